@@ -1,0 +1,34 @@
+# Loop Lab — the two commands are `make serve` and `make test`; everything else is a part of them.
+# Each step installs what it needs (a virtual environment, npm packages, pinned wheels), so a
+# fresh clone needs nothing done by hand.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: test test-py test-pyodide test-e2e bench serve build venv node clean
+
+test: test-py test-pyodide test-e2e
+
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: requirements-test.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $@
+
+node: node_modules/.stamp
+node_modules/.stamp: package-lock.json package.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+test-py: venv
+	$(PY) -m pytest tests/unit tests/lessons
+
+include mk/pyodide.mk
+include mk/web.mk
+
+clean:
+	rm -rf web/dist build .cache

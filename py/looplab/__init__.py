@@ -1,0 +1,23 @@
+"""looplab — the parts of an AI agent, built from scratch in plain Python.
+
+Runs the same in CPython and in the browser (Pyodide). One concept a module:
+tools (Toolbox), loop (run_agent), memory (Memory), recall (long-term facts), policy (gates),
+tasks (task queue), trace (events), tokens (counting), models (scripted and live).
+"""
+
+from .loop import run_agent, tool_message
+from .memory import Memory
+from .models import call, calls, failing, final, pick_model, scripted
+from .policy import Gate, Verdict, forbid
+from .recall import FactStore, HashEmbedder, extract_facts, recall_query
+from .tasks import TaskQueue
+from .tokens import count_tokens
+from .tools import Toolbox, ToolError
+from .trace import Collector, printer
+
+__version__ = "0.1.0"
+
+__all__ = ["run_agent", "tool_message", "Memory", "call", "calls", "failing", "final",
+           "pick_model", "scripted", "Gate", "Verdict", "forbid", "FactStore", "HashEmbedder",
+           "extract_facts", "recall_query", "TaskQueue", "count_tokens", "Toolbox", "ToolError",
+           "Collector", "printer"]

@@ -1,0 +1,34 @@
+"""Models: functions `model_fn(messages, tools) -> assistant message dict`.
+
+`scripted` replies come prepared (offline, deterministic); the live adapters (chat completions
+over raw HTTP, the openai SDK, the Responses API, prompt-based JSON tool calling) talk to an
+OpenAI-compatible endpoint. `pick_model` chooses between them from `LOOPLAB_MODEL`, so the same
+lesson code runs both ways.
+"""
+
+import os
+from collections.abc import Callable
+
+from .scripted import ScriptExhausted, ScriptedModel, call, calls, failing, final, scripted
+
+
+def model_mode() -> str:
+    """`scripted` or `live`, from the LOOPLAB_MODEL environment variable (default: scripted)."""
+    mode = os.environ.get("LOOPLAB_MODEL", "scripted").strip().lower()
+    return "live" if mode == "live" else "scripted"
+
+
+def pick_model(offline: list | Callable) -> Callable:
+    """The lesson's model: its scripted replies (or offline model function), or the live endpoint.
+
+    `offline` is a list of prepared replies or a model function (a rule-based fake brain);
+    in live mode (LOOPLAB_MODEL=live) the configured endpoint is used instead.
+    """
+    if model_mode() == "live":
+        from .live import live_model
+        return live_model()
+    return offline if callable(offline) else scripted(offline)
+
+
+__all__ = ["ScriptExhausted", "ScriptedModel", "call", "calls", "failing", "final", "scripted",
+           "model_mode", "pick_model"]

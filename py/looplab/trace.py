@@ -1,0 +1,162 @@
+"""Trace: what happened in a run, as plain event dicts — with every secret removed before they leave.
+
+Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
+policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
+started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ...
+
+A tracer is any callable that takes one event: `Collector()` keeps them, `printer()` prints them.
+
+    events = Collector()
+    run_agent("...", model, box, memory, tracer=events)
+    events.types()   # ['run_start', 'model_call', 'model_reply', ..., 'stop']
+"""
+
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+
+EVENT_TYPES = ("run_start", "model_call", "model_reply", "tool_call", "tool_result",
+               "policy_block", "approval_needed", "stop")
+
+# Shapes of API keys and bearer tokens, redacted even when nobody told us the key.
+KEY_SHAPES = re.compile(
+    r"(?:\bsk-[A-Za-z0-9_\-]{12,}"            # OpenAI-style keys, incl. sk-proj-, sk-ant-
+    r"|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*"   # Authorization header values
+    r"|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})"
+)
+REDACTED = "[redacted]"
+SECRET_ENV = ("LLM_API_KEY", "OPENAI_API_KEY")
+
+
+def secrets_from_env() -> list[str]:
+    """The API keys configured in the environment (ignoring values too short to be keys)."""
+    return [v for v in (os.environ.get(k, "") for k in SECRET_ENV) if len(v) >= 4]
+
+
+def redact_text(text: str, secrets: list[str] | None = None) -> str:
+    """Remove the given secrets and anything shaped like an API key from a text."""
+    for secret in secrets if secrets is not None else secrets_from_env():
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return KEY_SHAPES.sub(REDACTED, text)
+
+
+def redact(value, secrets: list[str] | None = None):
+    """Redact every string inside a value (dicts, lists and tuples are copied, not changed)."""
+    if secrets is None:
+        secrets = secrets_from_env()
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, dict):
+        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(redact(v, secrets) for v in value)
+    return value
+
+
+_listeners: list[Callable[[dict], None]] = []
+
+
+def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
+    """Send every run's events to `tracer` too (the browser bridge and the lesson runner use this).
+
+    Returns a function that stops listening.
+    """
+    _listeners.append(tracer)
+    return lambda: _listeners.remove(tracer) if tracer in _listeners else None
+
+
+class Emitter:
+    """Builds events for one run and hands them, redacted, to a tracer (or drops them if none)."""
+
+    def __init__(self, tracer: Callable[[dict], None] | None = None,
+                 secrets: list[str] | None = None):
+        self.tracer = tracer
+        self.secrets = secrets
+        self.start = time.perf_counter()
+
+    def __call__(self, type: str, **fields) -> dict:
+        event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
+        event = redact(event, self.secrets)
+        if self.tracer is not None:
+            self.tracer(event)
+        for listener in list(_listeners):
+            listener(event)
+        return event
+
+
+class Collector:
+    """A tracer that keeps every event in `.events`."""
+
+    def __init__(self):
+        self.events: list[dict] = []
+
+    def __call__(self, event: dict) -> None:
+        self.events.append(event)
+
+    def types(self) -> list[str]:
+        """The event types in order."""
+        return [e["type"] for e in self.events]
+
+    def of(self, type: str) -> list[dict]:
+        """The events of one type."""
+        return [e for e in self.events if e["type"] == type]
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self):
+        return iter(self.events)
+
+
+def describe(event: dict, width: int = 100) -> str:
+    """One human line for an event: `step 2 tool_call read_note {"note_id": "n1"}`."""
+    kind = event.get("type", "?")
+    step = f"step {event['step']} " if "step" in event else ""
+
+    def short(text) -> str:
+        text = " ".join(str(text).split())
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+    if kind == "run_start":
+        return f"run_start {short(event.get('task', ''))}"
+    if kind == "model_call":
+        return f"{step}model_call ({event.get('messages', '?')} messages, {event.get('tools', 0)} tools)"
+    if kind == "model_reply":
+        calls = event.get("tool_calls", 0)
+        what = f"{calls} tool call{'s' if calls != 1 else ''}" if calls else short(event.get("content") or "")
+        thought = f" thought: {short(event['thought'])}" if event.get("thought") else ""
+        return f"{step}model_reply {event.get('ms', 0):.0f} ms: {what}{thought}"
+    if kind == "tool_call":
+        return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
+    if kind == "tool_result":
+        mark = "ok" if event.get("ok") else "error"
+        return f"{step}tool_result {event.get('tool')} {mark}: {short(event.get('result', ''))}"
+    if kind == "approval_needed":
+        verdict = "approved" if event.get("approved") else "refused"
+        return f"{step}approval_needed {event.get('tool')} -> {verdict}"
+    if kind == "policy_block":
+        return f"{step}policy_block ({event.get('gate')}) {short(event.get('reason', ''))}"
+    if kind == "stop":
+        detail = f": {short(event['detail'])}" if event.get("detail") else ""
+        return f"stop {event.get('stopped')} after {event.get('steps')} steps{detail}"
+    return f"{step}{kind}"
+
+
+def printer(stream=None, width: int = 100) -> Callable[[dict], None]:
+    """A tracer that prints one line per event to a stream (stdout by default)."""
+    def print_event(event: dict) -> None:
+        print("  · " + describe(event, width), file=stream or sys.stdout)
+    return print_event
+
+
+def fan_out(*tracers) -> Callable[[dict], None]:
+    """One tracer that hands each event to several (None entries are skipped)."""
+    live = [t for t in tracers if t is not None]
+
+    def send(event: dict) -> None:
+        for tracer in live:
+            tracer(event)
+    return send
