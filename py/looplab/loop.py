@@ -18,7 +18,7 @@ What a malformed reply does (see `read_reply`):
 - content that is a list of parts                -> the text parts joined
 - `tool_calls` a single dict                     -> treated as a list of one
 - a call that is not a dict, or has no name      -> an `error:` result naming the tools
-- a call with no id, or an id used twice         -> given an id of ours, then an `error:` result
+- a call with no id, or an id already used      -> given an id of ours, then an `error:` result
 - arguments as a dict instead of JSON text       -> accepted (the Toolbox validates them)
 """
 
@@ -60,6 +60,8 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             emit("policy_block", step=0, gate="input", reason=verdict.reason)
             return stop("blocked", 0, detail=verdict.reason)
     memory.add({"role": "user", "content": task})
+    used_ids = {c.get("id") for m in memory.history if isinstance(m.get("tool_calls"), list)
+                for c in m["tool_calls"] if isinstance(c, dict)}
 
     for step in range(1, max_steps + 1):
         messages = memory.messages(budget)
@@ -70,7 +72,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
         except Exception as exc:
             return stop("error", step, detail=f"the model call failed: {exc}")
         ms = round((time.perf_counter() - started) * 1000, 3)
-        reply, broken, problem = read_reply(raw, step)
+        reply, broken, problem = read_reply(raw, step, used_ids)
         if problem:
             emit("model_reply", step=step, ms=ms, ok=False, content=problem, tool_calls=0)
             return stop("error", step, detail=problem)
@@ -141,7 +143,7 @@ def ask(approve: Callable | None, name: str, arguments) -> tuple[bool, str]:
         return False, f" (the approval check failed: {exc})"
 
 
-def read_reply(raw, step: int) -> tuple[dict, dict[str, str], str | None]:
+def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str | None]:
     """A model's reply as a clean assistant message, its broken calls (id -> error text), or why it cannot be one."""
     if not isinstance(raw, dict):
         return {}, {}, f"the model's reply was {type(raw).__name__}, not an assistant message dict"
@@ -157,7 +159,7 @@ def read_reply(raw, step: int) -> tuple[dict, dict[str, str], str | None]:
         return {}, {}, "the model's reply had no text and no tool calls"
     broken = {}
     if calls:
-        reply["tool_calls"], broken = read_calls(calls, step)
+        reply["tool_calls"], broken = read_calls(calls, step, used_ids)
     return reply, broken, None
 
 
@@ -169,9 +171,12 @@ def text_of(content) -> str | None:
     return json.dumps(content, default=str)
 
 
-def read_calls(calls: list, step: int) -> tuple[list[dict], dict[str, str]]:
-    """Normalise tool calls; malformed ones get an id of ours and an error text to answer with."""
-    seen, out, broken = set(), [], {}
+def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str, str]]:
+    """Normalise tool calls; malformed ones get an id of ours and an error text to answer with.
+
+    `seen` holds the ids already in memory (it is updated), so an id is never answered twice.
+    """
+    out, broken = [], {}
     for i, call in enumerate(calls, start=1):
         problem = None
         if not isinstance(call, dict):
@@ -182,6 +187,8 @@ def read_calls(calls: list, step: int) -> tuple[list[dict], dict[str, str]]:
         if not isinstance(call_id, str) or not call_id or call_id in seen:
             why = "had no id" if not call_id else f"reused the id {call_id!r}"
             call_id = f"call_{step}_{i}"
+            while call_id in seen:
+                call_id += "_"
             problem = problem or f"error: the tool call {why}; it was not run — call the tool again"
         if not isinstance(name, str) or not name:
             problem = problem or "error: the tool call has no function name; name one of the tools"
