@@ -65,7 +65,8 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
 
     for step in range(1, max_steps + 1):
         messages = memory.messages(budget)
-        emit("model_call", step=step, messages=len(messages), tools=len(toolbox))
+        emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
+             context=messages, context_tokens=sum(memory.size(m) for m in messages))
         started = time.perf_counter()
         try:
             raw = model_fn(messages, toolbox.schemas())

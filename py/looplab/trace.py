@@ -2,7 +2,9 @@
 
 Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
 policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
-started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ...
+started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
+carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view.
+When no tracer and no listener is there, no event is built at all.
 
 A tracer is any callable that takes one event: `Collector()` keeps them, `printer()` prints them.
 
@@ -77,7 +79,9 @@ class Emitter:
         self.secrets = secrets
         self.start = time.perf_counter()
 
-    def __call__(self, type: str, **fields) -> dict:
+    def __call__(self, type: str, **fields) -> dict | None:
+        if self.tracer is None and not _listeners:
+            return None  # nobody is listening: build nothing
         event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
         event = redact(event, self.secrets)
         if self.tracer is not None:

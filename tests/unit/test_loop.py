@@ -30,6 +30,9 @@ def test_final_answer_after_a_tool_round_trip():
                               "model_call", "model_reply", "stop"]
     assert events.of("tool_result")[0]["ok"] is True and events.of("tool_result")[0]["result"] == "5"
     assert events.of("stop")[0]["stopped"] == "final"
+    second = events.of("model_call")[1]
+    assert [m["role"] for m in second["context"]] == ["system", "user", "assistant", "tool"]
+    assert second["context_tokens"] == sum(memory.size(m) for m in second["context"])
 
 
 def test_parallel_calls_all_answered_in_order():
