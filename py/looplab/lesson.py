@@ -4,7 +4,9 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
 `# %%` a code cell, and tags mark special cells:
 
     # %% tags=["check"]        assertions shown as a checklist: each top-level `assert` is one check,
-                               named by the comment line just above it
+                               named by the comment line just above it (an assert nested in an
+                               `if` or `for` is not a checklist item of its own: keep checks at
+                               the top level); checks run after all code cells, on the final state
     # %% tags=["exercise"]     starter code the learner completes
     # %% tags=["solution"]     the solution of the exercise cell just before it
 

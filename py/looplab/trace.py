@@ -136,8 +136,9 @@ def describe(event: dict, width: int = 100) -> str:
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
     if kind == "tool_result":
-        mark = "ok" if event.get("ok") else "error"
-        return f"{step}tool_result {event.get('tool')} {mark}: {short(event.get('result', ''))}"
+        result = short(event.get("result", ""))
+        mark = "ok: " if event.get("ok") else "" if result.startswith("error:") else "error: "
+        return f"{step}tool_result {event.get('tool')} {mark}{result}"
     if kind == "approval_needed":
         verdict = "approved" if event.get("approved") else "refused"
         return f"{step}approval_needed {event.get('tool')} -> {verdict}"

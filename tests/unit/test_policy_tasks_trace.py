@@ -85,3 +85,5 @@ def test_describe_every_event_type():
     assert all(describe(e) for e in events)
     assert describe({"type": "policy_block", "gate": "input", "reason": "no"}) == "policy_block (input) no"
     assert describe({"type": "approval_needed", "tool": "wipe", "approved": False, "step": 2}) == "step 2 approval_needed wipe -> refused"
+    assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "error: bad"}) == "tool_result f error: bad"
+    assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "odd"}) == "tool_result f error: odd"

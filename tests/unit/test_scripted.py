@@ -25,6 +25,12 @@ def test_runs_out_with_a_clear_error_and_never_cycles():
         model([], [])
 
 
+def test_a_tool_argument_may_be_called_name():
+    reply = call("greet", name="Ann")
+    assert json.loads(reply["tool_calls"][0]["function"]["arguments"]) == {"name": "Ann"}
+    assert reply["tool_calls"][0]["function"]["name"] == "greet"
+
+
 def test_assert_used():
     model = scripted([final("a"), final("b")])
     model([], [])

@@ -21,8 +21,11 @@ class ScriptExhausted(RuntimeError):
     """The scripted model was called more times than it has replies."""
 
 
-def call(name: str, id: str | None = None, **arguments) -> dict:
-    """An assistant reply asking for one tool: `call("read_note", note_id="n1")`."""
+def call(name: str, /, id: str | None = None, **arguments) -> dict:
+    """An assistant reply asking for one tool: `call("read_note", note_id="n1")`.
+
+    For a tool whose own argument is called `id`, use `calls(("tool", {"id": ...}))`.
+    """
     return calls((name, arguments, id))
 
 

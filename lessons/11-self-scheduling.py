@@ -1,0 +1,142 @@
+# %% [markdown]
+# # 11 · Self-scheduling: an agent that adds to its own to-do list
+#
+# "Deep research" modes do not answer in one run. They split the job: look this up, then
+# compare those, then write the summary, and each piece becomes a task of its own. The agent
+# can **schedule** work for later.
+#
+# The mechanism is small:
+#
+# - a **task queue**: tasks waiting, first in, first out;
+# - a `schedule` **tool** the model may call to add a task to the queue;
+# - a **scheduler**: take the next task, run the agent on it, repeat until the queue is empty.
+#
+# And one guard, because an agent that can add work can add work forever: a **cap** on how many
+# tasks run. It is the step limit again, one level up.
+
+# %%
+from looplab import Toolbox, Memory, run_agent, TaskQueue
+from looplab.models import pick_model, model_mode, call, final
+from looplab.models.rules import rule_model
+
+live = model_mode() == "live"
+
+box = Toolbox()
+
+@box.tool
+def add(a: float, b: float) -> float:
+    "Add two numbers."
+    return a + b
+
+@box.tool
+def upper(text: str) -> str:
+    "Uppercase a text."
+    return text.upper()
+
+# %% [markdown]
+# ## A queue the model can add to
+#
+# `TaskQueue.add_tool(box)` registers a `schedule(task)` tool whose function appends to the
+# queue. To the model it is a tool like any other; that its effect is "more work for me later"
+# is for us to know.
+
+# %%
+queue = TaskQueue(max_tasks=5)
+queue.add_tool(box)
+queue.schedule("add 2 and 3, then schedule a follow-up: uppercase the word done")
+
+def agent(task):
+    print(">>", task)
+    result = run_agent(task, pick_model(rule_model), box, Memory("Be concise."))
+    print("  ", result["answer"])
+    return result
+
+queue.run(agent)
+print("queue stopped:", queue.stopped, "| tasks run:", len(queue.results))
+
+# %% [markdown]
+# The first task added 2 and 3 and scheduled a follow-up; the scheduler then ran the follow-up
+# as a task of its own, with a fresh memory. Two runs, one request.
+#
+# ## A runaway
+#
+# This fake model has learnt a bad habit: every task, it schedules another "check again".
+# Without a cap the queue would never empty (here it gives up after fifty, so that the lesson
+# cannot hang).
+
+# %%
+def always_more(messages, tools):
+    task = [m["content"] for m in messages if m["role"] == "user"][-1]
+    done = any(m["role"] == "tool" for m in messages)
+    n = int(task.split()[-1]) if task.split()[-1].isdigit() else 0
+    if done or n >= 50:
+        return final(f"Checked ({n}).")
+    return call("schedule", task=f"check again {n + 1}")
+
+capped = TaskQueue(max_tasks=5)
+capped.add_tool(box)
+capped.schedule("check the visits 0")
+capped.run(lambda task: run_agent(task, pick_model(always_more), box, Memory("")))
+print(capped.stopped, len(capped.results), "tasks run;", len(capped.pending), "left waiting")
+
+# %% [markdown]
+# ## Exercise: write the scheduler
+#
+# Write `process(tasks, agent_fn, max_tasks)`: while `tasks` (a plain list) is not empty, take
+# the **first** task, run `agent_fn(task)`, and keep `{"task": ..., "result": ...}`. Stop once
+# `max_tasks` tasks have run, even if more are waiting. Return the results and why it stopped:
+# `"empty"` or `"task_limit"`.
+#
+# The `schedule` tool below appends to the same list, so tasks the agent schedules are picked
+# up by your loop.
+
+# %%
+todo = []
+mine = Toolbox()
+mine.register("schedule", "Schedule a follow-up task; it runs after the current one.",
+              {"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]},
+              lambda task: todo.append(task) or f"scheduled: {task}")
+
+def my_agent(task):
+    return run_agent(task, pick_model(always_more), mine, Memory(""))
+
+# %% tags=["exercise"]
+def process(tasks, agent_fn, max_tasks):
+    results = []
+    while tasks:
+        task = tasks.pop()
+        results.append({"task": task, "result": agent_fn(task)})
+    return results, "empty"
+
+# %% tags=["solution"]
+def process(tasks, agent_fn, max_tasks):
+    results = []
+    while tasks:
+        if len(results) >= max_tasks:
+            return results, "task_limit"
+        task = tasks.pop(0)                    # first in, first out
+        results.append({"task": task, "result": agent_fn(task)})
+    return results, "empty"
+
+# %%
+todo[:] = ["check the visits 0", "check the staff 0"]
+processed, why = process(todo, my_agent, max_tasks=5)
+print(why, len(processed), "tasks:", [r["task"] for r in processed][:6])
+
+# %% tags=["check"]
+# the follow-up the agent scheduled ran as a task of its own
+assert live or [r["task"] for r in queue.results] == [
+    "add 2 and 3, then schedule a follow-up: uppercase the word done", "uppercase the word done"], (
+    f"the queue ran {[r['task'] for r in queue.results]}")
+# the cap stopped the runaway queue
+assert capped.stopped == "task_limit" and len(capped.results) == 5 or live, (
+    f"the capped queue stopped with {capped.stopped!r} after {len(capped.results)} tasks")
+# your scheduler stops at the cap
+assert len(processed) <= 5, (
+    f"your scheduler ran {len(processed)} tasks; stop once max_tasks (5) have run")
+# your scheduler says why it stopped
+assert live or why == "task_limit", f"process() said {why!r}; with work still waiting it should say 'task_limit'"
+# your scheduler takes tasks first in, first out
+assert [r["task"] for r in processed][:2] == ["check the visits 0", "check the staff 0"], (
+    f"the first tasks run were {[r['task'] for r in processed][:2]}; take tasks from the front "
+    "(tasks.pop(0)), so the oldest runs first")

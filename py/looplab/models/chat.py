@@ -1,0 +1,91 @@
+"""Chat completions over raw HTTP — the lean live model: POST {base_url}/chat/completions, no SDK.
+
+    model = chat_model(Endpoint(base_url, api_key=key, model="gpt-4o-mini"))
+    reply = model(messages, toolbox.schemas())   # {"role": "assistant", "content": ..., "tool_calls": [...]}
+
+Memory holds chat-completions messages already, so the request is the memory minus our
+bookkeeping (`tokens`, `thought`, private keys): `wire_message` keeps only the fields the API
+accepts for each role. A reply's tool calls are used whatever `finish_reason` says (some
+compatible servers answer "stop" while returning tool calls).
+"""
+
+import json
+from collections.abc import Callable
+
+from .endpoint import Endpoint
+from .errors import ModelError
+
+# The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
+ACCEPTED = {
+    "system": ("role", "content", "name"),
+    "developer": ("role", "content", "name"),
+    "user": ("role", "content", "name"),
+    "assistant": ("role", "content", "name", "tool_calls", "refusal", "audio"),
+    "tool": ("role", "content", "tool_call_id"),
+}
+
+
+def wire_message(message: dict) -> dict:
+    """One memory message as the API accepts it: known fields only, tool calls in their exact shape."""
+    role = message.get("role", "user")
+    out = {k: message[k] for k in ACCEPTED.get(role, ("role", "content")) if message.get(k) is not None}
+    out["role"] = role
+    if role == "assistant":
+        calls = [wire_call(c) for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        if calls:
+            out["tool_calls"] = calls
+        else:
+            out.pop("tool_calls", None)
+        out.setdefault("content", None if calls else "")
+    else:
+        out.setdefault("content", "")
+    return out
+
+
+def wire_call(call: dict) -> dict:
+    """A tool call as the API accepts it; arguments always JSON text, the id untouched."""
+    fn = call.get("function") or {}
+    arguments = fn.get("arguments", "{}")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments)
+    return {"id": call.get("id"), "type": "function",
+            "function": {"name": fn.get("name"), "arguments": arguments}}
+
+
+def chat_payload(model: str, messages: list[dict], tools: list[dict] | None = None, **options) -> dict:
+    """The request body of POST /chat/completions; `tools` is left out when there are none."""
+    body = {"model": model, "messages": [wire_message(m) for m in messages]}
+    if tools:
+        body["tools"] = tools
+    body.update(options)
+    return body
+
+
+def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
+    """The assistant message in a chat-completions reply, with only the fields the loop uses."""
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        raise ModelError(f"the reply from {base_url} had no choices[0].message — is it an "
+                         f"OpenAI-compatible chat completions API?", kind="body") from None
+    if not isinstance(message, dict):
+        raise ModelError(f"the reply from {base_url} had a choices[0].message that is not an object",
+                         kind="body")
+    reply = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        reply["tool_calls"] = message["tool_calls"]
+    if not message.get("content") and message.get("refusal"):
+        reply["content"] = f"(the model refused: {message['refusal']})"
+    thought = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(thought, str) and thought.strip():  # what some servers call the model's reasoning
+        reply["thought"] = thought
+    return reply
+
+
+def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
+    """A model function over raw HTTP chat completions; `options` (temperature, ...) go in every request."""
+    def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
+        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
+        return read_chat_reply(data, endpoint.base_url)
+    model.endpoint = endpoint
+    return model

@@ -1,0 +1,72 @@
+"""The live model, built from the environment, so the same lesson code runs against a real endpoint.
+
+    LLM_BASE_URL   the API's base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+    LLM_API_KEY    the key (may be empty for a local server such as Ollama or LM Studio)
+    LLM_MODEL      the model name, e.g. gpt-4o-mini or llama3.2
+    LLM_API        chat (default: raw HTTP chat completions) | responses | prompted | react | sdk
+    LLM_TIMEOUT    seconds to wait for a reply (default 60)
+    LLM_EMBED_MODEL  the embeddings model for live_embedder (default text-embedding-3-small)
+
+In the browser the page's Settings set these for each run.
+"""
+
+import os
+
+from .chat import chat_model
+from .embeddings import EndpointEmbedder
+from .endpoint import Endpoint
+from .errors import ModelError
+from .prompted import prompted
+from .responses import responses_model
+
+APIS = ("chat", "responses", "prompted", "react", "sdk")
+
+
+def setting(name: str, required: bool = True, default: str = "") -> str:
+    """One LLM_* setting from the environment; a missing required one is a ModelError saying what to set."""
+    value = os.environ.get(name, "").strip()
+    if not value and required:
+        raise ModelError(f"live mode needs {name} — set it in Settings (or in the environment), "
+                         f"e.g. {EXAMPLES[name]}", kind="setup")
+    return value or default
+
+
+EXAMPLES = {"LLM_BASE_URL": "LLM_BASE_URL=http://127.0.0.1:11434/v1",
+            "LLM_MODEL": "LLM_MODEL=llama3.2"}
+
+
+def endpoint_from_env(model: str | None = None) -> Endpoint:
+    """An Endpoint from LLM_BASE_URL, LLM_API_KEY, LLM_MODEL and LLM_TIMEOUT."""
+    base_url = setting("LLM_BASE_URL")
+    if not base_url.startswith(("http://", "https://")):
+        raise ModelError(f"LLM_BASE_URL must start with http:// or https:// (it is {base_url!r})",
+                         kind="setup")
+    timeout = setting("LLM_TIMEOUT", required=False, default="60")
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        raise ModelError(f"LLM_TIMEOUT must be a number of seconds (it is {timeout!r})", kind="setup") from None
+    return Endpoint(base_url, api_key=setting("LLM_API_KEY", required=False),
+                    model=model or setting("LLM_MODEL"), timeout=seconds)
+
+
+def live_model(api: str | None = None):
+    """The model function for the configured endpoint and wire format (LLM_API, default chat)."""
+    api = (api or os.environ.get("LLM_API") or "chat").strip().lower()
+    if api not in APIS:
+        raise ModelError(f"LLM_API is {api!r}; it must be one of {', '.join(APIS)}", kind="setup")
+    endpoint = endpoint_from_env()
+    if api == "responses":
+        return responses_model(endpoint)
+    if api in ("prompted", "react"):
+        return prompted(chat_model(endpoint), react=api == "react")
+    if api == "sdk":
+        from .sdk import sdk_model
+        return sdk_model(endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout)
+    return chat_model(endpoint)
+
+
+def live_embedder(model: str | None = None) -> EndpointEmbedder:
+    """An embedder (for recall.FactStore) over {LLM_BASE_URL}/embeddings."""
+    model = model or setting("LLM_EMBED_MODEL", required=False, default="text-embedding-3-small")
+    return EndpointEmbedder(endpoint_from_env(model), model)

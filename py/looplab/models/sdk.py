@@ -1,0 +1,111 @@
+"""The openai SDK as a model function — the course's `openai_model_fn`, with the same clear errors.
+
+    from openai import OpenAI
+    client = OpenAI(base_url=os.environ["LLM_BASE_URL"], api_key=os.environ["LLM_API_KEY"])
+    model_fn = openai_model_fn(client, os.environ["LLM_MODEL"])
+
+The SDK retries 408/409/429/5xx and connection failures itself (honouring Retry-After); its
+exceptions are turned into the same one-sentence `ModelError`s as the raw-HTTP adapters.
+
+In the browser the SDK is not part of the page: it is installed on first use from wheels the
+site serves (the "openai" group of wheels.lock.json). The worker does that before running a
+lesson that needs it — see `ensure_openai`.
+"""
+
+import sys
+
+from .chat import wire_message
+from .errors import ModelError, for_body, for_network, for_status
+from .retry import retry_after_of
+
+
+def openai_model_fn(client, model: str):
+    """A model function that calls `client.chat.completions.create` and returns the message as a dict."""
+    base_url = str(client.base_url).rstrip("/")
+    secrets = [client.api_key] if getattr(client, "api_key", None) else []
+
+    def call(messages: list[dict], tools: list[dict] | None = None) -> dict:
+        extra = {"tools": tools} if tools else {}
+        try:
+            response = client.chat.completions.create(
+                model=model, messages=[wire_message(m) for m in messages], **extra)
+        except Exception as exc:
+            raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
+        if not hasattr(response, "choices"):  # the SDK hands back the text of a reply that is not JSON
+            raise for_body(base_url, str(response), "was not JSON", secrets)
+        return response.choices[0].message.model_dump(exclude_none=True)
+    return call
+
+
+def sdk_error(exc: Exception, base_url: str, model: str, attempts: int, timeout, secrets) -> ModelError:
+    """An openai SDK exception as the ModelError a raw-HTTP adapter would raise for the same fault."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        tried = attempts if status in (408, 409, 429) or status >= 500 else 1
+        return for_status(status, str(exc.request.url), base_url, exc.response.text, model, tried,
+                          retry_after_of({k.lower(): v for k, v in exc.response.headers.items()}), secrets)
+    if isinstance(exc, openai.APITimeoutError):
+        seconds = getattr(timeout, "read", timeout)
+        return for_network("timeout", base_url, "", float(seconds or 0), attempts, secrets)
+    if isinstance(exc, openai.APIConnectionError):
+        return for_network(connection_kind(exc), base_url, str(exc), None, attempts, secrets)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return for_body(base_url, str(exc.body)[:200], "did not have the shape of a chat completion", secrets)
+    if isinstance(exc, ValueError):  # e.g. a 200 body that is not JSON
+        return for_body(base_url, "", f"could not be read ({type(exc).__name__})", secrets)
+    return ModelError(f"the openai SDK failed calling {base_url}: {type(exc).__name__}: {exc}", secrets=secrets)
+
+
+def connection_kind(exc: BaseException) -> str:
+    """refused, dropped, blocked or other — read from the chain of causes under an APIConnectionError."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return "refused"
+        if "blocked" in str(seen).lower() or "cors" in str(seen).lower():
+            return "blocked"
+        if type(seen).__name__ in ("RemoteProtocolError", "ReadError") or isinstance(seen, ConnectionResetError):
+            return "dropped"
+        seen = seen.__cause__ or seen.__context__
+    return "other"
+
+
+def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2):
+    """openai_model_fn over a new OpenAI client (the SDK must be installed; see ensure_openai)."""
+    try:
+        from openai import OpenAI
+    except ImportError:
+        where = ("this page has not installed it yet (the site does that when LLM_API=sdk)"
+                 if sys.platform == "emscripten" else "install it with: pip install openai")
+        raise ModelError(f"LLM_API=sdk needs the openai package; {where}", kind="setup") from None
+    client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=max_retries)
+    return openai_model_fn(client, model)
+
+
+async def ensure_openai(wheel_urls: list[str]) -> str:
+    """Install the openai SDK into Pyodide from the site's own wheels, once; returns its version.
+
+    For the web worker, before running a lesson that imports openai or uses LLM_API=sdk:
+
+        await pyodide.runPythonAsync(
+            `from looplab.models.sdk import ensure_openai
+    await ensure_openai(${JSON.stringify(urls)})`)
+
+    `urls`: the site's URLs of every wheel in the "openai" group of wheels.lock.json (openai,
+    httpx2, our httpx2_jsfetch, pydantic, pydantic-core, jiter, anyio, ...). They are installed with
+    deps=False, so micropip never asks PyPI for anything. (Equivalently from JS:
+    `await pyodide.loadPackage(urls)`.) In CPython this only checks that openai imports.
+    """
+    try:
+        import openai
+        return openai.__version__
+    except ImportError:
+        if sys.platform != "emscripten":
+            raise ModelError("the openai package is not installed; pip install openai", kind="setup") from None
+    import micropip  # Pyodide's installer, served by the site
+
+    await micropip.install(list(wheel_urls), deps=False)
+    import openai
+    return openai.__version__

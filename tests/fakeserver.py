@@ -1,0 +1,361 @@
+"""A local OpenAI-compatible server for tests: scripted replies and faults, every request recorded.
+
+Standard library only; listens on 127.0.0.1 and never calls out. Serves, under /v1:
+    POST /v1/chat/completions   POST /v1/responses   POST /v1/embeddings   GET /v1/models
+
+In pytest (fixture `fake` in tests/live/conftest.py):
+
+    fake.script(chat_text("hi"), error(429, headers={"Retry-After": "1"}), chat_call("add", {"a": 1}))
+    fake.script(responses_text("ok"), path="/v1/responses")   # a queue for one path only
+    ... run the adapter against fake.url ("http://127.0.0.1:<port>/v1") ...
+    fake.requests              # every request: Recorded(method, path, headers, body, text)
+    fake.posts("/v1/chat/completions")[0].body["messages"]
+
+Standalone, for browser tests (`python tests/fakeserver.py --port 8101 [--key K] [--no-cors]
+[--models a,b]`), the same is driven over HTTP by control endpoints (they answer with CORS too):
+    POST /_script    {"replies": [<reply>, ...], "path": "/v1/chat/completions"?}  queue replies
+    POST /_config    {"cors": false, "key": "...", "models": ["m"]}                 change settings
+    POST /_reset     clear queues and recorded requests (settings stay)
+    GET  /_requests  the recorded requests as JSON [{"method", "path", "headers", "body"}, ...]
+
+A <reply> is a JSON object; every key is optional:
+    status    HTTP status (default 200)
+    json      the body, sent as JSON          body     the body as raw text (e.g. not JSON)
+    headers   extra response headers          delay    seconds to wait before answering
+    truncate  send only this many bytes of the body (Content-Length still says the full size), then close
+    drop      true: close the connection without any answer
+    cors      false: leave out the CORS headers on this reply
+Helpers build them: chat_text, chat_call, responses_text, responses_call, error.
+
+With nothing queued, a default reply follows a simple rule, so a live smoke test needs no script:
+    - a request whose last message is a tool result answers "result: <that result>"
+    - a last user message "call <tool> {json args}" asks for that tool (the id is call_fake_<n>)
+    - anything else answers "echo: <last user message>"
+Embeddings are deterministic 8-number vectors made from the text; /v1/models lists the models.
+
+Settings: `key` (when set, any other bearer token gets OpenAI's 401), `models` (when set, any
+other model gets OpenAI's 404 model_not_found), `cors` (default true: Access-Control-Allow-Origin
+on every reply and 204 to OPTIONS preflights with the requested headers allowed; false: none).
+"""
+
+import argparse
+import hashlib
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import asdict, dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+# -- reply helpers --------------------------------------------------------------------------------
+
+def chat_text(text: str, finish_reason: str = "stop", **extra) -> dict:
+    """A chat completion whose message is text."""
+    return {"json": completion({"role": "assistant", "content": text, **extra}, finish_reason)}
+
+
+def chat_call(name: str, arguments: dict | str, id: str = "call_1", finish_reason: str = "tool_calls",
+              content: str | None = None) -> dict:
+    """A chat completion asking for one tool (`finish_reason` is settable: some servers say "stop")."""
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    call = {"id": id, "type": "function", "function": {"name": name, "arguments": args}}
+    return {"json": completion({"role": "assistant", "content": content, "tool_calls": [call]}, finish_reason)}
+
+
+def completion(message: dict, finish_reason: str = "stop", model: str = "fake-model") -> dict:
+    """A whole chat.completion object around one message."""
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def responses_text(text: str, reasoning: str | None = None) -> dict:
+    """A Responses reply with a text message (and a reasoning item before it, if given)."""
+    items = [reasoning_item(reasoning)] if reasoning else []
+    items.append({"type": "message", "id": "msg_fake", "status": "completed", "role": "assistant",
+                  "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    return {"json": response_object(items)}
+
+
+def responses_call(name: str, arguments: dict, call_id: str = "call_1", reasoning: str | None = None) -> dict:
+    """A Responses reply asking for one function call (after a reasoning item, if given)."""
+    items = [reasoning_item(reasoning)] if reasoning else []
+    items.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
+                  "arguments": json.dumps(arguments), "status": "completed"})
+    return {"json": response_object(items)}
+
+
+def reasoning_item(summary: str) -> dict:
+    return {"type": "reasoning", "id": "rs_fake", "summary": [{"type": "summary_text", "text": summary}],
+            "encrypted_content": "gAAAA-fake-encrypted"}
+
+
+def response_object(output: list[dict], model: str = "fake-model") -> dict:
+    """A whole Responses `response` object around its output items."""
+    return {"id": "resp_fake", "object": "response", "created_at": 1700000000, "status": "completed",
+            "model": model, "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": [], "error": None, "incomplete_details": None, "instructions": None,
+            "metadata": {}, "temperature": 1.0, "top_p": 1.0,
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+                      "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def error(status: int, message: str = "", type: str = "error", code: str | None = None,
+          headers: dict | None = None) -> dict:
+    """An error reply in OpenAI's shape: {"error": {"message", "type", "param", "code"}}."""
+    body = {"error": {"message": message or f"fake error {status}", "type": type, "param": None, "code": code}}
+    return {"status": status, "json": body, "headers": headers or {}}
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+@dataclass
+class Recorded:
+    """One request as the server saw it; `body` is the decoded JSON (None if there was none)."""
+    method: str
+    path: str
+    headers: dict
+    body: object
+    text: str
+
+
+class FakeServer:
+    """An OpenAI-compatible server on 127.0.0.1 (port 0: any free port) with scripted replies."""
+
+    def __init__(self, port: int = 0, key: str | None = None, models: list[str] | None = None,
+                 cors: bool = True):
+        self.key, self.models, self.cors = key, models, cors
+        self.queues: dict[str | None, deque] = {}
+        self.requests: list[Recorded] = []
+        self.lock = threading.Lock()
+        self.ids = itertools.count(1)
+        self.httpd = QuietServer(("127.0.0.1", port), make_handler(self))
+        self.thread = None
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """The base URL an adapter is given: http://127.0.0.1:<port>/v1."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> "FakeServer":
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def script(self, *replies: dict, path: str | None = None) -> None:
+        """Queue replies, for one path or (path=None) for any path without its own queue."""
+        with self.lock:
+            self.queues.setdefault(path, deque()).extend(replies)
+
+    def reset(self) -> None:
+        """Forget queued replies and recorded requests."""
+        with self.lock:
+            self.queues.clear()
+            self.requests.clear()
+
+    def posts(self, path: str | None = None) -> list[Recorded]:
+        """The recorded POSTs (to one path, if given)."""
+        return [r for r in self.requests if r.method == "POST" and (path is None or r.path == path)]
+
+    def next_reply(self, path: str) -> dict | None:
+        with self.lock:
+            for key in (path, None):
+                if self.queues.get(key):
+                    return self.queues[key].popleft()
+        return None
+
+    # -- default replies --
+
+    def default_reply(self, path: str, body) -> dict:
+        body = body if isinstance(body, dict) else {}
+        if path == "/v1/models":
+            return {"json": {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"}
+                for m in (self.models or ["fake-model"])]}}
+        if path == "/v1/embeddings":
+            texts = body.get("input", [])
+            texts = [texts] if isinstance(texts, str) else texts
+            return {"json": {"object": "list", "model": body.get("model", "fake-embed"),
+                             "data": [{"object": "embedding", "index": i, "embedding": vector(t)}
+                                      for i, t in enumerate(texts)],
+                             "usage": {"prompt_tokens": 1, "total_tokens": 1}}}
+        if path == "/v1/chat/completions":
+            return self.rule(body.get("messages") or [], responses=False)
+        if path == "/v1/responses":
+            return self.rule(body.get("input") or [], responses=True)
+        return error(404, f"no route {path}", "invalid_request_error")
+
+    def rule(self, items: list, responses: bool) -> dict:
+        """The default brain: answer a tool result, obey "call <tool> {args}", else echo."""
+        last = items[-1] if items else {}
+        last = last if isinstance(last, dict) else {}
+        if last.get("role") == "tool" or last.get("type") == "function_call_output":
+            text = f"result: {last.get('content', last.get('output', ''))}"
+            return responses_text(text) if responses else chat_text(text)
+        said = last.get("content", "")
+        if isinstance(said, list):
+            said = "".join(p.get("text", "") for p in said if isinstance(p, dict))
+        said = str(said)
+        if said.startswith("call "):
+            name, _, args = said[5:].partition(" ")
+            try:
+                arguments = json.loads(args or "{}")
+            except ValueError:
+                arguments = {}
+            call_id = f"call_fake_{next(self.ids)}"
+            return responses_call(name, arguments, call_id) if responses else chat_call(name, arguments, call_id)
+        return responses_text(f"echo: {said}") if responses else chat_text(f"echo: {said}")
+
+    def gate(self, headers: dict, body) -> dict | None:
+        """OpenAI's 401 for a wrong key, 404 for an unknown model (when the server has these settings)."""
+        if self.key is not None and headers.get("authorization") != f"Bearer {self.key}":
+            return error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+        model = body.get("model") if isinstance(body, dict) else None
+        if self.models is not None and model is not None and model not in self.models:
+            return error(404, f"The model `{model}` does not exist or you do not have access to it.",
+                         "invalid_request_error", "model_not_found")
+        return None
+
+    def control(self, path: str, body) -> dict:
+        body = body if isinstance(body, dict) else {}
+        if path == "/_script":
+            self.script(*body.get("replies", []), path=body.get("path"))
+            return {"json": {"queued": len(body.get("replies", []))}}
+        if path == "/_config":
+            for name in ("cors", "key", "models"):
+                if name in body:
+                    setattr(self, name, body[name])
+            return {"json": {"cors": self.cors, "key": self.key is not None, "models": self.models}}
+        if path == "/_reset":
+            self.reset()
+            return {"json": {"reset": True}}
+        if path == "/_requests":
+            return {"json": [{k: v for k, v in asdict(r).items() if k != "text"} for r in self.requests]}
+        return error(404, f"no control route {path}")
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threading server that does not print a traceback when a client hangs up (tests do that on purpose)."""
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+def vector(text: str, dim: int = 8) -> list[float]:
+    """A deterministic embedding of a text (equal texts, equal vectors)."""
+    digest = hashlib.sha256(str(text).encode()).digest()
+    return [round(b / 255, 4) for b in digest[:dim]]
+
+
+def make_handler(server: FakeServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # quiet
+            pass
+
+        def cors_headers(self, allowed: bool) -> None:
+            if allowed:
+                self.send_header("Access-Control-Allow-Origin", self.headers.get("Origin") or "*")
+                self.send_header("Access-Control-Expose-Headers", "Retry-After, Retry-After-Ms, X-Request-Id")
+                self.send_header("Vary", "Origin")
+
+        def do_OPTIONS(self):  # CORS preflight
+            server.requests.append(Recorded("OPTIONS", self.path, dict(self.headers.items()), None, ""))
+            self.send_response(204 if server.cors else 405)
+            if server.cors:
+                self.cors_headers(True)
+                self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+                self.send_header("Access-Control-Allow-Headers",
+                                 self.headers.get("Access-Control-Request-Headers") or "*")
+                self.send_header("Access-Control-Max-Age", "600")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_GET(self):
+            self.handle_any("GET")
+
+        def do_POST(self):
+            self.handle_any("POST")
+
+        def handle_any(self, method: str) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            text = self.rfile.read(length).decode("utf-8", errors="replace") if length else ""
+            try:
+                body = json.loads(text) if text else None
+            except ValueError:
+                body = None
+            path = self.path.split("?")[0]
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if path.startswith("/_"):
+                return self.send(server.control(path, body), cors=True)
+            server.requests.append(Recorded(method, path, headers, body, text))
+            reply = server.gate(headers, body) or server.next_reply(path) or server.default_reply(path, body)
+            self.send(reply, cors=server.cors)
+
+        def send(self, reply: dict, cors: bool) -> None:
+            if reply.get("delay"):
+                time.sleep(float(reply["delay"]))
+            if reply.get("drop"):
+                self.close_connection = True
+                self.connection.close()
+                return
+            data = (json.dumps(reply["json"]) if "json" in reply else str(reply.get("body", ""))).encode()
+            self.send_response(int(reply.get("status", 200)))
+            content_type = "application/json" if "json" in reply else "text/plain; charset=utf-8"
+            self.send_header("Content-Type", reply.get("headers", {}).get("Content-Type", content_type))
+            for name, value in reply.get("headers", {}).items():
+                if name.lower() != "content-type":
+                    self.send_header(name, str(value))
+            self.cors_headers(cors and reply.get("cors", True))
+            self.send_header("Content-Length", str(len(data)))
+            if reply.get("truncate") is not None:
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data[: int(reply["truncate"])])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="A local OpenAI-compatible server for tests.")
+    parser.add_argument("--port", type=int, default=8101)
+    parser.add_argument("--key", default=None, help="accept only this bearer token")
+    parser.add_argument("--models", default=None, help="comma-separated model names to accept")
+    parser.add_argument("--no-cors", action="store_true", help="send no CORS headers")
+    args = parser.parse_args()
+    server = FakeServer(args.port, key=args.key, models=args.models.split(",") if args.models else None,
+                        cors=not args.no_cors)
+    print(f"fake OpenAI-compatible server on {server.url}", flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

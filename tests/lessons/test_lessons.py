@@ -1,0 +1,96 @@
+"""Every lesson, scripted, in CPython: the solutions pass every check, each starter fails one.
+
+A check that cannot fail teaches nothing, so for each lesson with exercises the starter code
+must fail at least one check — and the solution must pass them all.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dataclasses import replace
+from pathlib import Path
+
+from looplab.lesson import parse, run_cells, run_file
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
+
+
+def ids(paths):
+    return [p.stem for p in paths]
+
+
+def test_there_are_fifteen_lessons_numbered_in_order():
+    numbers = [int(p.name[:2]) for p in LESSONS]
+    assert numbers == list(range(1, 16)), [p.name for p in LESSONS]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
+def test_the_solution_passes_every_check(path, capsys):
+    result = run_file(path, solution=True)
+    failed = [f"{c.name}: {c.message}" for c in result.checks if not c.ok]
+    assert result.error is None, result.error
+    assert result.checks, "a lesson needs at least one check"
+    assert not failed, failed
+    assert result.ok
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
+def test_the_lesson_is_well_formed(path):
+    cells = parse(path.read_text(encoding="utf-8"))
+    roles = [c.role for c in cells]
+    assert roles[0] == "markdown" and cells[0].source.startswith("# "), "a lesson opens with its title"
+    assert "check" in roles, "a lesson needs a check cell"
+    for i, role in enumerate(roles):
+        if role == "exercise":
+            assert i + 1 < len(roles) and roles[i + 1] == "solution", \
+                f"exercise cell {i + 1} must be followed by its solution"
+        if role == "solution":
+            assert roles[i - 1] == "exercise", f"solution cell {i + 1} has no exercise before it"
+    for cell in cells:
+        if cell.role != "markdown":
+            compile(cell.source, path.name, "exec")
+            # Pyodide-friendly: no threads, sockets or subprocesses in lesson code
+            for word in ("import threading", "import socket", "import subprocess", "asyncio.to_thread"):
+                assert word not in cell.source, f"{path.name} uses {word!r}"
+
+
+EXERCISES = [p for p in LESSONS if any(c.role == "exercise" for c in parse(p.read_text(encoding="utf-8")))]
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=ids(EXERCISES))
+def test_the_starter_fails_at_least_one_check(path, capsys):
+    result = run_file(path, solution=False)
+    assert result.checks, "no checks"
+    assert not result.ok, "every check passed on the starter code: a check that cannot fail teaches nothing"
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=ids(EXERCISES))
+def test_each_exercise_alone_fails_a_check(path, capsys):
+    """Swap in the solutions one by one, leaving a single starter: some check must still fail."""
+    cells = parse(path.read_text(encoding="utf-8"))
+    starters = [i for i, c in enumerate(cells) if c.role == "exercise"]
+    for keep in starters:
+        chosen = []
+        for i, cell in enumerate(cells):
+            if cell.role == "exercise":
+                if i == keep:
+                    chosen.append(replace(cell, tags=[]))      # this starter runs as plain code
+            elif cell.role == "solution":
+                if i != keep + 1:
+                    chosen.append(replace(cell, tags=[]))      # every other exercise is solved
+            else:
+                chosen.append(cell)
+        result = run_cells(chosen)
+        assert not result.ok, f"exercise cell {keep + 1} of {path.name}: its starter passes every check"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
+def test_the_file_runs_as_plain_python(path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py"), "LOOPLAB_MODEL": "scripted"}
+    done = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]

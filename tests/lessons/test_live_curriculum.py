@@ -1,0 +1,63 @@
+"""The whole curriculum in live mode, against the local fake OpenAI-compatible server.
+
+With nothing scripted, the server echoes the last user message, answers a tool result with
+"result: ...", and obeys "call <tool> {json}". So this pass proves what live mode can promise:
+every lesson's solution runs to the end against a real HTTP endpoint, every check that holds
+for a real model passes, and the API key never shows up in what a lesson prints or traces.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from looplab.lesson import run_file
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
+KEY = "sk-curriculum-test-key-0123456789abcdef"
+
+sys.path.insert(0, str(ROOT / "tests"))
+from fakeserver import FakeServer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeServer(key=KEY) as fake:
+        yield fake
+
+
+@pytest.fixture
+def live(server, monkeypatch):
+    server.reset()
+    monkeypatch.setenv("LOOPLAB_MODEL", "live")
+    monkeypatch.setenv("LLM_BASE_URL", server.url)
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    monkeypatch.setenv("LLM_MODEL", "fake-model")
+    monkeypatch.setenv("LLM_TIMEOUT", "10")
+    monkeypatch.delenv("LLM_API", raising=False)
+    return server
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_the_lesson_passes_in_live_mode(path, live, capsys):
+    result = run_file(path, solution=True)
+    printed = capsys.readouterr().out
+    failed = [f"{c.name}: {c.message}" for c in result.checks if not c.ok]
+    assert result.error is None, result.error
+    assert not failed, failed
+    assert KEY not in printed, "the API key was printed"
+    assert KEY not in json.dumps(result.events, default=str), "the API key reached the trace"
+
+
+def test_the_model_lessons_really_called_the_server(live, capsys):
+    for number in ("01", "04", "13"):
+        live.reset()
+        path = next(p for p in LESSONS if p.name.startswith(number))
+        assert run_file(path, solution=True).ok
+        posts = live.posts()
+        assert posts, f"lesson {number} made no request in live mode"
+        assert all(p.headers.get("authorization") == f"Bearer {KEY}" for p in posts)
+    capsys.readouterr()
+    assert {p.path for p in live.posts()} >= {"/v1/chat/completions", "/v1/responses"}
