@@ -1,0 +1,302 @@
+"""Build the static site into web/dist: a plain folder any static host can serve.
+
+    python scripts/build_site.py                      # -> web/dist, lessons from lessons/
+    python scripts/build_site.py --out DIR --lessons lessons --lessons tests/e2e/fixtures
+
+What lands in the output folder:
+
+    index.html, app.js, worker.js, sw.js, styles/   the page, its worker and service worker (esbuild)
+    pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
+                                                     (immutable: the version is in the path)
+    py/pyodide-lock.json                             the site's own lock file: only the wheels it
+    py/*.whl                                         serves (looplab built from py/, micropip ...)
+    lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
+    build.json                                       version, file sizes (for the loading bar)
+    bench/bare.html                                  the bare Pyodide reference page for bench/
+
+Uses only the standard library, node_modules (npm ci) and .cache/wheels (scripts/wheels.py site).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "web"
+NODE = ROOT / "node_modules"
+WHEELS = ROOT / ".cache" / "wheels"
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+SITE_GROUPS = ("site", "openai")  # wheel groups the site serves, when wheels.lock.json has them
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same source gives the same wheel bytes
+
+sys.path.insert(0, str(ROOT / "py"))
+from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
+
+
+class BuildError(Exception):
+    """Something the build needs is missing; the message says how to get it."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    return sha256_bytes(path.read_bytes())
+
+
+# --- the looplab wheel -------------------------------------------------------------------------
+
+def project_meta() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def build_looplab_wheel(dest: Path) -> Path:
+    """A py3-none-any wheel of py/looplab, written by hand (no build backend, no network)."""
+    meta = project_meta()
+    name, version = meta["name"], meta["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    files: list[tuple[str, bytes]] = []
+    package = ROOT / "py" / name
+    for path in sorted(package.rglob("*.py")):
+        files.append((path.relative_to(ROOT / "py").as_posix(), path.read_bytes()))
+    metadata = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                f"Summary: {meta.get('description', '')}\nRequires-Python: {meta.get('requires-python', '')}\n")
+    wheel_meta = "Wheel-Version: 1.0\nGenerator: looplab build_site.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files.append((f"{dist_info}/METADATA", metadata.encode()))
+    files.append((f"{dist_info}/WHEEL", wheel_meta.encode()))
+    record = []
+    for arcname, data in files:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{arcname},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode()))
+    out = dest / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for arcname, data in files:
+            info = zipfile.ZipInfo(arcname, ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    return out
+
+
+# --- Pyodide and the site's lock file ----------------------------------------------------------
+
+def wheel_imports(path: Path) -> list[str]:
+    """The top-level import names a wheel installs (its packages and modules)."""
+    names = set()
+    with zipfile.ZipFile(path) as zf:
+        for item in zf.namelist():
+            top = item.split("/")[0]
+            if top.endswith((".dist-info", ".data")):
+                continue
+            if "/" in item:
+                names.add(top)
+            elif item.endswith(".py"):
+                names.add(item[:-3])
+    return sorted(names)
+
+
+def site_wheels() -> list[tuple[dict, Path]]:
+    """The pinned wheels the site serves, checked against their sha256."""
+    lock_path = ROOT / "wheels.lock.json"
+    if not lock_path.exists():
+        raise BuildError("wheels.lock.json is missing (it pins micropip and the other wheels the site serves)")
+    groups = json.loads(lock_path.read_text())["groups"]
+    chosen = []
+    for group in SITE_GROUPS:
+        for entry in groups.get(group, []):
+            path = WHEELS / entry["filename"]
+            if not path.exists():
+                raise BuildError(f"{path.relative_to(ROOT)} is missing: run `python scripts/wheels.py {group}`")
+            if sha256_file(path) != entry["sha256"]:
+                raise BuildError(f"{path.name} does not match its sha256 in wheels.lock.json: "
+                                 f"run `python scripts/wheels.py {group}` again")
+            chosen.append((entry, path))
+    return chosen
+
+
+def copy_pyodide(out: Path) -> tuple[str, Path]:
+    package = json.loads((NODE / "pyodide" / "package.json").read_text())
+    version = package["version"]
+    core = out / "pyodide" / version
+    core.mkdir(parents=True)
+    for name in PYODIDE_FILES:
+        source = NODE / "pyodide" / name
+        if not source.exists():
+            raise BuildError(f"{source.relative_to(ROOT)} is missing: run `npm ci`")
+        shutil.copy2(source, core / name)
+    return version, core
+
+
+def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) -> dict:
+    """The site's own pyodide-lock.json: Pyodide's `info`, and only the packages the site serves."""
+    upstream = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
+    py_dir = out / "py"
+    packages = {}
+    for entry, path in wheels:
+        shutil.copy2(path, py_dir / path.name)
+        known = upstream["packages"].get(entry["name"], {})
+        packages[entry["name"]] = {
+            "name": entry["name"], "version": entry["version"], "file_name": path.name,
+            "install_dir": "site", "sha256": entry["sha256"], "package_type": "package",
+            "imports": known.get("imports") or wheel_imports(path),
+            "depends": [d for d in known.get("depends", []) if d in {e["name"] for e, _ in wheels}],
+            "unvendored_tests": False,
+        }
+    meta = project_meta()
+    packages[meta["name"]] = {
+        "name": meta["name"], "version": meta["version"], "file_name": looplab_wheel.name,
+        "install_dir": "site", "sha256": sha256_file(looplab_wheel), "package_type": "package",
+        "imports": ["looplab"], "depends": [], "unvendored_tests": False,
+    }
+    lock = {"info": upstream["info"], "packages": dict(sorted(packages.items()))}
+    (py_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
+    return lock
+
+
+# --- lessons -----------------------------------------------------------------------------------
+
+LESSON_NAME = re.compile(r"^(?P<number>\d+)-(?P<slug>[a-z0-9-]+)\.py$")
+
+
+def lesson_title(cells: list, fallback: str) -> str:
+    """The first heading, without a leading lesson number ("3 · Tools" -> "Tools"): the list shows numbers."""
+    for cell in cells:
+        if cell.kind == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    title = line.lstrip("#").strip()
+                    return re.sub(r"^(?:lesson\s*)?\d+\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
+    return fallback
+
+
+def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
+    """Each lesson as written (.py) and as parsed cells (.json), plus an index."""
+    dest = out / "lessons"
+    dest.mkdir()
+    index = []
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            match = LESSON_NAME.match(path.name)
+            if not match:
+                continue
+            text = path.read_text(encoding="utf-8")
+            cells = lesson_format.parse(text)
+            slug = path.stem
+            shutil.copy2(path, dest / path.name)
+            parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
+                      "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source}
+                                for c in cells]}
+            (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
+            index.append({"slug": slug, "number": int(match["number"]), "title": parsed["title"],
+                          "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
+                          "checks": len(lesson_format.check_names(cells)),
+                          "hash": sha256_bytes(text.encode())[:16]})
+    index.sort(key=lambda item: (item["number"], item["slug"]))
+    (dest / "index.json").write_text(json.dumps({"lessons": index}, indent=1, ensure_ascii=False) + "\n")
+    return index
+
+
+# --- the front end -----------------------------------------------------------------------------
+
+def bundle(out: Path, minify: bool) -> None:
+    """esbuild: the page and the worker as ES modules; the worker's Python bridge inlined as text."""
+    esbuild = NODE / ".bin" / "esbuild"
+    if not esbuild.exists():
+        raise BuildError("node_modules/.bin/esbuild is missing: run `npm ci`")
+    command = [str(esbuild), "web/src/main.js", "web/src/worker.js", "--bundle", "--format=esm",
+               f"--outdir={out}", "--target=es2022", "--loader:.py=text", "--log-level=warning",
+               "--legal-comments=none", "--charset=utf8"]
+    if minify:
+        command += ["--minify", "--sourcemap=linked"]
+    subprocess.run(command, cwd=ROOT, check=True)
+    (out / "main.js").rename(out / "app.js")
+    if (out / "main.js.map").exists():
+        (out / "main.js.map").rename(out / "app.js.map")
+        text = (out / "app.js").read_text()
+        (out / "app.js").write_text(text.replace("sourceMappingURL=main.js.map", "sourceMappingURL=app.js.map"))
+
+
+def write_service_worker(out: Path, version: str) -> list[str]:
+    """sw.js with this build's version and the list of every file to precache."""
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                   if p.is_file() and not p.name.endswith(".map"))
+    precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html")]
+    template = (WEB / "sw.js").read_text()
+    text = (template.replace("__VERSION__", version)
+            .replace('["__PRECACHE__"]', json.dumps(precache, indent=1)))
+    (out / "sw.js").write_text(text)
+    return precache
+
+
+def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / "py").mkdir()
+    version, core = copy_pyodide(out)
+    looplab_wheel = build_looplab_wheel(out / "py")
+    lock = write_lock(out, site_wheels(), looplab_wheel)
+    lessons = copy_lessons(out, lesson_dirs)
+    bundle(out, minify)
+    shutil.copytree(WEB / "styles", out / "styles")
+    for name in ("index.html", "icon.svg", "manifest.webmanifest"):
+        if (WEB / name).exists():
+            shutil.copy2(WEB / name, out / name)
+    (out / "bench").mkdir()
+    bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
+    (out / "bench" / "bare.html").write_text(bare)
+
+    # The build's version: a hash of everything served, so any change gives a new cache.
+    digest = hashlib.sha256((WEB / "sw.js").read_bytes())
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(out).as_posix().encode())
+        digest.update(path.read_bytes())
+    build_version = digest.hexdigest()[:12]
+    sizes = {"/" + p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
+    # What the worker fetches before Python is ready (the .mjs files come by import(), uncounted).
+    startup = [f"/pyodide/{version}/{n}" for n in ("pyodide.asm.wasm", "python_stdlib.zip")]
+    startup += ["/py/pyodide-lock.json", f"/py/{looplab_wheel.name}"]
+    # Paths are relative to the page, so the folder can be served under any prefix.
+    info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
+            "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
+            "startupBytes": sum(sizes[p] for p in startup), "lessons": len(lessons)}
+    (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
+    precache = write_service_worker(out, build_version)
+    info["precache"] = len(precache)
+    info["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=WEB / "dist")
+    parser.add_argument("--lessons", type=Path, action="append",
+                        help="a folder of NN-slug.py lessons (repeatable; default: lessons)")
+    parser.add_argument("--no-minify", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        info = build(args.out.resolve(), args.lessons or [ROOT / "lessons"], minify=not args.no_minify)
+    except BuildError as error:
+        print(f"build_site: error: {error}", file=sys.stderr)
+        return 1
+    print(f"build_site: {args.out} version {info['version']}: {info['lessons']} lessons, "
+          f"packages {', '.join(info['packages'])}, {info['precache']} files precached, "
+          f"{info['bytes'] / 1e6:.1f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Fixtures for the browser tests: the site built once, served on a free port, driven by Chromium.
+
+- `site_url`   the site (lessons/ plus tests/e2e/fixtures) built into a temporary folder and
+               served by scripts/serve.py, exactly as `make serve` serves web/dist
+- `browser`    one Debian Chromium for the session (Playwright with executable_path)
+- `context`    a fresh context per test; `fresh_profile` a persistent context on a new profile,
+               for tests where a cold start (no cache, no service worker) matters
+- `fake`       the OpenAI-compatible test server (tests/fakeserver.py) on another port
+
+Every context guards the network: a request to anything but 127.0.0.1 is aborted and recorded,
+and the test that made it fails (`no_outside_requests`, autouse).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-default-apps", "--disable-features=Translate,OptimizationHints,MediaRouter",
+                 # no host name resolves but the loopback ones: a second wall behind the route guard
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+# Service workers' own requests go through the context's routes only with this set (Chromium).
+os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
+
+expect.set_options(timeout=15_000)
+
+
+def build_site(out: Path, *more_lessons: Path) -> None:
+    folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures", *more_lessons]
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
+                    *[arg for folder in folders for arg in ("--lessons", str(folder))]], check=True, cwd=ROOT)
+
+
+class SiteServer:
+    """scripts/serve.py in a subprocess on a free port."""
+
+    def __init__(self, folder: Path, port: int = 0):
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(port), "--dir", str(folder), "--quiet"],
+            stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if "http://" not in line:
+            self.process.kill()
+            raise RuntimeError(f"serve.py did not start: {line!r}")
+        self.url = line.split("on ", 1)[1].split()[0]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "dist"
+    build_site(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir) -> str:
+    server = SiteServer(site_dir)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright():
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` (apt-get install chromium) installs it")
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+# --- the network guard ---------------------------------------------------------------------------
+
+OUTSIDE: list[str] = []
+
+
+def guard(context) -> None:
+    """Abort and record any request to a host other than 127.0.0.1 / localhost."""
+    def handle(route):
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS:
+            OUTSIDE.append(url)
+            route.abort()
+        else:
+            route.fallback()
+    context.route("**/*", handle)
+
+
+@pytest.fixture(autouse=True)
+def no_outside_requests():
+    before = len(OUTSIDE)
+    yield
+    assert OUTSIDE[before:] == [], f"requests left 127.0.0.1: {OUTSIDE[before:]}"
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    guard(context)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())  # Reset's confirm
+    yield page
+
+
+@pytest.fixture
+def fresh_profile(playwright, tmp_path):
+    """A persistent context on a brand-new profile: no HTTP cache, no service worker, no storage."""
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 800})
+    guard(context)
+    yield context
+    try:
+        context.close()
+    except PlaywrightError:
+        pass
+
+
+@pytest.fixture
+def fake():
+    from fakeserver import FakeServer
+    with FakeServer() as server:
+        yield server

@@ -1,0 +1,107 @@
+"""What a test does on the page, in the learner's terms: open a lesson, edit, run, read the checks."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+READY_MS = 90_000  # a cold Pyodide load on a busy 2-core machine; the status line shows progress meanwhile
+
+FIXTURE = "90-e2e-agent"  # tests/e2e/fixtures/90-e2e-agent.py
+
+
+def open_lesson(page: Page, site_url: str, slug: str = FIXTURE) -> None:
+    """Go to a lesson and wait until Python is ready (Run enabled)."""
+    page.goto(f"{site_url}#/{slug}")
+    wait_ready(page, slug)
+
+
+def wait_ready(page: Page, slug: str | None = None) -> None:
+    if slug:
+        expect(page.locator("body")).to_have_attribute("data-lesson", slug)
+    expect(page.get_by_test_id("run")).to_be_enabled(timeout=READY_MS)
+
+
+def cell(page: Page, role: str = "exercise", nth: int = 0):
+    """An editable code cell: role "exercise" or "code"."""
+    return page.locator(f'[data-testid="editor"].cell-{role}').nth(nth)
+
+
+def code_of(page: Page, role: str = "exercise", nth: int = 0) -> str:
+    return cell(page, role, nth).locator(".cm-content").inner_text()
+
+
+def set_code(page: Page, text: str, role: str = "exercise", nth: int = 0) -> None:
+    """Replace a cell's code as a learner would: select all, then type (paste-like, no auto-brackets)."""
+    content = cell(page, role, nth).locator(".cm-content")
+    content.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(text)
+    expect(content).to_contain_text(text.splitlines()[0])
+
+
+def start_run(page: Page) -> None:
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("stop")).to_be_enabled()
+
+
+def wait_run_end(page: Page, timeout: float = 60_000) -> None:
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
+                           timeout=timeout)
+
+
+def run(page: Page) -> list[tuple[bool, str, str]]:
+    """Click Run, wait for the run to end, return the checklist."""
+    page.get_by_test_id("run").click()
+    wait_run_end(page)
+    return checks(page)
+
+
+def checks(page: Page) -> list[tuple[bool, str, str]]:
+    """(ok, name, message) for each check shown."""
+    return [tuple(item) for item in page.eval_on_selector_all(
+        "[data-testid=checks] li.check",
+        """items => items.map(li => [li.dataset.ok === 'true', li.querySelector('.check-name').textContent,
+                                     (li.querySelector('.check-message') || {}).textContent || ''])""")]
+
+
+def status(page: Page) -> dict:
+    """The status line's text and its timestamps (performance.now() values, ms)."""
+    return page.evaluate("""() => { const s = document.querySelector('[data-testid=status]');
+        return {text: s.innerText, ...s.dataset}; }""")
+
+
+def configure_live(page: Page, base_url: str, model: str = "fake-model", key: str = "", remember: bool = False,
+                   api: str = "chat") -> None:
+    """Fill the settings dialog (custom endpoint) and save; leaves the mode as it was."""
+    page.get_by_test_id("settings").click()
+    dialog = page.locator("dialog[open]")
+    dialog.locator("select[name=preset]").select_option("custom")
+    dialog.locator("input[name=baseUrl]").fill(base_url)
+    dialog.locator("input[name=model]").fill(model)
+    dialog.locator("select[name=api]").select_option(api)
+    dialog.locator("input[name=apiKey]").fill(key)
+    dialog.locator("input[name=remember]").set_checked(remember)
+    dialog.get_by_role("button", name="Save").click()
+    expect(page.locator("dialog[open]")).to_have_count(0)
+
+
+def set_mode(page: Page, mode: str) -> None:
+    toggle = page.get_by_test_id("model-toggle")
+    if toggle.get_attribute("data-mode") != mode:
+        toggle.click()
+    expect(toggle).to_have_attribute("data-mode", mode)
+    if page.locator("dialog[open]").count():
+        page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
+
+
+def try_connection(page: Page) -> tuple[str, str]:
+    """Open Settings, press Test connection, return (outcome, message); the dialog is closed after."""
+    page.get_by_test_id("settings").click()
+    dialog = page.locator("dialog[open]")
+    dialog.get_by_role("button", name="Test connection").click()
+    result = dialog.get_by_test_id("test-result")
+    expect(result).not_to_have_attribute("data-outcome", "testing", timeout=30_000)
+    outcome, message = result.get_attribute("data-outcome"), result.inner_text()
+    dialog.get_by_role("button", name="Cancel").click()
+    return outcome, message

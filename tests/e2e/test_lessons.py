@@ -1,0 +1,45 @@
+"""Every lesson in lessons/ through the page: open it, put in the solutions, Run, every check ✓."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import guard
+from learner import run, wait_ready
+
+LESSONS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
+                 if re.match(r"^\d+-[a-z0-9-]+$", p.stem))
+
+
+@pytest.fixture(scope="module")
+def lesson_page(browser, site_url):
+    """One page for all lessons: moving between lessons keeps Python loaded, as for a learner."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    guard(context)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(site_url)
+    yield page
+    context.close()
+
+
+@pytest.mark.skipif(not LESSONS, reason="lessons/ has no lessons yet")
+@pytest.mark.parametrize("slug", LESSONS or ["none"])
+def test_every_check_of_the_lesson_passes_in_the_page(lesson_page, site_url, slug):
+    page = lesson_page
+    page.goto(f"{site_url}#/{slug}")
+    wait_ready(page, slug)
+    for button in page.get_by_test_id("show-solution").all():
+        button.click()
+        page.get_by_role("button", name="Put the solution in my code").first.click()
+        button.click()  # hide it again: the next "Put the solution" button is then the first
+    results = run(page)
+    assert results, f"{slug}: no checks were shown"
+    failed = [(name, message) for ok, name, message in results if not ok]
+    assert not failed, f"{slug}: {failed}\n{page.get_by_test_id('output').inner_text()[-2000:]}"
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{slug}"]')).to_have_attribute("data-state", "passed")
+    page.get_by_test_id("reset").click()

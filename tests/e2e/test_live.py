@@ -1,0 +1,148 @@
+"""Live mode against the local OpenAI-compatible test server on another port (cross-origin)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from playwright.sync_api import expect
+
+from fakeserver import chat_call, chat_text
+from learner import (configure_live, open_lesson, run, set_code, set_mode, start_run, status, try_connection,
+                     wait_ready, wait_run_end)
+
+KEY = "e2e-secret-key-4242"  # not shaped like a real key: only redaction by value can hide it
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def wait_service_worker(page) -> None:
+    page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
+
+
+def test_live_mode_runs_a_lesson_against_a_cross_origin_endpoint(page, site_url, fake):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, key=KEY)
+    set_mode(page, "live")
+    assert origin(fake.url) != origin(site_url)
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."))
+
+    results = run(page)
+    assert [ok for ok, _, _ in results] == [True, True], results
+    posts = fake.posts("/v1/chat/completions")
+    assert len(posts) == 2
+    assert posts[0].headers["authorization"] == f"Bearer {KEY}"
+    assert posts[0].headers["origin"] == origin(site_url)
+    assert posts[0].body["model"] == "fake-model"
+    assert posts[0].body["tools"][0]["function"]["name"] == "add"
+    assert [m["role"] for m in posts[1].body["messages"]] == ["system", "user", "assistant", "tool"]
+    expect(page.get_by_test_id("trace")).to_contain_text("final after 2 steps")
+    expect(page.get_by_test_id("output")).to_contain_text("answer: The sum is 5.")
+
+    outcome, message = try_connection(page)
+    assert outcome == "works" and message.startswith("Works: fake-model answered")
+
+
+def test_the_key_never_shows_and_is_kept_in_session_storage_unless_remembered(page, site_url, fake):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, key=KEY)
+    set_mode(page, "live")
+    # The endpoint echoes the key back, and the lesson prints it: it still must not show.
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(f"The sum is 5. Your key is {KEY}."))
+    results = run(page)
+    assert [ok for ok, _, _ in results] == [True, True], results
+    expect(page.get_by_test_id("output")).to_contain_text("Your key is [redacted]")
+    page.get_by_role("tab", name="Trace").click()
+    page.get_by_role("tab", name="Context").click()
+
+    assert KEY not in page.url
+    for testid in ("output", "trace", "context-view", "checks", "status", "lesson-text"):
+        assert KEY not in page.get_by_test_id(testid).text_content(), testid
+    assert KEY not in page.content()  # the whole DOM: the key input's value is a property, not markup
+    other_values = page.eval_on_selector_all(
+        "input, textarea, select", "els => els.filter(e => e.name !== 'apiKey').map(e => e.value)")
+    assert all(KEY not in value for value in other_values)
+    assert page.evaluate("() => document.querySelector('input[name=apiKey]').value") == KEY
+    storage = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
+    assert KEY not in storage[0] and KEY in storage[1]
+
+    configure_live(page, fake.url, key=KEY, remember=True)
+    storage = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
+    assert KEY in storage[0] and KEY not in storage[1]
+    page.reload()
+    wait_ready(page)
+    page.get_by_test_id("settings").click()  # the dialog is filled when it opens
+    assert page.evaluate("() => document.querySelector('input[name=apiKey]').value") == KEY
+    page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
+    configure_live(page, fake.url, key=KEY, remember=False)
+    storage = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
+    assert KEY not in storage[0] and KEY in storage[1]
+
+
+def test_a_refused_key_is_explained(page, site_url, fake):
+    fake.key = "the-right-key"
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, key=KEY)
+    outcome, message = try_connection(page)
+    assert outcome == "key_refused"
+    assert "refused the key (HTTP 401" in message and "Check the key in Settings" in message
+    assert KEY not in message
+
+    set_mode(page, "live")
+    results = run(page)
+    assert results and not results[0][0]
+    assert "401" in results[0][2] and "key" in results[0][2], results
+    expect(page.get_by_test_id("trace")).to_contain_text("401")
+
+
+def test_a_cors_refusal_is_explained(page, site_url, fake):
+    fake.cors = False
+    open_lesson(page, site_url)
+    wait_service_worker(page)  # its probe tells "refused by CORS" from "nothing there"
+    configure_live(page, fake.url, key=KEY)
+    outcome, message = try_connection(page)
+    assert outcome == "cors", message
+    assert "refused requests from this page (CORS)" in message and "OLLAMA_ORIGINS=" in message
+
+    set_mode(page, "live")
+    results = run(page)
+    assert results and not results[0][0]
+    assert "CORS" in results[0][2] or "blocked" in results[0][2], results
+
+
+def test_an_endpoint_that_is_not_there_is_explained(page, site_url):
+    import socket
+    with socket.socket() as sock:  # a port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    open_lesson(page, site_url)
+    wait_service_worker(page)
+    configure_live(page, f"http://127.0.0.1:{port}/v1")
+    outcome, message = try_connection(page)
+    assert outcome == "unreachable" and "Nothing answered at" in message
+
+
+def test_stop_ends_a_request_that_never_answers_within_2_s(page, site_url, fake):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url)
+    set_mode(page, "live")
+    fake.script({"delay": 60, "json": {}})
+    start_run(page)
+    page.wait_for_function("() => true")  # let the request leave
+    for _ in range(100):
+        if fake.posts():
+            break
+        page.wait_for_timeout(50)
+    assert fake.posts(), "the request never reached the server"
+    stop_at = page.evaluate("() => performance.now()")
+    page.get_by_test_id("stop").click()
+    wait_run_end(page, timeout=10_000)
+    took = float(status(page)["runEnded"]) - stop_at
+    assert took < 2000, f"Stop took {took:.0f} ms"
+
+    wait_ready(page)
+    set_mode(page, "scripted")
+    results = run(page)
+    assert [ok for ok, _, _ in results] == [True, True]

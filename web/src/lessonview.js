@@ -1,0 +1,158 @@
+// One lesson on the page: prose cells rendered (markdown-it, then DOMPurify), code cells in
+// editors whose edits are saved as you type, check cells shown read-only, solutions on request.
+
+import MarkdownIt from "markdown-it";
+import DOMPurify from "dompurify";
+import { createEditor, getText, setText } from "./editor.js";
+import { loadEdits, saveEdit, clearEdits } from "./storage.js";
+
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: true });
+
+export function renderMarkdown(text) {
+  const html = DOMPurify.sanitize(markdown.render(text));
+  const box = document.createElement("div");
+  box.className = "prose";
+  box.innerHTML = html;
+  for (const link of box.querySelectorAll("a[href]")) {
+    if (!link.getAttribute("href").startsWith("#")) {
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
+  }
+  return box;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+export class LessonView {
+  /**
+   * @param {HTMLElement} root   the lesson-text element
+   * @param {object} lesson      lessons/<slug>.json: {slug, title, cells}
+   * @param {object} meta        the lesson's entry in lessons/index.json (hash ...)
+   * @param {object} hooks       onModified(bool), keys (editor keymap)
+   */
+  constructor(root, lesson, meta, hooks) {
+    this.root = root;
+    this.lesson = lesson;
+    this.meta = meta;
+    this.hooks = hooks;
+    this.editors = new Map(); // cell index -> EditorView (editable code and exercise cells)
+    this.render();
+  }
+
+  render() {
+    this.root.replaceChildren();
+    const edits = loadEdits(this.lesson.slug).cells || {};
+    const cells = this.lesson.cells;
+    cells.forEach((cell, index) => {
+      if (cell.role === "markdown") {
+        this.root.append(renderMarkdown(cell.source));
+      } else if (cell.role === "code" || cell.role === "exercise") {
+        this.root.append(this.codeCell(cell, index, edits[index]));
+      } else if (cell.role === "check") {
+        this.root.append(this.checkCell(cell, index));
+      } else if (cell.role === "solution") {
+        this.root.append(this.solutionCell(cell, index));
+      }
+    });
+  }
+
+  codeCell(cell, index, edited) {
+    const label = cell.role === "exercise" ? "Exercise: your code" : `Code cell ${index + 1}`;
+    const box = el("section", { class: `cell cell-${cell.role}`, "data-testid": "editor", "data-cell": index, "aria-label": label });
+    const head = el("div", { class: "cell-head" },
+      el("span", { class: "cell-kind" }, cell.role === "exercise" ? "Exercise — your turn" : "Code"),
+      el("span", { class: "cell-modified", hidden: "" }, "modified"));
+    box.append(head);
+    const mount = el("div", { class: "cell-editor" });
+    box.append(mount);
+    const text = edited ?? cell.source;
+    const view = createEditor(mount, {
+      doc: text,
+      label,
+      keys: this.hooks.keys || [],
+      onChange: (value) => {
+        saveEdit(this.lesson.slug, this.meta.hash, index, value, cell.source);
+        this.markCell(box, value !== cell.source);
+        this.hooks.onModified(this.modified());
+      },
+    });
+    this.editors.set(index, view);
+    this.markCell(box, text !== cell.source);
+    return box;
+  }
+
+  markCell(box, modified) {
+    box.classList.toggle("is-modified", modified);
+    box.querySelector(".cell-modified").hidden = !modified;
+  }
+
+  checkCell(cell, index) {
+    const details = el("details", { class: "cell cell-check" },
+      el("summary", {}, "The checks this lesson runs"));
+    const mount = el("div", { class: "cell-editor" });
+    details.append(mount);
+    details.addEventListener("toggle", () => {
+      if (details.open && !mount.firstChild) createEditor(mount, { doc: cell.source, readOnly: true, label: `Checks (cell ${index + 1})` });
+    }, { once: false });
+    return details;
+  }
+
+  solutionCell(cell, index) {
+    const exercise = [...this.editors.keys()].filter((i) => i < index).pop();
+    const box = el("div", { class: "cell cell-solution" });
+    const mount = el("div", { class: "cell-editor", hidden: "" });
+    const use = el("button", { type: "button", class: "ghost", hidden: "" }, "Put the solution in my code");
+    const show = el("button", { type: "button", class: "ghost", "data-testid": "show-solution" }, "Show solution");
+    show.addEventListener("click", () => {
+      const open = mount.hidden;
+      mount.hidden = !open;
+      use.hidden = !open || exercise === undefined;
+      show.textContent = open ? "Hide solution" : "Show solution";
+      if (open && !mount.firstChild) createEditor(mount, { doc: cell.source, readOnly: true, label: "Solution" });
+    });
+    use.addEventListener("click", () => {
+      const view = this.editors.get(exercise);
+      if (view) setText(view, cell.source);
+    });
+    box.append(el("div", { class: "cell-actions" }, show, use), mount);
+    return box;
+  }
+
+  /** The cells as the learner has them now: what a run sends to Python. */
+  cells() {
+    return this.lesson.cells.map((cell, index) => {
+      const view = this.editors.get(index);
+      return { kind: cell.kind, tags: cell.tags, source: view ? getText(view) : cell.source };
+    });
+  }
+
+  modified() {
+    return this.lesson.cells.some((cell, index) => {
+      const view = this.editors.get(index);
+      return view && getText(view) !== cell.source;
+    });
+  }
+
+  /** Back to the lesson's own code; the saved edits go too. */
+  reset() {
+    clearEdits(this.lesson.slug);
+    this.editors.forEach((view, index) => setText(view, this.lesson.cells[index].source));
+    clearEdits(this.lesson.slug); // the change listeners saved "edits" equal to the originals: none left
+    this.hooks.onModified(false);
+  }
+
+  focusFirstEditor() {
+    const first = this.editors.values().next().value;
+    if (first) first.focus();
+  }
+}

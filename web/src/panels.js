@@ -1,0 +1,237 @@
+// The run's panels: output console (stdout/stderr, traceback), checks (✓/✗ with messages),
+// trace (the agent's events step by step) and context (what the model was sent last).
+
+const MAX_OUTPUT = 200_000; // characters kept in the console; a print loop must not eat the page
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+function pretty(value) {
+  if (typeof value === "string") {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 1);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 1);
+}
+
+function shorten(text, limit = 160) {
+  text = String(text ?? "");
+  return text.length <= limit ? text : text.slice(0, limit - 1) + "…";
+}
+
+// --- output ------------------------------------------------------------------------------------
+
+export class Output {
+  constructor(root) {
+    this.root = root;
+    this.clear();
+  }
+
+  clear() {
+    this.root.replaceChildren();
+    this.queue = [];
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.size = 0;
+    this.truncated = false;
+    this.root.dataset.empty = "true";
+  }
+
+  /** Queue text; it is drawn once per frame, so many small writes cost one layout. */
+  write(text, kind = "stdout") {
+    if (this.truncated) return;
+    if (this.size + text.length > MAX_OUTPUT) {
+      text = text.slice(0, Math.max(0, MAX_OUTPUT - this.size));
+      this.truncated = true;
+    }
+    this.size += text.length;
+    const last = this.queue[this.queue.length - 1];
+    if (last && last.kind === kind) last.text += text;
+    else this.queue.push({ kind, text });
+    if (this.truncated) this.queue.push({ kind: "note", text: "\n… output cut here: more than 200,000 characters\n" });
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  draw() {
+    this.frame = 0;
+    for (const { kind, text } of this.queue.splice(0)) {
+      const last = this.root.lastElementChild;
+      if (last && last.dataset.kind === kind && kind !== "note") last.append(text);
+      else this.root.append(el("span", { class: `out-${kind}`, "data-kind": kind }, text));
+    }
+    delete this.root.dataset.empty;
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+
+  note(text) {
+    if (this.queue.length) this.draw();
+    this.root.append(el("span", { class: "out-note", "data-kind": "note" }, text + "\n"));
+    delete this.root.dataset.empty;
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+}
+
+// --- checks ------------------------------------------------------------------------------------
+
+export function showChecks(root, checks, { pending = false } = {}) {
+  root.replaceChildren();
+  if (!checks.length) {
+    root.append(el("p", { class: "muted" }, pending ? "Run the lesson to check your code." : "No checks ran."));
+    return;
+  }
+  const list = el("ul", { class: "checklist" });
+  for (const check of checks) {
+    const state = pending ? "pending" : check.ok ? "pass" : "fail";
+    const mark = pending ? "•" : check.ok ? "✓" : "✗";
+    list.append(el("li", { class: `check check-${state}`, "data-ok": pending ? "" : String(check.ok) },
+      el("span", { class: "check-mark", "aria-hidden": "true" }, mark),
+      el("span", { class: "sr-only" }, pending ? "not run: " : check.ok ? "passed: " : "failed: "),
+      el("span", { class: "check-name" }, check.name),
+      check.message && !check.ok ? el("span", { class: "check-message" }, check.message) : null));
+  }
+  const passed = checks.filter((c) => c.ok).length;
+  if (!pending) root.append(el("p", { class: passed === checks.length ? "summary pass" : "summary fail" }, `${passed} of ${checks.length} checks passed`));
+  root.prepend(list);
+}
+
+// --- trace -------------------------------------------------------------------------------------
+
+const LABELS = {
+  run_start: "run starts",
+  model_call: "model call",
+  model_reply: "model reply",
+  tool_call: "tool call",
+  tool_result: "tool result",
+  policy_block: "gate",
+  approval_needed: "approval",
+  stop: "stop",
+};
+
+export class Trace {
+  constructor(root) {
+    this.root = root;
+    this.clear();
+  }
+
+  clear() {
+    this.root.replaceChildren();
+    this.list = el("ol", { class: "trace" });
+    this.root.append(this.list);
+    this.count = 0;
+    this.root.dataset.empty = "true";
+  }
+
+  add(event) {
+    this.count++;
+    delete this.root.dataset.empty;
+    const kind = event.type;
+    const item = el("li", { class: `ev ev-${kind}`, "data-type": kind });
+    const step = event.step !== undefined ? el("span", { class: "ev-step" }, `step ${event.step}`) : null;
+    item.append(el("span", { class: "ev-kind" }, LABELS[kind] || kind));
+    if (step) item.append(step);
+    const body = this.describe(event);
+    if (body) item.append(body);
+    this.list.append(item);
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+
+  describe(e) {
+    switch (e.type) {
+      case "run_start":
+        return el("span", { class: "ev-text" }, `“${shorten(e.task, 200)}” · tools: ${(e.tools || []).join(", ") || "none"} · at most ${e.max_steps ?? "?"} steps`);
+      case "model_call":
+        return el("span", { class: "ev-text" }, `${Array.isArray(e.context) ? e.context.length : e.messages ?? "?"} messages${e.context_tokens !== undefined ? ` (${e.context_tokens} tokens)` : ""}, ${e.tools ?? 0} tools`);
+      case "model_reply": {
+        const parts = [`${Math.round(e.ms || 0)} ms`];
+        if (e.ok === false) parts.push(`unusable: ${e.content}`);
+        else if (e.tool_calls) parts.push(`asks for ${e.tool_calls} tool call${e.tool_calls === 1 ? "" : "s"}`);
+        else parts.push(shorten(e.content, 400));
+        const box = el("span", { class: "ev-text" }, parts.join(" · "));
+        if (e.thought) return el("span", {}, box, el("span", { class: "ev-thought" }, `thought: ${shorten(e.thought, 400)}`));
+        return box;
+      }
+      case "tool_call":
+        return el("span", { class: "ev-text" }, el("code", {}, e.tool), " ", el("code", { class: "ev-args" }, shorten(typeof e.arguments === "string" ? e.arguments : JSON.stringify(e.arguments), 300)));
+      case "tool_result": {
+        const text = String(e.result ?? "");
+        const head = el("span", { class: e.ok ? "ev-ok" : "ev-bad" }, e.ok ? "ok" : "error");
+        if (text.length <= 200) return el("span", { class: "ev-text" }, head, " ", el("code", {}, e.tool), " ", text);
+        return el("details", { class: "ev-text" }, el("summary", {}, head, " ", el("code", {}, e.tool), " ", shorten(text, 120)), el("pre", {}, text));
+      }
+      case "policy_block":
+        return el("span", { class: "ev-text ev-bad" }, `${e.gate} gate refused: ${e.reason}`);
+      case "approval_needed":
+        return el("span", { class: "ev-text" }, el("code", {}, e.tool), e.approved ? " approved" : " not approved");
+      case "stop": {
+        const text = `${e.stopped} after ${e.steps} step${e.steps === 1 ? "" : "s"}${e.detail ? ": " + e.detail : ""}`;
+        return el("span", { class: `ev-text ${e.stopped === "final" ? "ev-ok" : "ev-bad"}` }, text, e.answer ? el("span", { class: "ev-answer" }, `answer: ${shorten(e.answer, 400)}`) : null);
+      }
+      default:
+        return el("code", { class: "ev-text" }, shorten(JSON.stringify(e), 300));
+    }
+  }
+}
+
+// --- context -----------------------------------------------------------------------------------
+
+/** What the model saw on its last call (the model_call event's `context`, when the package sends it). */
+export class Context {
+  constructor(root) {
+    this.root = root;
+    this.clear();
+  }
+
+  clear() {
+    this.root.replaceChildren(el("p", { class: "muted" }, "The messages the model is sent appear here when a lesson calls a model."));
+    this.last = null;
+  }
+
+  add(event) {
+    if (event.type === "model_call") {
+      this.last = event;
+      this.show(event);
+    } else if (event.type === "model_reply" && this.last && !Array.isArray(this.last.context)) {
+      this.show(this.last, event);
+    }
+  }
+
+  show(call, reply) {
+    const count = Array.isArray(call.context) ? call.context.length : call.messages ?? "?";
+    const tokens = call.context_tokens !== undefined ? ` (${call.context_tokens} tokens)` : "";
+    const head = el("p", { class: "ctx-head" }, `Step ${call.step ?? "?"}: `,
+      `${count} messages${tokens} and ${call.tools ?? 0} tools sent to the model`);
+    const children = [head];
+    if (Array.isArray(call.context)) {
+      const list = el("ol", { class: "ctx" });
+      for (const message of call.context) list.append(this.message(message));
+      children.push(list);
+    } else {
+      children.push(el("p", { class: "muted" }, "(This version of looplab reports only how many messages were sent, not the messages themselves.)"));
+      if (reply) children.push(el("p", {}, `Reply: ${reply.tool_calls ? `${reply.tool_calls} tool call(s)` : shorten(reply.content, 300)}`));
+    }
+    this.root.replaceChildren(...children);
+  }
+
+  message(m) {
+    const role = m.role || "?";
+    const item = el("li", { class: `msg msg-${role}` }, el("span", { class: "msg-role" }, role));
+    if (m.tokens !== undefined) item.append(el("span", { class: "msg-tokens" }, `${m.tokens} tokens`));
+    if (m.tool_call_id) item.append(el("span", { class: "msg-id" }, `answers ${m.tool_call_id}`));
+    if (m.content) item.append(el("pre", { class: "msg-content" }, typeof m.content === "string" ? m.content : pretty(m.content)));
+    for (const call of m.tool_calls || []) {
+      const fn = call.function || {};
+      item.append(el("pre", { class: "msg-call" }, `${call.id}: ${fn.name}(${shorten(typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments), 400)})`));
+    }
+    return item;
+  }
+}

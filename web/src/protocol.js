@@ -1,0 +1,39 @@
+// The one message protocol between the page (runner.js) and the Python worker (worker.js).
+// Every message is a plain object with a `type`; nothing else crosses the boundary.
+//
+// page -> worker
+//   init   {interrupt: SharedArrayBuffer | null, build}     load Pyodide and looplab from this site;
+//                                                          `build` is build.json (indexURL, lockFileURL, sizes)
+//   run    {id, cells: [{kind, source, tags}], solution, env}
+//                                                          run a lesson's code cells then its checks
+//                                                          (looplab.lesson.run_cells), after loading any
+//                                                          package of the site's lock the code imports
+//                                                          (and openai for LLM_API=sdk); `env` holds
+//                                                          LOOPLAB_MODEL, LLM_BASE_URL, LLM_API_KEY,
+//                                                          LLM_MODEL, LLM_API, set in os.environ for this run
+//
+// worker -> page
+//   progress {stage, loaded, total}                        loading: stage is a word for the status
+//                                                          line, bytes loaded of the expected total
+//   ready    {python, pyodide, isolated, times}            Python is loaded; runs may start (`times`:
+//                                                          ms marks of the load, for bench/startup.py)
+//   stdout   {id, text}  /  stderr {id, text}              the learner's output, in batches
+//   event    {id, event}                                   one trace event (looplab.trace), already
+//                                                          redacted of keys
+//   done     {id, result: {ok, error, checks}, interrupted}
+//                                                          the run ended; `interrupted` when Stop's
+//                                                          KeyboardInterrupt ended it
+//   fatal    {message}                                     the worker cannot go on (Pyodide failed to
+//                                                          load, or crashed: out of memory ...); the
+//                                                          page reports it and starts a fresh worker
+//
+// Stop is not a message: the page writes SIGINT (2) into the shared interrupt buffer, which
+// Pyodide checks while Python runs, and terminates the worker if the run has not ended soon after.
+
+export const SIGINT = 2;
+
+/** The environment variables a run may set; every other key in `env` is ignored. */
+export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
+
+/** How long Stop waits for the interrupt before it terminates the worker (ms). */
+export const STOP_GRACE_MS = 500;

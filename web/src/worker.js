@@ -1,0 +1,198 @@
+// The Python worker: Pyodide and looplab, loaded from this site only; one run at a time.
+// Messages: see protocol.js.
+
+import bridgeSource from "./bridge.py";
+
+let pyodide = null;
+let bridge = null;
+let interrupt = null; // Uint8Array over the page's SharedArrayBuffer, or null
+let runId = null;
+
+const post = (message) => self.postMessage(message);
+
+// --- loading, with bytes counted for the status line ----------------------------------------
+
+let loaded = 0;
+let total = 1;
+let stage = "starting";
+const times = {};
+
+function progress(newStage) {
+  if (newStage) stage = newStage;
+  post({ type: "progress", stage, loaded, total });
+}
+
+// Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
+// the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
+// still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
+const realFetch = self.fetch.bind(self);
+let lastReport = 0;
+
+async function count(body) {
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    loaded += value.byteLength;
+    const now = performance.now();
+    if (now - lastReport > 50) {
+      lastReport = now;
+      progress();
+    }
+  }
+}
+
+function countingFetch(input, init) {
+  return realFetch(input, init).then((response) => {
+    if (response.ok && response.body) count(response.clone().body).catch(() => {});
+    return response;
+  });
+}
+
+async function init({ interrupt: buffer, build }) {
+  total = build.startupBytes || 1;
+  if (buffer) interrupt = new Uint8Array(buffer);
+  self.fetch = countingFetch;
+  try {
+    progress("loading Python");
+    times.start = performance.timeOrigin + performance.now();
+    const { loadPyodide } = await import(build.indexURL + "pyodide.mjs");
+    times.imported = performance.now();
+    pyodide = await loadPyodide({
+      indexURL: build.indexURL,
+      lockFileURL: build.lockFileURL,
+      packageBaseUrl: new URL(".", new URL(build.lockFileURL, self.location.href)).href,
+      packages: ["looplab"],
+      env: { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" },
+    });
+    times.pyodide = performance.now();
+    progress("starting looplab");
+    if (interrupt) pyodide.setInterruptBuffer(interrupt);
+    pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
+    pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
+    pyodide.FS.writeFile("/home/pyodide/looplab_bridge.py", bridgeSource);
+    pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+    bridge = pyodide.pyimport("looplab_bridge");
+    if (interrupt) bridge.interruptible_sleep();
+    times.looplab = performance.now();
+  } catch (error) {
+    post({ type: "fatal", message: `Python could not be loaded: ${error && error.message ? error.message : error}` });
+    return;
+  } finally {
+    self.fetch = realFetch; // live requests from lessons are not counted
+  }
+  loaded = total;
+  progress("ready");
+  post({
+    type: "ready",
+    python: pyodide.runPython("import sys; sys.version.split()[0]"),
+    pyodide: pyodide.version,
+    isolated: Boolean(interrupt),
+    times, // ms since the worker started: imported pyodide.mjs, Pyodide loaded, looplab imported
+  });
+}
+
+// --- output: sent as it comes, batched only when a print loop floods -------------------------
+// A line goes to the page at once (Python may block right after it, e.g. in time.sleep); past
+// 20 messages in 50 ms, lines are gathered and sent together, so a print loop cannot flood the page.
+
+const WINDOW_MS = 50;
+const PER_WINDOW = 20;
+let pending = { stdout: "", stderr: "" };
+let windowStart = 0;
+let sentInWindow = 0;
+
+let secret = ""; // this run's API key: never shown, even when the learner prints it
+
+function hide(text) {
+  return secret ? text.split(secret).join("[redacted]") : text;
+}
+
+function write(stream, text) {
+  pending[stream] += hide(text);
+  const now = performance.now();
+  if (now - windowStart > WINDOW_MS) {
+    windowStart = now;
+    sentInWindow = 0;
+  }
+  if (sentInWindow < PER_WINDOW || pending[stream].length > 16384) flush();
+}
+
+function flush() {
+  for (const stream of ["stdout", "stderr"]) {
+    if (pending[stream]) {
+      post({ type: stream, id: runId, text: pending[stream] });
+      pending[stream] = "";
+      sentInWindow++;
+    }
+  }
+}
+
+// --- one run -------------------------------------------------------------------------------
+
+// Extra packages come only from this site's lock file, and only when a run needs them: what the
+// lesson's code imports (e.g. `import openai`), and the openai SDK for LLM_API=sdk.
+async function loadExtras(id, cells, env) {
+  const code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
+  const wanted = new Set();
+  try {
+    for (const name of pyodide.pyimport("pyodide.code").find_imports(code).toJs()) wanted.add(name);
+  } catch {
+    /* a syntax error: the run itself will report it */
+  }
+  if (env && env.LLM_MODEL && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") wanted.add("openai");
+  const packages = Object.values(pyodide.lockfile.packages)
+    .filter((p) => p.imports.some((name) => wanted.has(name)))
+    .map((p) => p.name)
+    .filter((name) => !(name in pyodide.loadedPackages));
+  if (!packages.length) return;
+  post({ type: "stdout", id, text: `(loading ${packages.join(", ")} from this site, once…)\n` });
+  await pyodide.loadPackage(packages, { messageCallback: () => {}, errorCallback: (text) => post({ type: "stderr", id, text: text + "\n" }) });
+}
+
+async function run({ id, cells, solution, env }) {
+  runId = id;
+  secret = env && env.LLM_API_KEY && env.LLM_API_KEY.length >= 4 ? env.LLM_API_KEY : "";
+  if (interrupt) interrupt[0] = 0;
+  let result = null;
+  let interrupted = false;
+  try {
+    await loadExtras(id, cells, env);
+  } catch (error) {
+    post({ type: "stderr", id, text: `Could not load a package: ${error && error.message ? error.message : error}\n` });
+  }
+  const sendEvent = (text) => {
+    flush(); // output printed before an event shows before it
+    post({ type: "event", id, event: JSON.parse(hide(text)) });
+  };
+  try {
+    const text = bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
+    result = JSON.parse(hide(text));
+  } catch (error) {
+    const message = hide(String(error && error.message ? error.message : error));
+    interrupted = /KeyboardInterrupt/.test(message);
+    if (!interrupted && error && error.name !== "PythonError") {
+      // A JavaScript-level failure (Pyodide fatal error, out of memory): this worker is done.
+      flush();
+      post({ type: "fatal", message: describeCrash(message) });
+      return;
+    }
+    result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : message, checks: [] };
+  }
+  flush();
+  post({ type: "done", id, result, interrupted });
+  runId = null;
+}
+
+function describeCrash(message) {
+  if (/memory|Maximum call stack|RangeError/i.test(message)) {
+    return "Python ran out of memory (or recursed too deep) and had to be restarted. Your code is kept.";
+  }
+  return `Python crashed and had to be restarted (${message.split("\n")[0]}). Your code is kept.`;
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === "init") init(message);
+  else if (message.type === "run") run(message);
+};
