@@ -26,6 +26,8 @@ serve: build
 test-e2e: venv node wheels-site chromium
 	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
 
-bench: venv node wheels-site chromium build
+bench: venv node wheels-site wheels-test chromium build
 	$(PY) bench/loop.py
+	@echo "-- the same inside Pyodide (Node.js):"
+	node tests/pyodide/run.mjs --script bench/loop.py
 	$(PY) bench/startup.py

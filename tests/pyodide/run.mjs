@@ -1,6 +1,7 @@
 // Runs the CPython unit suite (tests/unit) again inside Pyodide on Node.js, offline.
 //
 //   node tests/pyodide/run.mjs [pytest args]     (default args: tests/unit)
+//   node tests/pyodide/run.mjs --script FILE      run one Python file instead (e.g. bench/loop.py)
 //
 // Pyodide comes from node_modules/pyodide (core only). pytest, hypothesis and their deps are the
 // "test" group of wheels.lock.json, fetched beforehand into .cache/wheels by scripts/wheels.py
@@ -91,6 +92,13 @@ await pyodide.loadPackage(Object.keys(lockFileContents.packages), {
   errorCallback: (message) => console.error(message),
 });
 for (const rel of COPIED) copyInto(pyodide.FS, rel);
+
+if (process.argv[2] === "--script") {
+  const script = process.argv[3] ?? fail("--script needs a file");
+  copyInto(pyodide.FS, script);
+  pyodide.runPython(`import os, runpy; os.chdir(${JSON.stringify(REPO)}); runpy.run_path(${JSON.stringify(script)}, run_name="__main__")`);
+  process.exit(0);
+}
 
 const args = process.argv.length > 2 ? process.argv.slice(2) : ["tests/unit"];
 pyodide.globals.set("pytest_args", pyodide.toPy(args));
