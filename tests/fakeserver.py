@@ -145,7 +145,7 @@ class FakeServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> "FakeServer":
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
         return self
 

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for fake
 
 from fakeserver import FakeServer  # noqa: E402
 
-KEY = "sk-test-SECRETKEY-0123456789abcdef"
+from live_adapters import KEY  # noqa: E402,F401
 
 
 @pytest.fixture(autouse=True)

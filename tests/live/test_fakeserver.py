@@ -7,7 +7,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from adapters import closed_port
+from live_adapters import closed_port
 from fakeserver import FakeServer, chat_text
 
 from looplab import http

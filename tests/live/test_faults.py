@@ -1,7 +1,7 @@
 """The fault matrix, for every adapter, against a real local server: what the learner reads, and whether it was retried."""
 
 import pytest
-from adapters import ADAPTERS, GOOD, PATH, build, closed_port
+from live_adapters import ADAPTERS, GOOD, PATH, build, closed_port
 from fakeserver import error
 
 from looplab.models.errors import ModelError
@@ -32,7 +32,7 @@ RECOVERS = [
     ("429 Retry-After", [error(429, headers={"Retry-After": "0", **FAST})]),
     ("408", [error(408, headers=FAST)]), ("409", [error(409, headers=FAST)]),
     ("500", [error(500, headers=FAST)]), ("502 then 503", [error(502, headers=FAST), error(503, headers=FAST)]),
-    ("dropped", [{"drop": True}]), ("timeout", [{"delay": 1.0, **GOOD["chat"]}]),
+    ("dropped", [{"drop": True}]), ("timeout", [{"delay": 2.0, **GOOD["chat"]}]),
 ]
 
 
@@ -40,7 +40,7 @@ RECOVERS = [
 @pytest.mark.parametrize("name, replies, says, tries", FAILS, ids=[f[0] for f in FAILS])
 def test_each_fault_is_one_clear_sentence(fake, kind, name, replies, says, tries):
     fake.script(*replies, GOOD[kind])
-    model = build(kind, fake.url, timeout=0.3)
+    model = build(kind, fake.url, timeout=0.3 if name.startswith("timeout") else 5.0)
     with pytest.raises(ModelError) as caught:
         model(USER, [])
     assert says.format(base=fake.url) in str(caught.value)
@@ -52,7 +52,8 @@ def test_each_fault_is_one_clear_sentence(fake, kind, name, replies, says, tries
 @pytest.mark.parametrize("name, replies", RECOVERS, ids=[r[0] for r in RECOVERS])
 def test_transient_faults_are_retried(fake, kind, name, replies):
     fake.script(*replies, GOOD[kind])
-    reply = build(kind, fake.url, timeout=0.3)(USER, [])
+    # generous timeouts: a loaded machine must not turn a slow good reply into one more try
+    reply = build(kind, fake.url, timeout=1.0 if name == "timeout" else 5.0)(USER, [])
     assert reply["content"] == "ok"
     assert len(fake.posts(PATH[kind])) == len(replies) + 1
 

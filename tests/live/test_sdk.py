@@ -2,8 +2,8 @@
 
 import json
 
-from adapters import build
-from conftest import KEY
+from live_adapters import build
+from live_adapters import KEY
 from fakeserver import chat_call, chat_text
 
 from looplab import Memory, Toolbox, run_agent

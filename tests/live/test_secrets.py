@@ -4,8 +4,8 @@ import json
 import traceback
 
 import pytest
-from adapters import ADAPTERS, build
-from conftest import KEY
+from live_adapters import ADAPTERS, build
+from live_adapters import KEY
 from fakeserver import error
 
 from looplab import Memory, Toolbox, run_agent

@@ -9,6 +9,7 @@ lesson code runs both ways.
 import os
 from collections.abc import Callable
 
+from .errors import ModelError
 from .scripted import ScriptExhausted, ScriptedModel, call, calls, failing, final, scripted
 
 
@@ -30,5 +31,5 @@ def pick_model(offline: list | Callable) -> Callable:
     return offline if callable(offline) else scripted(offline)
 
 
-__all__ = ["ScriptExhausted", "ScriptedModel", "call", "calls", "failing", "final", "scripted",
+__all__ = ["ModelError", "ScriptExhausted", "ScriptedModel", "call", "calls", "failing", "final", "scripted",
            "model_mode", "pick_model"]

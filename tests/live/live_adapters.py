@@ -16,9 +16,10 @@ GOOD = {"chat": chat_text("ok"), "responses": responses_text("ok"),
 PATH = {"chat": "/v1/chat/completions", "responses": "/v1/responses",
         "prompted": "/v1/chat/completions", "sdk": "/v1/chat/completions"}
 ADAPTERS = list(GOOD)
+KEY = "sk-test-SECRETKEY-0123456789abcdef"
 
 
-def build(kind: str, base_url: str, key: str = "sk-test-SECRETKEY-0123456789abcdef",
+def build(kind: str, base_url: str, key: str = KEY,
           model: str = "fake-model", timeout: float = 5.0):
     """A model function of one kind against base_url; retries never really sleep."""
     if kind == "sdk":

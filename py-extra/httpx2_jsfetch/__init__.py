@@ -1,0 +1,108 @@
+"""httpx2 transports for the browser (Pyodide): httpx2 imports this module on Emscripten.
+
+The `httpx2-jsfetch` on PyPI is an empty placeholder, so Loop Lab builds its own from this
+source (py-extra/build.py) and serves the wheel with the site. The sync transport sends each
+request as a synchronous XMLHttpRequest — allowed in a Web Worker, where the lessons run — so
+the openai SDK's synchronous client works unchanged. The async one uses `pyodide.http.pyfetch`.
+
+A request that fails with no HTTP status (the network, or the endpoint's CORS rules) raises
+ConnectError whose text starts with "blocked"; a timeout raises ReadTimeout.
+"""
+
+# Only httpx2's submodules: this module is imported while `httpx2` itself is still being imported.
+from httpx2._exceptions import ConnectError, ReadTimeout
+from httpx2._models import Request, Response
+from httpx2._transports.base import AsyncBaseTransport, BaseTransport
+
+__version__ = "0.1.0"
+__all__ = ["JavascriptFetchTransport", "AsyncJavascriptFetchTransport"]
+
+# Set by the browser itself; setting them from script only logs a warning.
+BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "user-agent", "origin"}
+# Already undone by the browser: passing them on would make httpx2 decode the body twice.
+ALREADY_DECODED = {"content-encoding", "content-length", "transfer-encoding"}
+BLOCKED = "blocked: the request failed with no HTTP status (the network, or the endpoint's CORS rules)"
+
+
+def wire_headers(request: Request) -> dict:
+    """The headers to send from a page: without browser-owned ones and the SDK's x-stainless-* telemetry
+    (fewer custom headers, fewer CORS preflight refusals)."""
+    return {k: v for k, v in request.headers.items()
+            if k.lower() not in BROWSER_OWNED and not k.lower().startswith("x-stainless-")}
+
+
+def read_timeout(request: Request) -> float | None:
+    timeout = request.extensions.get("timeout") or {}
+    values = [v for v in (timeout.get("read"), timeout.get("connect")) if v]
+    return max(values) if values else None
+
+
+def xhr_send(method: str, url: str, headers: dict, body: bytes, timeout: float | None):
+    """One synchronous XMLHttpRequest: (status, [(name, value)], body bytes); raises TimeoutError or ConnectionError."""
+    from js import Uint8Array, XMLHttpRequest
+    from pyodide.ffi import to_js
+
+    xhr = XMLHttpRequest.new()
+    xhr.open(method, url, False)
+    binary = True
+    try:
+        xhr.responseType = "arraybuffer"   # a worker may; a window may not, for a sync request
+        if timeout:
+            xhr.timeout = int(timeout * 1000)
+    except Exception:
+        binary = False
+    for name, value in headers.items():
+        xhr.setRequestHeader(name, value)
+    try:
+        xhr.send(to_js(body) if body else None)
+    except Exception as exc:
+        if "Timeout" in (getattr(exc, "name", "") or str(exc)):
+            raise TimeoutError(f"no answer within {timeout} s") from None
+        raise ConnectionError(BLOCKED) from None
+    if xhr.status == 0:
+        raise ConnectionError(BLOCKED)
+    pairs = []
+    for line in str(xhr.getAllResponseHeaders() or "").splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            pairs.append((name.strip(), value.strip()))
+    data = Uint8Array.new(xhr.response).to_bytes() if binary else str(xhr.responseText or "").encode()
+    return int(xhr.status), pairs, data
+
+
+class JavascriptFetchTransport(BaseTransport):
+    """httpx2's sync transport on Emscripten; `send` can be replaced (tests run it in CPython)."""
+
+    def __init__(self, *args, send=None, **kwargs):  # httpx2 passes verify/cert/...: meaningless here
+        self.send = send or xhr_send
+
+    def handle_request(self, request: Request) -> Response:
+        body = request.read()
+        try:
+            status, headers, data = self.send(request.method, str(request.url), wire_headers(request),
+                                              body, read_timeout(request))
+        except TimeoutError as exc:
+            raise ReadTimeout(str(exc), request=request) from None
+        except ConnectionError as exc:
+            raise ConnectError(str(exc), request=request) from None
+        kept = [(k, v) for k, v in headers if k.lower() not in ALREADY_DECODED]
+        return Response(status, headers=kept, content=data, request=request)
+
+
+class AsyncJavascriptFetchTransport(AsyncBaseTransport):
+    """httpx2's async transport on Emscripten, over the browser's fetch."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    async def handle_async_request(self, request: Request) -> Response:
+        from pyodide.http import pyfetch
+
+        body = await request.aread()
+        try:
+            reply = await pyfetch(str(request.url), method=request.method, headers=wire_headers(request),
+                                  body=body or None)
+        except Exception:
+            raise ConnectError(BLOCKED, request=request) from None
+        kept = [(k, v) for k, v in reply.headers.items() if k.lower() not in ALREADY_DECODED]
+        return Response(reply.status, headers=kept, content=await reply.bytes(), request=request)
