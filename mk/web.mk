@@ -1,12 +1,15 @@
 # The static site: build web/dist, serve it, drive it in headless Chromium, measure its start-up.
-#   make build      bundle the front end, copy Pyodide, build the looplab wheel, write the lock file
+#   make build      bundle the front end, copy Pyodide, build the looplab wheel and our httpx2_jsfetch
+#                   wheel (py-extra/), fetch the pinned "site" and "openai" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
-#   make bench      benchmarks: bench/loop.py, then bench/startup.py (the site's start-up)
+#   make bench      benchmarks: bench/loop.py (CPython, then Pyodide), bench/models.py (the adapters'
+#                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
+#                   (the openai SDK's install + import and a call's cost in the page)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
-SITE_SOURCES := $(shell find web/src web/styles web/bench py/looplab lessons -type f 2>/dev/null) \
+SITE_SOURCES := $(shell find web/src web/styles web/bench py/looplab py-extra lessons -type f -not -name '*.pyc' 2>/dev/null) \
 	web/index.html web/sw.js scripts/build_site.py wheels.lock.json pyproject.toml package-lock.json
 
 .PHONY: chromium
@@ -17,17 +20,25 @@ $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
 build: web/dist/build.json
-web/dist/build.json: venv node wheels-site $(SITE_SOURCES)
+web/dist/build.json: venv node wheels-site wheels-openai $(SITE_SOURCES)
 	$(PY) scripts/build_site.py --out web/dist
 
 serve: build
 	$(PY) scripts/serve.py --port $(PORT) --dir web/dist
 
-test-e2e: venv node wheels-site chromium
+test-e2e: venv node wheels-site wheels-openai chromium
 	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
 
-bench: venv node wheels-site wheels-test chromium build
+# Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
+# (The site does not need this: scripts/build_site.py builds them from source into web/dist/py.)
+EXTRA_WHEELS := .cache/wheels/httpx2_jsfetch-0.1.0-py3-none-any.whl
+$(EXTRA_WHEELS): py-extra/build.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
+	$(PY) py-extra/build.py .cache/wheels
+
+bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS)
 	$(PY) bench/loop.py
 	@echo "-- the same inside Pyodide (Node.js):"
 	node tests/pyodide/run.mjs --script bench/loop.py
+	$(PY) bench/models.py --pyodide
 	$(PY) bench/startup.py
+	$(PY) bench/sdk_browser.py

@@ -9,12 +9,20 @@ What lands in the output folder:
     pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
                                                      (immutable: the version is in the path)
     py/pyodide-lock.json                             the site's own lock file: only the wheels it
-    py/*.whl                                         serves (looplab built from py/, micropip ...)
+    py/*.whl                                         serves (looplab built from py/, micropip, the
+                                                     "openai" group, and httpx2_jsfetch built from
+                                                     py-extra/), each with its sha256 and its
+                                                     dependencies read from the wheel's metadata
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
     build.json                                       version, file sizes (for the loading bar)
     bench/bare.html                                  the bare Pyodide reference page for bench/
 
-Uses only the standard library, node_modules (npm ci) and .cache/wheels (scripts/wheels.py site).
+The "openai" group (the SDK and its dependencies, ~5 MB) is served but neither loaded at start
+nor precached: the worker loads it when a run needs it, and the service worker keeps it once
+fetched (see web/sw.js, LAZY).
+
+Uses only the standard library, node_modules (npm ci) and .cache/wheels
+(scripts/wheels.py site openai).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import importlib.util
 import json
 import re
 import shutil
@@ -37,6 +46,12 @@ NODE = ROOT / "node_modules"
 WHEELS = ROOT / ".cache" / "wheels"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 SITE_GROUPS = ("site", "openai")  # wheel groups the site serves, when wheels.lock.json has them
+LAZY_GROUPS = ("openai",)  # served, loaded only when a run needs them, not precached
+PY_EXTRA = ROOT / "py-extra"  # our own source for wheels PyPI has no usable build of (httpx2_jsfetch)
+# The Pyodide the site runs, for the environment markers of the wheels' Requires-Dist.
+TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
+          "platform_machine": "wasm32", "implementation_name": "cpython",
+          "platform_python_implementation": "CPython", "extra": ""}
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same source gives the same wheel bytes
 
 sys.path.insert(0, str(ROOT / "py"))
@@ -108,6 +123,69 @@ def wheel_imports(path: Path) -> list[str]:
     return sorted(names)
 
 
+def canonical(name: str) -> str:
+    """A distribution name as PEP 503 compares it: pydantic_core -> pydantic-core."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def version_tuple(text: str) -> tuple:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def marker_holds(marker: str, python: str) -> bool:
+    """Evaluate an environment marker (PEP 508) for the site's Pyodide, e.g.
+    `sys_platform == 'emscripten' and python_version >= '3.12'`; any `extra == ...` is false."""
+    env = {**TARGET, "python_version": ".".join(python.split(".")[:2]), "python_full_version": python}
+    compare = re.compile(r"""(\w+|'[^']*'|"[^"]*")\s*(==|!=|<=|>=|<|>|~=|not in|in)\s*(\w+|'[^']*'|"[^"]*")""")
+
+    def value(token: str) -> str:
+        return token[1:-1] if token[0] in "'\"" else env.get(token, "")
+
+    def test(match) -> str:
+        left, op, right = match.group(1), match.group(2), match.group(3)
+        a, b = value(left), value(right)
+        if "version" in left or "version" in right:
+            a, b = version_tuple(a), version_tuple(b)
+            op = {"~=": ">="}.get(op, op)
+        result = {"==": a == b, "!=": a != b, "<=": a <= b, ">=": a >= b, "<": a < b, ">": a > b,
+                  "in": a in b, "not in": a not in b}[op]
+        return f" {result} "
+
+    expression = compare.sub(test, marker)
+    if not re.fullmatch(r"[\s()]*((True|False|and|or|not)[\s()]*)*", expression):
+        raise BuildError(f"cannot read the environment marker {marker!r}")
+    return bool(eval(expression, {"__builtins__": {}}))  # only True/False/and/or/not/parentheses
+
+
+def wheel_requires(path: Path, python: str) -> list[str]:
+    """The canonical names of the distributions a wheel needs on the site's Pyodide."""
+    with zipfile.ZipFile(path) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        metadata = zf.read(name).decode("utf-8")
+    needs = []
+    for line in metadata.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        requirement, _, marker = line.split(":", 1)[1].partition(";")
+        if marker.strip() and not marker_holds(marker.strip(), python):
+            continue
+        needs.append(canonical(re.match(r"\s*([A-Za-z0-9._-]+)", requirement).group(1)))
+    return needs
+
+
+def build_extra_wheels(dest: Path) -> list[tuple[dict, Path]]:
+    """Our own wheels from py-extra/ (reproducible bytes), as (entry, path) like the pinned ones."""
+    spec = importlib.util.spec_from_file_location("py_extra_build", PY_EXTRA / "build.py")
+    extra = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extra)
+    out = []
+    for package, version in extra.PACKAGES.items():
+        path = extra.build(package, version, dest)
+        out.append(({"name": canonical(package), "version": version, "filename": path.name,
+                     "sha256": sha256_file(path), "group": "openai"}, path))
+    return out
+
+
 def site_wheels() -> list[tuple[dict, Path]]:
     """The pinned wheels the site serves, checked against their sha256."""
     lock_path = ROOT / "wheels.lock.json"
@@ -123,7 +201,7 @@ def site_wheels() -> list[tuple[dict, Path]]:
             if sha256_file(path) != entry["sha256"]:
                 raise BuildError(f"{path.name} does not match its sha256 in wheels.lock.json: "
                                  f"run `python scripts/wheels.py {group}` again")
-            chosen.append((entry, path))
+            chosen.append(({**entry, "group": group}, path))
     return chosen
 
 
@@ -141,20 +219,32 @@ def copy_pyodide(out: Path) -> tuple[str, Path]:
 
 
 def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) -> dict:
-    """The site's own pyodide-lock.json: Pyodide's `info`, and only the packages the site serves."""
+    """The site's own pyodide-lock.json: Pyodide's `info`, and only the packages the site serves.
+
+    Each package's `depends` comes from its own wheel's Requires-Dist, evaluated for this
+    Pyodide (httpx2 needs httpx2-jsfetch on emscripten and not anyio), so loadPackage("openai")
+    brings exactly the wheels the SDK imports, and nothing from anywhere else.
+    """
     upstream = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
+    python = upstream["info"]["python"]
     py_dir = out / "py"
+    served = {canonical(e["name"]) for e, _ in wheels}
     packages = {}
     for entry, path in wheels:
-        shutil.copy2(path, py_dir / path.name)
-        known = upstream["packages"].get(entry["name"], {})
-        packages[entry["name"]] = {
-            "name": entry["name"], "version": entry["version"], "file_name": path.name,
+        if path.parent != py_dir:
+            shutil.copy2(path, py_dir / path.name)
+        name = canonical(entry["name"])
+        missing = [d for d in wheel_requires(path, python) if d not in served]
+        if missing:
+            raise BuildError(f"{path.name} needs {', '.join(missing)} on Pyodide, which the site does not serve: "
+                             f"add it to the {entry['group']!r} group of wheels.lock.json")
+        packages[name] = {
+            "name": name, "version": entry["version"], "file_name": path.name,
             "install_dir": "site", "sha256": entry["sha256"], "package_type": "package",
-            "imports": known.get("imports") or wheel_imports(path),
-            "depends": [d for d in known.get("depends", []) if d in {e["name"] for e, _ in wheels}],
+            "imports": wheel_imports(path), "depends": sorted(set(wheel_requires(path, python))),
             "unvendored_tests": False,
         }
+    break_cycles(packages)
     meta = project_meta()
     packages[meta["name"]] = {
         "name": meta["name"], "version": meta["version"], "file_name": looplab_wheel.name,
@@ -164,6 +254,29 @@ def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) 
     lock = {"info": upstream["info"], "packages": dict(sorted(packages.items()))}
     (py_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
     return lock
+
+
+def break_cycles(packages: dict) -> None:
+    """Drop the `depends` edges that close a cycle (httpx2 -> httpx2-jsfetch -> httpx2).
+
+    Pyodide's loadPackage installs a package only after its dependencies are installed, so a
+    cycle would wait forever. Installing is only unpacking (imports come later), so the order
+    inside a cycle does not matter; loadPackage still brings every package of it.
+    """
+    state: dict[str, str] = {}
+
+    def visit(name: str) -> None:
+        state[name] = "open"
+        for dep in list(packages[name]["depends"]):
+            if state.get(dep) == "open":
+                packages[name]["depends"].remove(dep)
+            elif dep not in state:
+                visit(dep)
+        state[name] = "done"
+
+    for name in sorted(packages):
+        if name not in state:
+            visit(name)
 
 
 # --- lessons -----------------------------------------------------------------------------------
@@ -229,14 +342,15 @@ def bundle(out: Path, minify: bool) -> None:
         (out / "app.js").write_text(text.replace("sourceMappingURL=main.js.map", "sourceMappingURL=app.js.map"))
 
 
-def write_service_worker(out: Path, version: str) -> list[str]:
-    """sw.js with this build's version and the list of every file to precache."""
+def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
+    """sw.js with this build's version, the files to precache, and the lazy ones (cached on first use)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
-    precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html")]
+    precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html") and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
-            .replace('["__PRECACHE__"]', json.dumps(precache, indent=1)))
+            .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
+            .replace('["__LAZY__"]', json.dumps(lazy, indent=1)))
     (out / "sw.js").write_text(text)
     return precache
 
@@ -248,7 +362,9 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     (out / "py").mkdir()
     version, core = copy_pyodide(out)
     looplab_wheel = build_looplab_wheel(out / "py")
-    lock = write_lock(out, site_wheels(), looplab_wheel)
+    wheels = site_wheels() + build_extra_wheels(out / "py")
+    lock = write_lock(out, wheels, looplab_wheel)
+    lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
     lessons = copy_lessons(out, lesson_dirs)
     bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
@@ -272,9 +388,10 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     # Paths are relative to the page, so the folder can be served under any prefix.
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
+            "lazyBytes": sum(sizes["/" + p] for p in lazy),
             "startupBytes": sum(sizes[p] for p in startup), "lessons": len(lessons)}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
-    precache = write_service_worker(out, build_version)
+    precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)
     info["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return info

@@ -2,10 +2,13 @@
 // Loop Lab loads and runs lessons with the network off. A new build has a new VERSION (a hash
 // of everything it serves): it installs its cache beside the old one and deletes the old one
 // when it takes over. Requests to other origins (a live model) are never touched.
+// The heavy extras (the openai SDK's wheels, LAZY) are not precached: the worker loads them only
+// when a run needs them, and they are kept in the same cache from that first use on.
 
 const VERSION = "__VERSION__";
 const CACHE = `looplab-${VERSION}`;
 const PRECACHE = ["__PRECACHE__"];
+const LAZY = new Set(["__LAZY__"].map((path) => new URL(path, self.location).pathname));
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -39,7 +42,10 @@ self.addEventListener("fetch", (event) => {
     const cache = await caches.open(CACHE);
     const key = request.mode === "navigate" ? new URL("./", self.location).href : request;
     const hit = await cache.match(key, { ignoreSearch: true });
-    return hit || fetch(request);
+    if (hit) return hit;
+    const response = await fetch(request);
+    if (response.ok && LAZY.has(url.pathname)) await cache.put(request, response.clone());
+    return response;
   })());
 });
 

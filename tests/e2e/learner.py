@@ -40,6 +40,14 @@ def set_code(page: Page, text: str, role: str = "exercise", nth: int = 0) -> Non
     expect(content).to_contain_text(text.splitlines()[0])
 
 
+def put_solutions(page: Page) -> None:
+    """Put every exercise's solution in place, through the page's "show solution" buttons."""
+    for button in page.get_by_test_id("show-solution").all():
+        button.click()
+        page.get_by_role("button", name="Put the solution in my code").first.click()
+        button.click()  # hide it again: the next "Put the solution" button is then the first
+
+
 def start_run(page: Page) -> None:
     page.get_by_test_id("run").click()
     expect(page.get_by_test_id("stop")).to_be_enabled()

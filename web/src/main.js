@@ -166,6 +166,7 @@ async function run() {
   const started = performance.now();
   ui.status.dataset.runStarted = String(started);
   delete ui.status.dataset.runEnded;
+  delete ui.status.dataset.extrasMs;
   status(`Running ${current.title} with the ${settings.live ? "live" : "scripted"} model…`, "running");
   if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
   const promise = runner.run(view.cells(), { env: settings.env() });
@@ -173,6 +174,7 @@ async function run() {
   const result = await promise;
   const ended = performance.now();
   ui.status.dataset.runEnded = String(ended);
+  if (result.extras) ui.status.dataset.extrasMs = String(result.extras.ms); // bench/sdk_browser.py reads it
   delete checks.dataset.running;
   updateButtons();
   const seconds = ((ended - started) / 1000).toFixed(2);

@@ -20,9 +20,11 @@
 //   stdout   {id, text}  /  stderr {id, text}              the learner's output, in batches
 //   event    {id, event}                                   one trace event (looplab.trace), already
 //                                                          redacted of keys
-//   done     {id, result: {ok, error, checks}, interrupted}
+//   done     {id, result: {ok, error, checks}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
-//                                                          KeyboardInterrupt ended it
+//                                                          KeyboardInterrupt ended it; `extras`
+//                                                          {packages, ms} when this run first loaded
+//                                                          extra packages (else null)
 //   fatal    {message}                                     the worker cannot go on (Pyodide failed to
 //                                                          load, or crashed: out of memory ...); the
 //                                                          page reports it and starts a fresh worker

@@ -51,7 +51,7 @@ export class Runner {
         if (run && message.id === run.id) this.on.event(message.event);
         break;
       case "done":
-        if (run && message.id === run.id) this.finish({ ...message.result, interrupted: message.interrupted });
+        if (run && message.id === run.id) this.finish({ ...message.result, interrupted: message.interrupted, extras: message.extras || null });
         break;
       case "fatal":
         this.crash(worker, message.message);
@@ -75,7 +75,7 @@ export class Runner {
     this.start();
   }
 
-  /** Run a lesson; resolves with {ok, error, checks, interrupted?, terminated?, crashed?}. */
+  /** Run a lesson; resolves with {ok, error, checks, interrupted?, terminated?, crashed?, extras?}. */
   run(cells, { solution = false, env = {} } = {}) {
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;

@@ -131,7 +131,9 @@ function flush() {
 // --- one run -------------------------------------------------------------------------------
 
 // Extra packages come only from this site's lock file, and only when a run needs them: what the
-// lesson's code imports (e.g. `import openai`), and the openai SDK for LLM_API=sdk.
+// lesson's code imports (e.g. `import openai`), and the openai SDK for LLM_API=sdk in live mode.
+// loadPackage follows the lock's `depends` (read from each wheel's metadata at build time) and
+// checks every wheel's sha256. Returns {packages, ms} when it loaded something, else null.
 async function loadExtras(id, cells, env) {
   const code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
   const wanted = new Set();
@@ -140,14 +142,29 @@ async function loadExtras(id, cells, env) {
   } catch {
     /* a syntax error: the run itself will report it */
   }
-  if (env && env.LLM_MODEL && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") wanted.add("openai");
-  const packages = Object.values(pyodide.lockfile.packages)
+  if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") wanted.add("openai");
+  const lock = pyodide.lockfile.packages;
+  const packages = Object.values(lock)
     .filter((p) => p.imports.some((name) => wanted.has(name)))
     .map((p) => p.name)
     .filter((name) => !(name in pyodide.loadedPackages));
-  if (!packages.length) return;
-  post({ type: "stdout", id, text: `(loading ${packages.join(", ")} from this site, once…)\n` });
-  await pyodide.loadPackage(packages, { messageCallback: () => {}, errorCallback: (text) => post({ type: "stderr", id, text: text + "\n" }) });
+  if (!packages.length) return null;
+  const all = new Set(); // with their dependencies, to say what is coming
+  const add = (name) => {
+    if (all.has(name) || name in pyodide.loadedPackages || !lock[name]) return;
+    all.add(name);
+    lock[name].depends.forEach(add);
+  };
+  packages.forEach(add);
+  const names = [...all];
+  post({ type: "stdout", id, text: `(loading ${names.join(", ")} from this site, once…)\n` });
+  const started = performance.now();
+  const errors = [];
+  await pyodide.loadPackage(packages, { messageCallback: () => {}, errorCallback: (text) => errors.push(text) });
+  const ms = Math.round(performance.now() - started);
+  if (errors.length) throw new Error(errors.join("; "));
+  post({ type: "stdout", id, text: `(loaded in ${(ms / 1000).toFixed(1)} s)\n` });
+  return { packages: names, ms };
 }
 
 async function run({ id, cells, solution, env }) {
@@ -156,8 +173,9 @@ async function run({ id, cells, solution, env }) {
   if (interrupt) interrupt[0] = 0;
   let result = null;
   let interrupted = false;
+  let extras = null;
   try {
-    await loadExtras(id, cells, env);
+    extras = await loadExtras(id, cells, env);
   } catch (error) {
     post({ type: "stderr", id, text: `Could not load a package: ${error && error.message ? error.message : error}\n` });
   }
@@ -180,7 +198,7 @@ async function run({ id, cells, solution, env }) {
     result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : message, checks: [] };
   }
   flush();
-  post({ type: "done", id, result, interrupted });
+  post({ type: "done", id, result, interrupted, extras });
   runId = null;
 }
 

@@ -8,8 +8,11 @@ The SDK retries 408/409/429/5xx and connection failures itself (honouring Retry-
 exceptions are turned into the same one-sentence `ModelError`s as the raw-HTTP adapters.
 
 In the browser the SDK is not part of the page: it is installed on first use from wheels the
-site serves (the "openai" group of wheels.lock.json). The worker does that before running a
-lesson that needs it — see `ensure_openai`.
+site serves (the "openai" group of wheels.lock.json and our httpx2_jsfetch from py-extra/). The
+worker does that before a run that needs it (LLM_API=sdk in live mode, or code that imports
+openai) with `pyodide.loadPackage` over the site's own lock file, which carries each wheel's
+sha256 and dependencies (web/src/worker.js, loadExtras); `ensure_openai` does the same from
+Python, through micropip, given the wheels' URLs.
 """
 
 import sys
