@@ -52,6 +52,7 @@ def title_of(path: Path) -> str:
 
 
 def list_lessons() -> int:
+    """Print each lesson with its title and exercise count; 2 when there are none."""
     folder = lessons_dir()
     files = sorted(folder.glob("[0-9][0-9]-*.py")) if folder.is_dir() else []
     if not files:
@@ -66,6 +67,7 @@ def list_lessons() -> int:
 
 
 def run_lesson(name: str, live: bool, solution: bool, show_trace: bool) -> int:
+    """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found)."""
     path = find_lesson(name)
     if path is None:
         print(f"no lesson {name!r}; `python -m looplab list` shows them", file=sys.stderr)
@@ -96,6 +98,7 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line's entry point; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m looplab",
                                      description="Run Loop Lab lessons in CPython.")
     commands = parser.add_subparsers(dest="command", required=True)

@@ -51,6 +51,9 @@ class Check:
     ok: bool
     message: str = ""
 
+    def __post_init__(self):
+        self.message = trace.redact_text(self.message)  # shown on the page and in the terminal
+
 
 @dataclass
 class LessonResult:
@@ -59,17 +62,23 @@ class LessonResult:
     error: str | None = None
     events: list[dict] = field(default_factory=list)
 
+    def __post_init__(self):
+        if self.error:
+            self.error = trace.redact_text(self.error)  # a traceback may quote a key from the learner's code
+
     @property
     def ok(self) -> bool:
         """True when no cell raised and every check passed (and there was at least one)."""
         return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict:
+        """The result as plain data (what the page receives)."""
         return {"ok": self.ok, "error": self.error, "events": self.events,
                 "checks": [{"name": c.name, "ok": c.ok, "message": c.message} for c in self.checks]}
 
 
 def parse_header(rest: str) -> tuple[str, list[str]]:
+    """A `# %%` line's rest as (kind, tags): `[markdown]` makes prose, `tags=[...]` is JSON."""
     kind = "markdown" if "[markdown]" in rest or "[md]" in rest else "code"
     match = re.search(r"tags\s*=\s*(\[.*?\])", rest)
     tags = json.loads(match.group(1)) if match else []

@@ -18,8 +18,9 @@ What a malformed reply does (see `read_reply`):
 - content that is a list of parts                -> the text parts joined
 - `tool_calls` a single dict                     -> treated as a list of one
 - a call that is not a dict, or has no name      -> an `error:` result naming the tools
-- a call with no id, or an id already used      -> given an id of ours, then an `error:` result
-- arguments as a dict instead of JSON text       -> accepted (the Toolbox validates them)
+- a call with no id, an id that is not text,
+  or an id already used                          -> given an id of ours, then an `error:` result
+- arguments that are not JSON text (a dict ...)  -> written as JSON text (the Toolbox validates them)
 """
 
 import inspect
@@ -66,7 +67,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
     for step in range(1, max_steps + 1):
         messages = memory.messages(budget)
         emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
-             context=messages, context_tokens=sum(memory.size(m) for m in messages))
+             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages))
         started = time.perf_counter()
         try:
             raw = model_fn(messages, toolbox.schemas())
@@ -119,6 +120,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
 
 def answer_call(memory: Memory, emit: Emitter, step: int, call_id: str, name: str, result: str,
                 seconds: float) -> None:
+    """Store a call's result in memory and emit its `tool_result` event."""
     memory.add(tool_message(call_id, result))
     emit("tool_result", step=step, call_id=call_id, tool=name, ok=not result.startswith("error:"),
          result=result, ms=round(seconds * 1000, 3))
@@ -165,11 +167,24 @@ def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str
 
 
 def text_of(content) -> str | None:
+    """A message's content as text: None stays None, content parts are joined, anything else is JSON."""
     if content is None or isinstance(content, str):
         return content
-    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}, {"type": "image_url"}]
+        return "".join(str(p.get("text") or "") if isinstance(p, dict) else str(p) for p in content)
     return json.dumps(content, default=str)
+
+
+def arguments_text(arguments) -> str:
+    """Tool-call arguments as the JSON text memory holds (a dict, or any other value, is encoded)."""
+    if arguments is None:
+        return "{}"
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, default=str)
+    except ValueError:  # a circular structure
+        return json.dumps(str(arguments))
 
 
 def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str, str]]:
@@ -178,17 +193,17 @@ def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str,
     `seen` holds the ids already in memory (it is updated), so an id is never answered twice.
     """
     out, broken = [], {}
+    sent = {c.get("id") for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)}
     for i, call in enumerate(calls, start=1):
         problem = None
         if not isinstance(call, dict):
             call, problem = {}, "error: the tool call was not an object; send {\"id\", \"function\": {\"name\", \"arguments\"}}"
         fn = call.get("function") if isinstance(call.get("function"), dict) else {}
-        name, arguments = fn.get("name"), fn.get("arguments", "{}")
-        call_id = call.get("id")
-        if not isinstance(call_id, str) or not call_id or call_id in seen:
-            why = "had no id" if not call_id else f"reused the id {call_id!r}"
+        name, arguments = fn.get("name"), arguments_text(fn.get("arguments"))
+        call_id, why = call.get("id"), id_problem(call.get("id"), seen)
+        if why:
             call_id = f"call_{step}_{i}"
-            while call_id in seen:
+            while call_id in seen or call_id in sent:  # never an id a later call of this reply has
                 call_id += "_"
             problem = problem or f"error: the tool call {why}; it was not run — call the tool again"
         if not isinstance(name, str) or not name:
@@ -199,3 +214,12 @@ def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str,
         if problem:
             broken[call_id] = problem
     return out, broken
+
+
+def id_problem(call_id, seen: set) -> str | None:
+    """Why a call's id cannot be used (None when it can): missing, not text, or already used."""
+    if call_id is None or call_id == "":
+        return "had no id"
+    if not isinstance(call_id, str):
+        return f"had an id that is not text ({call_id!r})"
+    return f"reused the id {call_id!r}" if call_id in seen else None

@@ -27,6 +27,8 @@ class Memory:
                  counter: Callable[[str], int] = count_tokens):
         self.system = dict(system) if isinstance(system, dict) else {"role": "system", "content": system}
         self.system.setdefault("role", "system")
+        if keep_last is not None and keep_last < 0:
+            raise ValueError(f"keep_last must be 0 or more (it is {keep_last})")
         self.keep_last = keep_last
         self.counter = counter
         self.history: list[dict] = []

@@ -51,6 +51,7 @@ class Gate:
 
 
 def rule_name(rule) -> str:
+    """A rule's name for a reason text: its function name, else its type."""
     return getattr(rule, "__name__", type(rule).__name__)
 
 

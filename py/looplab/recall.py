@@ -32,7 +32,8 @@ EXTRACT_PROMPT = (
 class Embedder(Protocol):
     """Anything that turns texts into vectors."""
 
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in the order of the texts."""
 
 
 def words(text: str) -> list[str]:
@@ -56,6 +57,7 @@ class HashEmbedder:
         self.dim = dim
 
     def features(self, text: str) -> dict[str, float]:
+        """The weighted features of a text: words, word pairs and character trigrams."""
         feats: dict[str, float] = {}
         tokens = words(text)
         for i, word in enumerate(tokens):
@@ -82,6 +84,7 @@ class HashEmbedder:
 
 
 def normalise(vec: list[float]) -> list[float]:
+    """The vector scaled to unit length (all zeros stays all zeros)."""
     norm = math.sqrt(sum(x * x for x in vec))
     return [x / norm for x in vec] if norm else vec
 

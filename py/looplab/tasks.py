@@ -11,6 +11,8 @@ first out, with a cap so an agent that keeps scheduling cannot run forever.
 from collections import deque
 from collections.abc import Callable
 
+from .trace import redact_text
+
 
 class TaskQueue:
     """A FIFO of tasks, the results of the ones processed, and a cap on how many are processed."""
@@ -49,7 +51,8 @@ class TaskQueue:
             try:
                 result = agent_fn(task)
             except Exception as exc:  # one failing task does not lose the others' results
-                result = {"answer": None, "stopped": "error", "detail": f"{type(exc).__name__}: {exc}"}
+                result = {"answer": None, "stopped": "error",
+                          "detail": redact_text(f"{type(exc).__name__}: {exc}")}
             self.results.append({"task": task, "result": result})
         self.stopped = "empty"
         return self.results

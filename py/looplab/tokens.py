@@ -23,7 +23,7 @@ def message_tokens(message: dict, counter=count_tokens) -> int:
     if isinstance(message.get("tokens"), int):
         return message["tokens"]
     content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content) if content else ""
+    text = content if isinstance(content, str) else json.dumps(content, default=str) if content else ""
     if message.get("tool_calls"):
-        text += json.dumps(message["tool_calls"])
+        text += json.dumps(message["tool_calls"], default=str)
     return MESSAGE_OVERHEAD + counter(text)

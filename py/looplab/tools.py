@@ -30,6 +30,7 @@ class ToolError(Exception):
 
 @dataclass
 class Tool:
+    """One registered tool: what the model sees (name, description, parameters) and what runs."""
     name: str
     description: str
     parameters: dict
@@ -98,7 +99,7 @@ class Toolbox:
         args = parse_arguments(tool, arguments_json)
         if isinstance(args, str):
             return args
-        problem = check_arguments(tool, args)
+        problem = check_arguments(tool.parameters, args, tool.name)
         if problem:
             return problem
         try:
@@ -151,9 +152,9 @@ def parse_arguments(tool: Tool, arguments_json) -> dict | str:
     return args
 
 
-def check_arguments(tool: Tool, args: dict) -> str | None:
-    """Validate arguments against the tool's schema (in place: drops nulls for optional ones)."""
-    schema = tool.parameters or {}
+def check_arguments(schema: dict, args: dict, owner: str) -> str | None:
+    """Validate an object against its schema (in place: drops nulls for optional ones); `owner` names it in errors."""
+    schema = schema or {}
     props = schema.get("properties", {}) or {}
     required = list(schema.get("required", []) or [])
     for key in [k for k, v in args.items() if v is None and k not in required]:
@@ -161,16 +162,16 @@ def check_arguments(tool: Tool, args: dict) -> str | None:
             del args[key]  # strict-mode models send null for an optional argument they skip
     missing = [k for k in required if k not in args]
     if missing:
-        return (f"error: {tool.name} is missing required argument {missing[0]!r}; "
+        return (f"error: {owner} is missing required argument {missing[0]!r}; "
                 f"required: {', '.join(required)}")
     if schema.get("additionalProperties") in (None, False):
         extra = [k for k in args if k not in props]
         if extra:
             names = ", ".join(props) or "none"
-            return f"error: {tool.name} has no argument {extra[0]!r}; arguments are {names}"
+            return f"error: {owner} has no argument {extra[0]!r}; arguments are {names}"
     for key, value in args.items():
         if key in props:
-            problem = check_value(props[key], value, f"argument {key!r} of {tool.name}")
+            problem = check_value(props[key], value, f"argument {key!r} of {owner}")
             if problem:
                 return problem
             if props[key].get("type") == "integer" and isinstance(value, float):
@@ -202,6 +203,7 @@ def json_type(value) -> str:
 
 
 def is_type(value, name: str) -> bool:
+    """Whether a value has the JSON schema type `name` (an integral float counts as an integer)."""
     if name == "string":
         return isinstance(value, str)
     if name == "boolean":
@@ -221,6 +223,7 @@ def is_type(value, name: str) -> bool:
 
 
 def allows(schema: dict, value) -> bool:
+    """Whether a (sub)schema's type, or its enum when it has no type, admits the value."""
     kinds = schema.get("type")
     if kinds is None:
         return "enum" not in schema or value in schema["enum"]
@@ -244,10 +247,7 @@ def check_value(schema: dict, value, where: str) -> str | None:
             if problem:
                 return problem
     if isinstance(value, dict) and "properties" in schema:
-        inner = Tool(where, "", schema, lambda **_: None)
-        problem = check_arguments(inner, value)
-        if problem:
-            return problem
+        return check_arguments(schema, value, where)
     return None
 
 
@@ -357,6 +357,7 @@ def strict_schema(schema: dict) -> dict:
 
 
 def nullable(schema: dict) -> dict:
+    """The schema with null also allowed (in its type and its enum)."""
     kinds = schema.get("type")
     if kinds is None:
         return {"anyOf": [schema, {"type": "null"}]}

@@ -82,6 +82,7 @@ class Emitter:
     def __call__(self, type: str, **fields) -> dict | None:
         if self.tracer is None and not _listeners:
             return None  # nobody is listening: build nothing
+        fields = {k: v() if callable(v) else v for k, v in fields.items()}  # costly fields are computed lazily
         event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
         event = redact(event, self.secrets)
         if self.tracer is not None:

@@ -30,12 +30,13 @@ MEMORY = [
 
 
 def golden(name: str, value) -> None:
-    """Compare with tests/live/golden/<name>.json (written on the first run, then fixed)."""
+    """Compare with tests/live/golden/<name>.json (a missing one is written and the test fails: review it)."""
     path = GOLDEN / f"{name}.json"
     text = json.dumps(value, indent=2, sort_keys=True) + "\n"
     if not path.exists():
         path.parent.mkdir(exist_ok=True)
         path.write_text(text)
+        pytest.fail(f"wrote the missing golden file {path.name}; check it, then run again")
     assert text == path.read_text()
 
 

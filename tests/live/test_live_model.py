@@ -5,6 +5,7 @@ from fakeserver import FakeServer, responses_call, responses_text
 
 from looplab import FactStore, Memory, Toolbox, run_agent
 from looplab.models import pick_model
+from looplab.models.endpoint import Endpoint
 from looplab.models.errors import ModelError
 from looplab.models.live import live_embedder, live_model
 
@@ -63,6 +64,11 @@ def test_bad_settings_are_named(monkeypatch):
     settings(monkeypatch, "http://127.0.0.1:9/v1", LLM_API="chat", LLM_TIMEOUT="soon")
     with pytest.raises(ModelError, match="LLM_TIMEOUT must be a number"):
         live_model()
+    settings(monkeypatch, "http://127.0.0.1:9/v1", LLM_API="chat", LLM_TIMEOUT="0")
+    with pytest.raises(ModelError, match="LLM_TIMEOUT must be more than 0 seconds"):
+        live_model()
+    with pytest.raises(ValueError, match="attempts must be at least 1"):
+        Endpoint("http://127.0.0.1:9/v1", attempts=0)
 
 
 def test_a_local_server_needs_no_key(fake, monkeypatch):

@@ -53,3 +53,10 @@ def test_sdk_wrong_key_stops_with_the_sentence(keyed):
     assert result["stopped"] == "error"
     assert result["detail"].endswith(f"401 from {keyed.url}: the API key was refused — check it in Settings")
     assert "sk-wrong-0000000000000000" not in json.dumps(events.events)
+
+
+def test_sdk_reply_with_no_choices_is_one_sentence(fake):
+    fake.script({"json": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}})
+    result, _ = run(build("sdk", fake.url))
+    assert result["stopped"] == "error"
+    assert f"the reply from {fake.url} had no choices" in result["detail"]

@@ -1,5 +1,7 @@
 """The lesson format: parsing cells, starter vs solution, checks as a checklist, learner tracebacks."""
 
+import json
+
 from looplab.lesson import Cell, check_names, parse, program, run_cells, to_text
 
 LESSON = '''# ---
@@ -75,3 +77,15 @@ def test_round_trip_and_names():
 
 def test_no_checks_is_not_ok():
     assert not run_cells([Cell("code", "x = 1")]).ok
+
+
+def test_error_texts_never_hold_the_key(monkeypatch):
+    monkeypatch.setenv("LLM_API_KEY", "plain-configured-key-42")
+    read_key = "import os\nkey = os.environ['LLM_API_KEY']\n"
+    raising = run_cells([Cell("code", read_key + "raise RuntimeError('refused: ' + key)"),
+                         Cell("code", "assert True", ["check"])])
+    failing = run_cells([Cell("code", read_key), Cell("code", "assert not key, f'the key {key} did not work'", ["check"])])
+    seen = json.dumps([raising.to_dict(), failing.to_dict()])
+    assert "plain-configured-key-42" not in seen
+    assert "refused: [redacted]" in raising.error and "[redacted]" in raising.checks[0].message
+    assert failing.checks[0].message == "the key [redacted] did not work"

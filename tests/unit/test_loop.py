@@ -1,5 +1,7 @@
 """run_agent: the five stops, approvals, gates, the tool-call cap, malformed replies and events."""
 
+import json
+
 import pytest
 
 from looplab import Collector, Gate, Memory, Toolbox, call, calls, final, forbid, run_agent, scripted
@@ -154,3 +156,34 @@ def test_thought_reaches_the_trace():
     run_agent("t", scripted([{"role": "assistant", "content": "hi", "thought": "no tool needed"}]), box(), Memory("s"), tracer=events)
     assert events.of("model_reply")[0]["thought"] == "no tool needed"
     assert events.of("stop")[0]["answer"] == "hi"
+
+
+def test_odd_content_parts_and_unencodable_arguments_never_crash():
+    memory = Memory("s")
+    odd = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "s", "type": "function", "function": {"name": "add", "arguments": {1, 2}}},       # a set: not JSON
+        {"id": "d", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}}]}
+    parts = {"role": "assistant", "content": [{"type": "text", "text": None}, {"type": "image_url"},
+                                              {"type": "text", "text": "ok"}]}
+    result = run_agent("t", scripted([odd, parts]), box(), memory, budget=1000)
+    assert result["stopped"] == "final" and result["answer"] == "ok"
+    stored = [c["function"]["arguments"] for c in memory.history[1]["tool_calls"]]
+    assert all(isinstance(a, str) for a in stored) and json.loads(stored[1]) == {"a": 1, "b": 2}
+    results = [m["content"] for m in memory.history if m["role"] == "tool"]
+    assert results[0].startswith("error: arguments for add must be a JSON object") and results[1] == "3"
+    json.dumps(memory.history)  # memory holds what the contract says: arguments as JSON text
+
+
+def test_ids_of_ours_never_take_an_id_the_model_sent():
+    memory = Memory("s")
+    reply = {"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}},           # no id
+        {"id": "call_1_1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}},
+        {"id": 7, "type": "function", "function": {"name": "add", "arguments": '{"a": 3, "b": 3}'}}]}  # not text
+    result = run_agent("t", scripted([reply, final("done")]), box(), memory)
+    results = {m["tool_call_id"]: m["content"] for m in memory.history if m["role"] == "tool"}
+    assert result["stopped"] == "final" and result["tool_calls"] == 1 and len(results) == 3
+    assert results["call_1_1"] == "4"  # the model's own id kept and its call run
+    assert sorted(r.split(";")[0] for r in results.values() if r != "4") == [
+        "error: the tool call had an id that is not text (7)", "error: the tool call had no id"]
+    assert all(n == 1 for n in answered(memory).values())

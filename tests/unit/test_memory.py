@@ -61,3 +61,10 @@ def test_custom_counter():
     memory = Memory("abc", counter=lambda text: len(text.split()))
     memory.add({"role": "user", "content": "one two three"})
     assert memory.size(memory.history[0]) == 4 + 3
+
+
+def test_negative_keep_last_is_refused_and_odd_content_still_counts():
+    import pytest
+    with pytest.raises(ValueError, match="keep_last must be 0 or more"):
+        Memory("s", keep_last=-1)
+    assert message_tokens({"role": "user", "content": {"set": {1, 2}}}) > 4

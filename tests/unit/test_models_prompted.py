@@ -53,6 +53,13 @@ def test_memory_is_rendered_in_the_prompt_format():
     assert '"thought"' in system_prompt("", tools, react=True) and '"thought"' not in system_prompt("", tools)
 
 
+def test_content_parts_are_rendered_as_their_text():
+    parts = [{"type": "text", "text": "1+2"}, {"type": "text", "text": "?"}]
+    sent = render([{"role": "system", "content": [{"type": "text", "text": "You help."}]},
+                   {"role": "user", "content": parts}], [])
+    assert sent[0]["content"].startswith("You help.\n\n") and sent[1] == {"role": "user", "content": "1+2?"}
+
+
 def test_a_react_run_with_thoughts_in_the_trace():
     inner = scripted([final('{"type": "tool_call", "thought": "I need the sum", "name": "add", "arguments": {"a": 1, "b": 2}}'),
                       final('{"type": "final_answer", "thought": "add said 3", "answer": "1 + 2 = 3"}')])

@@ -4,7 +4,7 @@ import io
 
 from looplab import Collector, Gate, Memory, TaskQueue, Toolbox, call, final, forbid, printer, run_agent, scripted
 from looplab.policy import max_length
-from looplab.trace import describe, redact, redact_text
+from looplab.trace import EVENT_TYPES, describe, redact, redact_text
 
 
 def test_gate_first_refusal_wins_and_rules_fail_closed():
@@ -82,8 +82,21 @@ def test_printer_prints_one_line_per_event():
 def test_describe_every_event_type():
     events = Collector()
     run_agent("x", scripted([final("y")]), Toolbox(), Memory("s"), tracer=events)
-    assert all(describe(e) for e in events)
+    assert set(events.types()) <= set(EVENT_TYPES) and all(e["type"] in describe(e) for e in events)
+    assert all(kind in describe({"type": kind}) for kind in EVENT_TYPES)
     assert describe({"type": "policy_block", "gate": "input", "reason": "no"}) == "policy_block (input) no"
     assert describe({"type": "approval_needed", "tool": "wipe", "approved": False, "step": 2}) == "step 2 approval_needed wipe -> refused"
     assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "error: bad"}) == "tool_result f error: bad"
     assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "odd"}) == "tool_result f error: odd"
+
+
+def test_a_failing_task_detail_never_holds_the_key(monkeypatch):
+    monkeypatch.setenv("LLM_API_KEY", "sk-task-SECRET-abcdefghijklmnop")
+    queue = TaskQueue()
+    queue.schedule("leak")
+
+    def leaky(task):
+        raise RuntimeError("bad key sk-task-SECRET-abcdefghijklmnop")
+    queue.run(leaky)
+    detail = queue.results[0]["result"]["detail"]
+    assert "SECRET" not in detail and detail.startswith("RuntimeError: bad key [redacted]")

@@ -116,3 +116,14 @@ def test_needs_approval_and_names():
 def test_register_rejects_empty_name():
     with pytest.raises(ValueError):
         Toolbox().register("", "x", None, lambda: 1)
+
+
+def test_nested_objects_are_validated_with_the_path_in_the_error():
+    box = Toolbox()
+    box.register("put", "Store a record.", {"type": "object", "properties": {"record": {
+        "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}, "required": ["record"]},
+        lambda record: record["x"])
+    assert box.run("put", '{"record": {"x": "ok"}}') == "ok"
+    assert box.run("put", '{"record": {}}') == "error: argument 'record' of put is missing required argument 'x'; required: x"
+    assert box.run("put", '{"record": {"x": 1}}') == "error: argument 'x' of argument 'record' of put must be a string, got an integer"
+    assert box.run("put", '{"record": {"x": "a", "y": 1}}') == "error: argument 'record' of put has no argument 'y'; arguments are x"

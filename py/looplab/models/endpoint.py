@@ -34,6 +34,8 @@ class Endpoint:
 
     def __post_init__(self):
         self.base_url = self.base_url.rstrip("/")
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be at least 1 (it is {self.attempts})")
 
     def headers(self) -> dict:
         """The request headers: JSON, and the key as a bearer token when there is one."""

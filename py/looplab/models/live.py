@@ -46,6 +46,8 @@ def endpoint_from_env(model: str | None = None) -> Endpoint:
         seconds = float(timeout)
     except ValueError:
         raise ModelError(f"LLM_TIMEOUT must be a number of seconds (it is {timeout!r})", kind="setup") from None
+    if not seconds > 0:
+        raise ModelError(f"LLM_TIMEOUT must be more than 0 seconds (it is {timeout!r})", kind="setup")
     return Endpoint(base_url, api_key=setting("LLM_API_KEY", required=False),
                     model=model or setting("LLM_MODEL"), timeout=seconds)
 

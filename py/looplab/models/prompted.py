@@ -20,6 +20,7 @@ import re
 import uuid
 from collections.abc import Callable
 
+from ..loop import text_of
 from .errors import ModelError
 
 JSON_RULES = """You can use these tools:
@@ -61,7 +62,7 @@ def system_prompt(system: str, tools: list[dict], react: bool = False) -> str:
 def render(messages: list[dict], tools: list[dict], react: bool = False) -> list[dict]:
     """Chat-format memory as plain messages for a model without tools (system, user, assistant only)."""
     names = {}  # call id -> tool name, to say whose result a tool message is
-    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    system = "\n\n".join(text_of(m.get("content")) or "" for m in messages if m.get("role") == "system")
     out = [{"role": "system", "content": system_prompt(system, tools, react)}]
     for message in messages:
         role = message.get("role")
@@ -71,9 +72,9 @@ def render(messages: list[dict], tools: list[dict], react: bool = False) -> list
             out.append({"role": "assistant", "content": action_text(message, react)})
         elif role == "tool":
             name = names.get(message.get("tool_call_id"), "the tool")
-            out.append({"role": "user", "content": f"Tool result from {name}: {message.get('content')}"})
+            out.append({"role": "user", "content": f"Tool result from {name}: {text_of(message.get('content'))}"})
         elif role != "system":
-            out.append({"role": "user", "content": str(message.get("content") or "")})
+            out.append({"role": "user", "content": text_of(message.get("content")) or ""})
     return out
 
 

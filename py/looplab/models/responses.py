@@ -14,6 +14,7 @@ request — a reasoning model needs its reasoning items again, next to the calls
 
 from collections.abc import Callable
 
+from ..loop import text_of
 from .endpoint import Endpoint
 from .errors import ModelError
 
@@ -70,11 +71,8 @@ def clean_item(item: dict) -> dict:
 
 
 def text(content) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
+    """A message's content as the plain text an input item carries ("" for none)."""
+    return text_of(content) or ""
 
 
 def responses_payload(model: str, messages: list[dict], tools: list[dict] | None = None, **options) -> dict:

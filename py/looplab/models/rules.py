@@ -100,12 +100,14 @@ def rule_model(messages: list[dict], tools: list[dict] | None = None) -> dict:
 # --- reading the messages ---------------------------------------------------------------------
 
 def text(content) -> str:
+    """A message's content as text (content parts joined with spaces)."""
     if isinstance(content, list):
         return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
     return content if isinstance(content, str) else ""
 
 
 def last_user_index(messages: list[dict]) -> int | None:
+    """The index of the newest user message, or None."""
     for i in range(len(messages) - 1, -1, -1):
         if messages[i].get("role") == "user":
             return i
@@ -127,16 +129,6 @@ def results_since(messages: list[dict], start: int) -> list[tuple[str, dict, str
             name, arguments = asked[message["tool_call_id"]]
             out.append((name, arguments, text(message.get("content"))))
     return out
-
-
-def tool_names(tools: list[dict]) -> list[str]:
-    """Names from chat-completions schemas ({"function": {"name"}}) or flat ones ({"name"})."""
-    names = []
-    for schema in tools:
-        fn = schema.get("function", schema) if isinstance(schema, dict) else {}
-        if isinstance(fn, dict) and fn.get("name"):
-            names.append(fn["name"])
-    return names
 
 
 def pick_tool(want: str, tools: list[dict]) -> dict | None:

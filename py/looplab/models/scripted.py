@@ -75,6 +75,7 @@ class ScriptedModel:
 
 
 def ordinal(n: int) -> str:
+    """The English ordinal suffix of n: st, nd, rd or th."""
     return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 

@@ -11,8 +11,7 @@ In the browser the SDK is not part of the page: it is installed on first use fro
 site serves (the "openai" group of wheels.lock.json and our httpx2_jsfetch from py-extra/). The
 worker does that before a run that needs it (LLM_API=sdk in live mode, or code that imports
 openai) with `pyodide.loadPackage` over the site's own lock file, which carries each wheel's
-sha256 and dependencies (web/src/worker.js, loadExtras); `ensure_openai` does the same from
-Python, through micropip, given the wheels' URLs.
+sha256 and dependencies (web/src/worker.js, loadExtras).
 """
 
 import sys
@@ -36,6 +35,8 @@ def openai_model_fn(client, model: str):
             raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
         if not hasattr(response, "choices"):  # the SDK hands back the text of a reply that is not JSON
             raise for_body(base_url, str(response), "was not JSON", secrets)
+        if not response.choices:
+            raise for_body(base_url, str(response), "had no choices", secrets)
         return response.choices[0].message.model_dump(exclude_none=True)
     return call
 
@@ -76,7 +77,7 @@ def connection_kind(exc: BaseException) -> str:
 
 
 def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2):
-    """openai_model_fn over a new OpenAI client (the SDK must be installed; see ensure_openai)."""
+    """openai_model_fn over a new OpenAI client (the SDK must be installed: pip, or the site's wheels)."""
     try:
         from openai import OpenAI
     except ImportError:
@@ -86,29 +87,3 @@ def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, ma
     client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=max_retries)
     return openai_model_fn(client, model)
 
-
-async def ensure_openai(wheel_urls: list[str]) -> str:
-    """Install the openai SDK into Pyodide from the site's own wheels, once; returns its version.
-
-    For the web worker, before running a lesson that imports openai or uses LLM_API=sdk:
-
-        await pyodide.runPythonAsync(
-            `from looplab.models.sdk import ensure_openai
-    await ensure_openai(${JSON.stringify(urls)})`)
-
-    `urls`: the site's URLs of every wheel in the "openai" group of wheels.lock.json (openai,
-    httpx2, our httpx2_jsfetch, pydantic, pydantic-core, jiter, anyio, ...). They are installed with
-    deps=False, so micropip never asks PyPI for anything. (Equivalently from JS:
-    `await pyodide.loadPackage(urls)`.) In CPython this only checks that openai imports.
-    """
-    try:
-        import openai
-        return openai.__version__
-    except ImportError:
-        if sys.platform != "emscripten":
-            raise ModelError("the openai package is not installed; pip install openai", kind="setup") from None
-    import micropip  # Pyodide's installer, served by the site
-
-    await micropip.install(list(wheel_urls), deps=False)
-    import openai
-    return openai.__version__
