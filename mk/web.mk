@@ -19,8 +19,11 @@ chromium: $(CHROMIUM)
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
+# The setup steps are order-only (after `|`): they are phony, and would otherwise make every
+# `make build` rebuild web/dist; the files they install are tracked by package-lock.json and
+# wheels.lock.json in SITE_SOURCES.
 build: web/dist/build.json
-web/dist/build.json: venv node wheels-site wheels-openai $(SITE_SOURCES)
+web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai
 	$(PY) scripts/build_site.py --out web/dist
 
 serve: build

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
 from conftest import SiteServer
 from learner import (FIXTURE, cell, checks, code_of, open_lesson, run, set_code, start_run, status,
@@ -75,9 +75,9 @@ def stop_and_measure(page) -> float:
 
 def test_stop_ends_an_endless_loop_within_2_s_and_the_next_run_works(page, site_url):
     open_lesson(page, site_url)
-    set_code(page, "n = 0\nwhile True:\n    n += 1")
+    set_code(page, "print('looping')\nn = 0\nwhile True:\n    n += 1")
     start_run(page)
-    page.wait_for_timeout(300)  # let Python get into the loop
+    expect(page.get_by_test_id("output")).to_contain_text("looping")  # Python is in the loop
     took = stop_and_measure(page)
     assert took < STOP_LIMIT_MS, f"Stop took {took:.0f} ms"
     expect(page.get_by_test_id("output")).to_contain_text("Stopped")
@@ -211,6 +211,35 @@ def test_export_and_import_progress(page, site_url, tmp_path):
     expect(cell(page).locator(".cm-content")).to_contain_text("five = 5")
 
 
+def test_edits_from_an_older_lesson_are_set_aside_not_misplaced(page, site_url, tmp_path):
+    open_lesson(page, site_url)
+    original = code_of(page)
+    set_code(page, "answer = 'made for an older version'")
+    # Pretend a new build changed this cell: the saved edit was made from other code.
+    page.evaluate(f"""() => {{
+        const name = "looplab:v1:edits:{FIXTURE}";
+        const edits = JSON.parse(localStorage.getItem(name));
+        for (const i of Object.keys(edits.originals)) edits.originals[i] = "the cell as it used to be";
+        localStorage.setItem(name, JSON.stringify(edits));
+    }}""")
+    page.reload()
+    wait_ready(page, FIXTURE)
+    assert code_of(page) == original
+    expect(page.locator("[data-role=stale-edits]")).to_contain_text("1 earlier edit no longer fit")
+    expect(page.locator("[data-role=modified]")).to_be_hidden()
+    with page.expect_download() as download:
+        page.locator("[data-role=export]").click()
+    path = tmp_path / "progress.json"
+    download.value.save_as(path)
+    import json
+    stale = json.loads(path.read_text())["edits"][FIXTURE]["stale"]
+    assert [e["source"] for e in stale] == ["answer = 'made for an older version'"]
+    page.get_by_test_id("reset").click()  # Reset restores the lesson and keeps what was set aside
+    page.reload()
+    wait_ready(page, FIXTURE)
+    expect(page.locator("[data-role=stale-edits]")).to_be_visible()
+
+
 def test_a_crashed_worker_is_reported_and_restarted_and_edits_are_kept(page, site_url):
     open_lesson(page, site_url)
     crash = "import sys\nsys.setrecursionlimit(10**8)\ndef down(n):\n    return down(n + 1)\ndown(0)"
@@ -293,3 +322,63 @@ def test_a_package_the_code_imports_loads_from_the_site_itself(page, site_url):
     expect(output).to_contain_text("loading micropip from this site")
     expect(output).to_contain_text("micropip 0.11.1")
     assert [url for url in seen if url.endswith(".whl")] == [f"{site_url}py/micropip-0.11.1-py3-none-any.whl"]
+
+
+def test_every_control_outside_the_editors_is_reachable_by_keyboard(page, site_url):
+    """Tab (and Esc then Tab out of an editor) reaches every control, Import progress included."""
+    page.on("filechooser", lambda chooser: None)  # file-chooser interception on from the start, not racing the key
+    open_lesson(page, site_url)
+    page.locator("body").click(position={"x": 5, "y": 300})
+    reached = set()
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => !!document.activeElement.closest('.cm-editor')"):
+            page.keyboard.press("Escape")
+            continue
+        name = page.evaluate("""() => { const e = document.activeElement;
+            return (e.getAttribute('aria-label') || e.textContent || '').trim(); }""")
+        if name in reached and name == "Skip to the lesson":
+            break  # once round the page
+        reached.add(name)
+    for name in ("Skip to the lesson", "▶ Run", "Reset", "Settings", "Keyboard shortcuts", "Export progress",
+                 "Import progress", "Output", "Trace", "Next lesson →"):
+        assert name in reached, (name, sorted(reached))
+    page.locator("[data-role=export]").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator("[data-role=import-button]")).to_be_focused()
+    with page.expect_file_chooser(timeout=10_000):
+        page.keyboard.press("Enter")
+
+
+def test_python_that_cannot_load_is_reported_and_not_retried_in_a_loop(context, site_url):
+    page = context.new_page()
+    workers = []
+    page.on("worker", lambda worker: workers.append(worker))
+    context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="missing"))
+    page.goto(f"{site_url}#/{FIXTURE}")
+    status_line = page.get_by_test_id("status")
+    expect(status_line).to_contain_text("Python could not be loaded")
+    expect(status_line).to_contain_text("Reload the page")
+    expect(status_line).to_have_attribute("data-state", "crashed")
+    expect(page.get_by_test_id("run")).to_be_disabled()
+    # No new worker is started behind the message (each would download Python again, forever).
+    try:
+        page.wait_for_event("worker", timeout=2000)
+        restarted = True
+    except PlaywrightTimeoutError:
+        restarted = False
+    assert not restarted and len(workers) == 1
+
+
+def test_leaving_a_lesson_during_a_run_stops_it_without_touching_the_next_lesson(page, site_url):
+    open_lesson(page, site_url)
+    # Python ignores the interrupt, so the run ends (terminated) after the next lesson is shown.
+    set_code(page, "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass")
+    start_run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("looping")
+    page.locator("[data-role=prev]").click()
+    expect(page.locator("body")).not_to_have_attribute("data-lesson", FIXTURE)
+    wait_run_end(page, timeout=10_000)
+    wait_ready(page)
+    expect(page.get_by_test_id("checks")).to_contain_text("Run the lesson to check your code.")
+    assert page.get_by_test_id("output").inner_text() == ""

@@ -4,7 +4,8 @@
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { createEditor, getText, setText } from "./editor.js";
-import { loadEdits, saveEdit, clearEdits } from "./storage.js";
+import { fittingEdits, saveEdit, clearEdits } from "./storage.js";
+import { el } from "./dom.js";
 
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: true });
 
@@ -20,17 +21,6 @@ export function renderMarkdown(text) {
     }
   }
   return box;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== undefined && value !== null) node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
 }
 
 export class LessonView {
@@ -51,8 +41,13 @@ export class LessonView {
 
   render() {
     this.root.replaceChildren();
-    const edits = loadEdits(this.lesson.slug).cells || {};
+    const { cells: edits, stale } = fittingEdits(this.lesson.slug, this.lesson, this.meta.hash);
     const cells = this.lesson.cells;
+    if (stale) {
+      this.root.append(el("p", { class: "stale-note", role: "note", "data-role": "stale-edits" },
+        `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
+        "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress."));
+    }
     cells.forEach((cell, index) => {
       if (cell.role === "markdown") {
         this.root.append(renderMarkdown(cell.source));
@@ -145,14 +140,8 @@ export class LessonView {
 
   /** Back to the lesson's own code; the saved edits go too. */
   reset() {
-    clearEdits(this.lesson.slug);
     this.editors.forEach((view, index) => setText(view, this.lesson.cells[index].source));
-    clearEdits(this.lesson.slug); // the change listeners saved "edits" equal to the originals: none left
+    clearEdits(this.lesson.slug); // after setText: its change listeners save each cell once more
     this.hooks.onModified(false);
-  }
-
-  focusFirstEditor() {
-    const first = this.editors.values().next().value;
-    if (first) first.focus();
   }
 }

@@ -89,26 +89,30 @@ async function fetchJSON(url) {
   return response.json();
 }
 
+let showing = 0; // the latest showLesson call: an earlier one still loading must not replace it
+
 async function showLesson(slug) {
   const meta = lessons.find((l) => l.slug === slug) || lessons[0];
   if (!meta) {
     ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." }));
     return;
   }
+  const ticket = ++showing;
   if (runner && runner.running) runner.stop();
   const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
+  if (ticket !== showing) return;
   current = meta;
+  shownModified = null;
   document.title = `${meta.title} · Loop Lab`;
   ui.title.textContent = meta.title;
   view = new LessonView(ui.text, lesson, meta, { onModified, keys: editorKeys });
-  onModified(view.modified());
+  onModified(view.modified()); // draws the list, with this lesson marked current
   output.clear();
   trace.clear();
   context.clear();
   const record = loadProgress()[meta.slug];
   showChecks(byTest("checks"), (record && record.results) || [], { pending: !record });
   if (record && record.results) byTest("checks").dataset.stale = "true";
-  renderList();
   byTest("lesson-text").scrollTop = 0;
   $("#lesson").scrollTop = 0;
   ui.text.dataset.slug = meta.slug;
@@ -120,7 +124,7 @@ async function showLesson(slug) {
 
 function route() {
   const slug = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
-  showLesson(slug);
+  return showLesson(slug);
 }
 
 function go(delta) {
@@ -130,10 +134,14 @@ function go(delta) {
   if (next) location.hash = `#/${next.slug}`;
 }
 
+let shownModified = null; // the lesson's "modified" state as the list shows it
+
+// Called on every edit: the list is drawn again only when the lesson's modified state changes.
 function onModified(modified) {
   ui.modified.hidden = !modified;
-  const item = current && ui.list.querySelector(`li[data-slug="${CSS.escape(current.slug)}"] .mark`);
-  if (item) renderList();
+  if (modified === shownModified) return;
+  shownModified = modified;
+  renderList();
 }
 
 // --- running -----------------------------------------------------------------------------------
@@ -162,7 +170,7 @@ async function run() {
   const checks = byTest("checks");
   delete checks.dataset.stale;
   checks.dataset.running = "true";
-  const slug = current.slug;
+  const { slug, title } = current;
   const started = performance.now();
   ui.status.dataset.runStarted = String(started);
   delete ui.status.dataset.runEnded;
@@ -178,6 +186,13 @@ async function run() {
   delete checks.dataset.running;
   updateButtons();
   const seconds = ((ended - started) / 1000).toFixed(2);
+  if (!current || current.slug !== slug) {
+    // The learner left the lesson, which stopped the run: its panels now show the other lesson.
+    if (result.interrupted) status(`Stopped ${title}: you opened another lesson.`, "stopped");
+    else if (!result.crashed) saveProgress(slug, progressRecord(result));
+    renderList();
+    return;
+  }
   if (result.crashed) {
     output.note(result.crashed);
     status(`${result.crashed} Starting Python again…`, "crashed");
@@ -193,9 +208,14 @@ async function run() {
   if (result.error) output.write(result.error + "\n", "error");
   showChecks(checks, result.checks);
   const passed = result.checks.filter((c) => c.ok).length;
-  saveProgress(slug, { passed: result.ok, checks: passed, total: result.checks.length, at: Date.now(), results: result.checks });
+  saveProgress(slug, progressRecord(result));
   renderList();
   status(`Done in ${seconds} s · ${passed} of ${result.checks.length} checks passed${result.error ? " · your code raised an error (see Output)" : ""}`, result.ok ? "passed" : "failed");
+}
+
+function progressRecord(result) {
+  const passed = result.checks.filter((c) => c.ok).length;
+  return { passed: result.ok, checks: passed, total: result.checks.length, at: Date.now(), results: result.checks };
 }
 
 function stop() {
@@ -232,10 +252,11 @@ function startRunner(build) {
       trace.add(event);
       context.add(event);
     },
-    crashed(message) {
+    crashed(message, { restart }) {
       loadingSince = performance.now();
-      status(message, "crashed");
-      toast(message);
+      const text = restart ? message : `${message} Reload the page to try again.`;
+      status(text, "crashed");
+      toast(text);
       updateButtons();
     },
   });
@@ -289,9 +310,13 @@ function setPanel(name) {
 
 // --- keyboard ----------------------------------------------------------------------------------
 
+// In an editor these come first: Mod-Enter would insert a line, and Esc during a run means Stop
+// (not CodeMirror's "Esc then Tab leaves the editor", which stays for when nothing runs). A key an
+// editor handled is not handled again by onKey below (its default is prevented).
 const editorKeys = [
   { key: "Mod-Enter", run: () => (run(), true) },
   { key: "Ctrl-.", run: () => (stop(), true) },
+  { key: "Escape", run: () => Boolean(runner && runner.running) && (stop(), true) },
 ];
 
 function typing(target) {
@@ -299,6 +324,7 @@ function typing(target) {
 }
 
 function onKey(event) {
+  if (event.defaultPrevented) return;
   const mod = event.ctrlKey || event.metaKey;
   if (mod && event.key === "Enter") {
     event.preventDefault();
@@ -386,7 +412,12 @@ async function main() {
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));
   $("[data-role=export]").addEventListener("click", exportProgress);
-  $("[data-role=import]").addEventListener("change", (event) => event.target.files[0] && importProgress(event.target.files[0]));
+  const importFile = $("[data-role=import]");
+  $("[data-role=import-button]").addEventListener("click", () => importFile.click());
+  importFile.addEventListener("change", () => {
+    if (importFile.files[0]) importProgress(importFile.files[0]);
+    importFile.value = ""; // the same file can be imported again
+  });
   $("[data-role=menu]").addEventListener("click", (event) => {
     const open = document.body.classList.toggle("menu-open");
     event.currentTarget.setAttribute("aria-expanded", String(open));

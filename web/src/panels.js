@@ -1,17 +1,9 @@
 // The run's panels: output console (stdout/stderr, traceback), checks (✓/✗ with messages),
 // trace (the agent's events step by step) and context (what the model was sent last).
 
-const MAX_OUTPUT = 200_000; // characters kept in the console; a print loop must not eat the page
+import { el } from "./dom.js";
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (value !== undefined && value !== null) node.setAttribute(key, value);
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
+const MAX_OUTPUT = 200_000; // characters kept in the console; a print loop must not eat the page
 
 function pretty(value) {
   if (typeof value === "string") {

@@ -34,7 +34,7 @@
 
 export const SIGINT = 2;
 
-/** The environment variables a run may set; every other key in `env` is ignored. */
+/** The environment variables a run may set: runner.js sends only these (bridge.py reads the same list). */
 export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */

@@ -1,12 +1,12 @@
 // The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash.
 // Messages: see protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
-import { SIGINT, STOP_GRACE_MS } from "./protocol.js";
+import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "./protocol.js";
 
 export class Runner {
   /**
    * @param {object} build  build.json
-   * @param {object} on     callbacks: progress, ready, stdout, stderr, event, done, crashed
+   * @param {object} on     callbacks: progress, ready, stdout, stderr, event, crashed(message, {restart})
    */
   constructor(build, on) {
     this.build = build;
@@ -67,12 +67,16 @@ export class Runner {
     run.resolve(result);
   }
 
+  /** The worker failed: a fresh one when this one had loaded Python (a crash in a run); when
+   * Python could not load at all, another worker would fail the same way, so none is started. */
   crash(worker, message) {
     if (worker !== this.worker) return;
+    const restart = this.ready;
     worker.terminate();
-    this.on.crashed(message);
+    this.ready = false;
+    this.on.crashed(message, { restart });
     this.finish({ ok: false, error: null, checks: [], crashed: message });
-    this.start();
+    if (restart) this.start();
   }
 
   /** Run a lesson; resolves with {ok, error, checks, interrupted?, terminated?, crashed?, extras?}. */
@@ -81,7 +85,8 @@ export class Runner {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.current = { id, resolve, timer: null };
-      this.worker.postMessage({ type: "run", id, cells, solution, env });
+      const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
+      this.worker.postMessage({ type: "run", id, cells, solution, env: known });
     });
   }
 

@@ -196,8 +196,10 @@ export function setupDialog(dialog, settings, { onSave }) {
     result.textContent = outcome.message;
   });
 
-  form.addEventListener("submit", (event) => {
-    if (event.submitter && event.submitter.value === "cancel") return;
+  // Cancel is not a submit button, so Enter in a field submits with Save (the form's default button).
+  dialog.querySelector("[data-role=cancel]").addEventListener("click", () => dialog.close());
+
+  form.addEventListener("submit", () => {
     const { values, apiKey } = read();
     settings.update(values, apiKey);
     onSave();

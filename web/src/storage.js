@@ -23,23 +23,61 @@ function write(name, value) {
   }
 }
 
-// --- edits: {slug: {lessonHash, cells: {index: source}}} -------------------------------------
+function remove(name) {
+  try {
+    localStorage.removeItem(PREFIX + name);
+  } catch {
+    /* storage disabled */
+  }
+}
 
-export function loadEdits(slug) {
+// --- edits: {slug: {lessonHash, cells: {index: source}, originals: {index: source}, stale: [...]}}
+// An edit remembers the cell source it was made from, so a new build of the site that moves or
+// changes a lesson's cells never puts an old edit into the wrong cell: such edits move to
+// `stale` (kept, and exported) instead of being applied or dropped.
+
+function loadEdits(slug) {
   return read("edits:" + slug, { cells: {} });
 }
 
 export function saveEdit(slug, lessonHash, index, source, original) {
   const edits = loadEdits(slug);
   edits.lessonHash = lessonHash;
-  if (source === original) delete edits.cells[index];
-  else edits.cells[index] = source;
-  if (Object.keys(edits.cells).length === 0) localStorage.removeItem(PREFIX + "edits:" + slug);
+  edits.originals = edits.originals || {};
+  if (source === original) {
+    delete edits.cells[index];
+    delete edits.originals[index];
+  } else {
+    edits.cells[index] = source;
+    edits.originals[index] = original;
+  }
+  if (Object.keys(edits.cells).length === 0 && !(edits.stale || []).length) remove("edits:" + slug);
   else write("edits:" + slug, edits);
 }
 
+// The saved edits that still fit this version of the lesson ({index: source}); the others are
+// moved to the record's `stale` list. Returns {cells, stale} (stale: how many are set aside).
+export function fittingEdits(slug, lesson, lessonHash) {
+  const edits = loadEdits(slug);
+  const fitting = {}, moved = [];
+  for (const [index, source] of Object.entries(edits.cells || {})) {
+    const cell = lesson.cells[index];
+    const original = edits.originals?.[index];
+    const same = original === undefined ? edits.lessonHash === lessonHash : cell?.source === original;
+    if (same && cell && (cell.role === "code" || cell.role === "exercise")) fitting[index] = source;
+    else moved.push({ index: Number(index), source, original: original ?? null, lessonHash: edits.lessonHash });
+  }
+  if (moved.length) {
+    const originals = Object.fromEntries(Object.keys(fitting).map((i) => [i, lesson.cells[i].source]));
+    write("edits:" + slug, { lessonHash, cells: fitting, originals, stale: [...(edits.stale || []), ...moved] });
+  }
+  return { cells: fitting, stale: (edits.stale || []).length + moved.length };
+}
+
 export function clearEdits(slug) {
-  localStorage.removeItem(PREFIX + "edits:" + slug);
+  const stale = loadEdits(slug).stale || [];  // Reset restores the lesson; set-aside edits stay kept
+  if (stale.length) write("edits:" + slug, { cells: {}, stale });
+  else remove("edits:" + slug);
 }
 
 export function isModified(slug) {
@@ -114,8 +152,11 @@ export function importAll(data) {
   }
   let lessons = 0;
   for (const [slug, edits] of Object.entries(data.edits || {})) {
-    if (edits && typeof edits.cells === "object") {
-      write("edits:" + slug, { lessonHash: edits.lessonHash, cells: edits.cells });
+    if (edits && edits.cells && typeof edits.cells === "object") {
+      // only text: anything else in a hand-edited file would break the lesson's editors
+      const texts = (obj) => Object.fromEntries(Object.entries(obj || {}).filter(([, source]) => typeof source === "string"));
+      const stale = Array.isArray(edits.stale) ? edits.stale.filter((e) => e && typeof e.source === "string") : [];
+      write("edits:" + slug, { lessonHash: edits.lessonHash, cells: texts(edits.cells), originals: texts(edits.originals), stale });
       lessons++;
     }
   }

@@ -49,6 +49,27 @@ function countingFetch(input, init) {
   });
 }
 
+// When pyodide.asm.wasm cannot be fetched or compiled (a broken deploy, offline on a first
+// visit), Pyodide only logs "wasm instantiation failed!" and the error, and loadPyodide never
+// settles: those two warnings are turned into a failed load, which the page reports.
+const realWarn = console.warn;
+
+function wasmFailure() {
+  return new Promise((_, reject) => {
+    console.warn = (...args) => {
+      realWarn(...args);
+      if (args[0] === "wasm instantiation failed!") {
+        let detail = "";
+        console.warn = (...more) => {
+          realWarn(...more);
+          detail = detail || String(more[0] && more[0].message ? more[0].message : more[0]);
+        };
+        queueMicrotask(() => reject(new Error(`its WebAssembly file could not be loaded (${detail || "unknown error"})`)));
+      }
+    };
+  });
+}
+
 async function init({ interrupt: buffer, build }) {
   total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
@@ -58,13 +79,13 @@ async function init({ interrupt: buffer, build }) {
     times.start = performance.timeOrigin + performance.now();
     const { loadPyodide } = await import(build.indexURL + "pyodide.mjs");
     times.imported = performance.now();
-    pyodide = await loadPyodide({
+    pyodide = await Promise.race([wasmFailure(), loadPyodide({
       indexURL: build.indexURL,
       lockFileURL: build.lockFileURL,
       packageBaseUrl: new URL(".", new URL(build.lockFileURL, self.location.href)).href,
       packages: ["looplab"],
       env: { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" },
-    });
+    })]);
     times.pyodide = performance.now();
     progress("starting looplab");
     if (interrupt) pyodide.setInterruptBuffer(interrupt);
@@ -80,6 +101,7 @@ async function init({ interrupt: buffer, build }) {
     return;
   } finally {
     self.fetch = realFetch; // live requests from lessons are not counted
+    console.warn = realWarn;
   }
   loaded = total;
   progress("ready");
