@@ -179,7 +179,12 @@ def test_phone_layout_has_read_code_output_tabs(browser, site_url):
         page = context.new_page()
         open_lesson(page, site_url)
         expect(page.locator(".phone-tabs")).to_be_visible()
-        expect(page.get_by_test_id("lesson-list")).not_to_be_in_viewport()
+        expect(page.get_by_test_id("lesson-list")).to_be_hidden()  # off screen and out of the Tab order
+        page.locator("[data-role=menu]").click()
+        expect(page.get_by_test_id("lesson-list")).to_be_visible()
+        page.keyboard.press("Escape")  # the open drawer covers the button; Esc closes it
+        expect(page.get_by_test_id("lesson-list")).to_be_hidden()
+        expect(page.locator("[data-role=menu]")).to_have_attribute("aria-expanded", "false")
         expect(page.locator(".prose").first).to_be_visible()
         page.locator(".phone-tabs [data-tab=code]").click()
         expect(page.locator(".prose").first).to_be_hidden()

@@ -418,11 +418,19 @@ async function main() {
     if (importFile.files[0]) importProgress(importFile.files[0]);
     importFile.value = ""; // the same file can be imported again
   });
-  $("[data-role=menu]").addEventListener("click", (event) => {
-    const open = document.body.classList.toggle("menu-open");
-    event.currentTarget.setAttribute("aria-expanded", String(open));
+  const menu = $("[data-role=menu]");
+  const setMenu = (open) => {
+    document.body.classList.toggle("menu-open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  };
+  menu.addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+  ui.list.addEventListener("click", () => setMenu(false));
+  document.addEventListener("keydown", (event) => {  // Esc closes the phone's lesson drawer
+    if (event.key === "Escape" && document.body.classList.contains("menu-open")) {
+      setMenu(false);
+      menu.focus();
+    }
   });
-  ui.list.addEventListener("click", () => document.body.classList.remove("menu-open"));
   for (const button of document.querySelectorAll(".phone-tabs button")) button.addEventListener("click", () => setTab(button.dataset.tab));
   for (const tab of document.querySelectorAll(".panel-tabs [role=tab]")) tab.addEventListener("click", () => setPanel(tab.dataset.panel));
   window.addEventListener("hashchange", route);
