@@ -268,6 +268,7 @@ def vector(text: str, dim: int = 8) -> list[float]:
 def make_handler(server: FakeServer):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out at once (no ~40 ms delayed-ACK stall)
 
         def log_message(self, *args):  # quiet
             pass
