@@ -38,9 +38,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 from fakeserver import FakeServer  # noqa: E402
 from learner import configure_live, open_lesson, set_mode, wait_run_end  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
 SLUG = "99-bench-models"
 
 # importlib, not `import openai`: the worker loads the SDK for what a lesson imports, and the chat
@@ -91,13 +89,6 @@ print("BENCH " + json.dumps({"api": api, "import": import_ms, "first": first_ms,
 '''
 
 
-def serve(folder: Path) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", "0",
-                                "--dir", str(folder), "--quiet"], stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    return process, line.split("on ", 1)[1].split()[0]
-
-
 def run_once(page) -> dict:
     """Click Run; the lesson's BENCH figures plus the page's install time and click -> done."""
     page.get_by_test_id("run").click()
@@ -131,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         site = Path(tmp) / "dist"
         subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(site),
                         "--lessons", str(lessons)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-        process, url = serve(site)
+        server = SiteServer(site)
+        url = server.url
         try:
             with sync_playwright() as p, FakeServer() as fake:
                 for i in range(args.runs):
@@ -159,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"{cold['import']:.0f} ms (cold); lean call {rows['chat'][-1]['call']:.2f} ms, "
                           f"SDK call {cold['call']:.2f} ms", flush=True)
         finally:
-            process.terminate()
-            process.wait(timeout=10)
+            server.stop()
 
     def m(row: str, key: str) -> float:
         return median(r[key] for r in rows[row])

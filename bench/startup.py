@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,9 +26,9 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
 LONG_TASKS = """
@@ -38,13 +37,6 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__longest = Math.max(window.__longest, entry.duration);
 }).observe({ type: "longtask", buffered: true });
 """
-
-
-def serve(folder: Path) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", "0",
-                                "--dir", str(folder), "--quiet"], stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    return process, line.split("on ", 1)[1].split()[0]
 
 
 def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
@@ -101,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         found = sorted((args.dir / "lessons").glob("*.json"))
         lesson = next((p.stem for p in found if p.stem != "index"), lesson)
 
-    process, url = serve(args.dir)
+    server = SiteServer(args.dir)
+    url = server.url
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "bytes": [], "run": [], "warm_prose": []}
     try:
@@ -129,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
                       f"warm {rows['bare']['warm'][-1]:.0f} ms", flush=True)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.stop()
 
     print(f"\nstartup: medians of {args.runs} runs, headless Chromium, served by scripts/serve.py on 127.0.0.1 "
           f"(lesson {lesson})")

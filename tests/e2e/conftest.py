@@ -26,12 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-default-apps", "--disable-features=Translate,OptimizationHints,MediaRouter",
-                 # no host name resolves but the loopback ones: a second wall behind the route guard
-                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"]
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402,F401 (re-exported for the tests)
+
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 # Service workers' own requests go through the context's routes only with this set (Chromium).
@@ -44,24 +40,6 @@ def build_site(out: Path, *more_lessons: Path) -> None:
     folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures", *more_lessons]
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
                     *[arg for folder in folders for arg in ("--lessons", str(folder))]], check=True, cwd=ROOT)
-
-
-class SiteServer:
-    """scripts/serve.py in a subprocess on a free port."""
-
-    def __init__(self, folder: Path, port: int = 0):
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(port), "--dir", str(folder), "--quiet"],
-            stdout=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        if "http://" not in line:
-            self.process.kill()
-            raise RuntimeError(f"serve.py did not start: {line!r}")
-        self.url = line.split("on ", 1)[1].split()[0]
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")
