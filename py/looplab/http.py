@@ -55,11 +55,17 @@ def _urllib(method, url, data, headers, timeout):
     import urllib.error
     import urllib.request
 
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        """A redirect comes back as the answer: urllib would turn the POST into a GET, losing the body."""
+
+        def redirect_request(self, *args, **kwargs):
+            return None
+
     req = urllib.request.Request(url, data=None if data is None else data.encode("utf-8"),
                                  headers=headers, method=method)
     try:
         try:
-            response = urllib.request.urlopen(req, timeout=timeout)
+            response = urllib.request.build_opener(NoRedirect).open(req, timeout=timeout)
         except urllib.error.HTTPError as answer:  # a 4xx/5xx is still an answer: read it
             response = answer
         with response:

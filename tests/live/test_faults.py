@@ -72,3 +72,14 @@ def test_cut_off_json_is_named(fake, kind):
     with pytest.raises(ModelError, match=r"was cut off \(incomplete JSON\)"):
         build(kind, fake.url)(USER, [])
     assert len(fake.posts()) == 1
+
+
+@pytest.mark.parametrize("kind", ["chat", "responses", "prompted"])
+def test_a_redirect_is_named_not_followed_as_a_get(fake, kind):
+    moved = "https://api.example.invalid/v1"  # never contacted: the redirect is reported, not followed
+    fake.script({"status": 301, "headers": {"Location": moved}, "body": ""}, GOOD[kind])
+    with pytest.raises(ModelError) as caught:
+        build(kind, fake.url)(USER, [])
+    assert f"the endpoint moved to {moved}" in str(caught.value)
+    assert "as the base URL in Settings" in str(caught.value)
+    assert len(fake.requests) == 1 and fake.requests[0].method == "POST"

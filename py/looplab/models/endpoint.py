@@ -70,7 +70,7 @@ class Endpoint:
                     return self.decode(text, secrets)
                 retry_after = retry_after_of(headers)
                 error = for_status(status, url, self.base_url, text, self.model, attempt,
-                                   retry_after, secrets)
+                                   retry_after, secrets, location=headers.get("location"))
             if not error.retryable or attempt == self.attempts:
                 raise error
             wait = wait_before_retry(attempt, retry_after, self.rand)

@@ -47,11 +47,15 @@ def looks_like_missing_model(body: str, model: str | None) -> bool:
 
 def for_status(status: int, url: str, base_url: str, body: str, model: str | None = None,
                attempts: int = 1, retry_after: float | None = None,
-               secrets: list[str] | None = None) -> ModelError:
-    """The error for an HTTP status that is not a success."""
+               secrets: list[str] | None = None, location: str | None = None) -> ModelError:
+    """The error for an HTTP status that is not a success (`location`: where a redirect points)."""
     says = server_says(body)
     tried = f" (tried {attempts} times)" if attempts > 1 else ""
-    if status == 401:
+    if 300 <= status < 400:
+        where = f" to {location}" if location else ""
+        text = (f"{status} from {url}: the endpoint moved{where} — put the new address (often "
+                f"https:// instead of http://) as the base URL in Settings")
+    elif status == 401:
         text = f"401 from {base_url}: the API key was refused — check it in Settings"
     elif status == 403:
         text = (f"403 from {base_url}: the key may not use this model or endpoint — check the key's "
