@@ -73,10 +73,8 @@ def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
 class Emitter:
     """Builds events for one run and hands them, redacted, to a tracer (or drops them if none)."""
 
-    def __init__(self, tracer: Callable[[dict], None] | None = None,
-                 secrets: list[str] | None = None):
+    def __init__(self, tracer: Callable[[dict], None] | None = None):
         self.tracer = tracer
-        self.secrets = secrets
         self.start = time.perf_counter()
 
     def __call__(self, type: str, **fields) -> dict | None:
@@ -84,7 +82,7 @@ class Emitter:
             return None  # nobody is listening: build nothing
         fields = {k: v() if callable(v) else v for k, v in fields.items()}  # costly fields are computed lazily
         event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
-        event = redact(event, self.secrets)
+        event = redact(event)  # the configured keys and anything shaped like a key
         if self.tracer is not None:
             self.tracer(event)
         for listener in list(_listeners):
