@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 12 · Without native tools: JSON in the prompt, and ReAct
+# # 12 · JSON tool calls in the prompt
 #
 # So far the model has asked for tools through a dedicated field, `tool_calls`. Not every model
 # or endpoint has one. A plain text model can still use tools if the **prompt** describes them
@@ -10,26 +10,27 @@
 # {"type": "final_answer", "answer": "..."}
 # ```
 #
-# This is lesson 5's contract again, with the model itself writing it as text. An adapter
-# between model and loop, `looplab.models.prompted`, renders the tools into the system prompt,
-# parses each reply, and hands the loop an ordinary assistant message: the loop does not change
-# at all.
+# This is lesson 5's contract again, with the model itself writing it as text. An **adapter**
+# between model and loop renders the tools into the system prompt, reads each reply, and hands
+# the loop an ordinary assistant message: the loop does not change at all. In this lesson you
+# write the two halves of that adapter.
 
 # %%
 import json
-import re
 import zlib
 from looplab import Toolbox, Memory, run_agent, printer
-from looplab.models import pick_model, model_mode, final, scripted
+from looplab.models import pick_model, model_mode, final
 from looplab.models.prompted import prompted, parse_action, render, system_prompt
+from looplab.lesson import expect
 
-live = model_mode() == "live"
-if live:
-    from looplab.models.live import live_model
+live = model_mode() != "scripted"
 
 def text_model(offline):
-    """A model called without tools: the scripted replies offline, plain chat completions live."""
-    return live_model("chat") if live else pick_model(offline)
+    """A model called without tools: the scripted replies offline, the live or local model otherwise."""
+    if model_mode() == "live":
+        from looplab.models.live import live_model
+        return live_model("chat")
+    return pick_model(offline)
 
 # %% [markdown]
 # ## Three tools for three weaknesses
@@ -62,12 +63,18 @@ print(system_prompt("You are a helpful assistant.", tools.schemas()))
 
 # %% [markdown]
 # The prompt lists each tool with its name, description and parameters, shows the two reply
-# shapes, and sets rules: use only these tools, do not invent results, **one tool at a time**,
-# and **if an argument is missing, ask the user** instead of guessing.
+# shapes, and sets four rules:
+#
+# 1. use **only** the tools listed;
+# 2. **one tool at a time**;
+# 3. if an argument is **missing, ask the user** instead of guessing;
+# 4. **never write a tool result yourself**: the program runs the tool and sends its result.
 #
 # Why one at a time? Later steps often depend on earlier results (which city is warmer needs
 # both temperatures first), so asking for several at once forces the model to guess. One call
-# is also easier to write correctly, and the loop stays simple.
+# is also easier to write correctly, and the loop stays simple. And the last rule matters more
+# than it looks: a text model can happily continue with a made-up "result", and then it is
+# answering from its imagination, not from the tool.
 #
 # ## One request, no loop: what would the model do?
 #
@@ -113,18 +120,27 @@ def submit_prompt(prompt):
         return f"would call {fn['name']} with {json.loads(fn['arguments'])}"
     return action["content"]
 
+# %% [markdown] tags=["predict"]
+# One prompt asks two things: *"What is the temperature in Paris right now and what is 1002 +
+# 4002?"*. A model that follows the prompt's rules replies with what?
+#
+# - [ ] two tool calls in one reply, `get_temperature` and `add_numbers`
+# - [x] one tool call, `get_temperature`, and nothing about the sum yet
+# - [ ] a final answer with a guessed temperature and the sum
+#
+# One tool at a time: the first call now, the second on a later step of the loop, once the first
+# result is back. Guessing the temperature would break two rules at once.
+
+# %%
 shown = {prompt: submit_prompt(prompt) for prompt in ONE_SHOT}
 for prompt, outcome in shown.items():
     print(f"{prompt}\n    -> {outcome}")
 
 # %% [markdown]
 # Read the last four. With no price, the model asks for it. Asked two things, it requests
-# only the first tool (the rule said one at a time; a loop would get to the second). Asked
-# about rain, which no tool can check, it says so. A real model usually behaves like this,
-# and sometimes does not: the format is a request, not a guarantee. So the adapter reads
-# replies defensively (a code fence, words around the JSON) and, when a reply cannot be read,
-# tells the model what was wrong and asks again, a couple of times, before giving up with an
-# `error` stop.
+# only the first tool. Asked about rain, which no tool can check, it says so. A real model
+# usually behaves like this, and sometimes does not: the format is a request, not a guarantee.
+# A reply may arrive in a code fence, after a friendly sentence, or not as JSON at all:
 
 # %%
 for text in ('{"type": "final_answer", "answer": "Paris."}',
@@ -138,16 +154,42 @@ for text in ('{"type": "final_answer", "answer": "Paris."}',
 # ## Exercise 1: read a reply
 #
 # Write `read_action(text)`: find the JSON object in the text (it may sit inside a
-# ```` ```json ```` fence or after a sentence: take from the first `{` to the last `}`), parse
-# it, and return it if its `"type"` is `"tool_call"` or `"final_answer"`; return `None` for
-# anything else (no JSON, broken JSON, another type).
+# ```` ```json ```` fence or after a sentence), parse it, and return it if its `"type"` is
+# `"tool_call"` or `"final_answer"`. Return `None` for anything else: no JSON, broken JSON, a
+# JSON value that is not an object, another type. It must never raise: a reader that crashes on
+# a chatty model stops the whole agent.
 
 # %% tags=["exercise"]
 def read_action(text):
+    """The JSON action in a model's reply text, or None when there is no usable one."""
     return json.loads(text)
+
+# %% [markdown] tags=["hint"]
+# Whatever surrounds the object, it starts at a `{` and ends at a `}`. Cut the text there before
+# parsing, and say `None` when either is missing.
+
+# %% [markdown] tags=["hint"]
+# `json.loads` raises `ValueError` (its `JSONDecodeError` is one) on broken JSON: catch it. After
+# parsing, check `isinstance(action, dict)` and `action.get("type")`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def read_action(text):
+#     start, end = text.find("{"), text.rfind("}")
+#     if start < 0 or end < start:
+#         return None
+#     try:
+#         action = json.loads(text[start:end + 1])
+#     except ValueError:
+#         return None
+#     if not isinstance(action, dict) or action.get("type") not in ("tool_call", "final_answer"):
+#         return None
+#     return action
+# ```
 
 # %% tags=["solution"]
 def read_action(text):
+    """The JSON action in a model's reply text, or None when there is no usable one."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
         return None
@@ -164,150 +206,174 @@ SAMPLES = ['{"type": "final_answer", "answer": "Paris."}',
            'Here you go: ```json\n{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1, "b": 2}}\n```',
            "The answer is 5004.",
            '{"type": "tool_call", "name": ',
-           '{"type": "dance"}']
+           '{"type": "dance"}',
+           "[1, 2, 3]",
+           "} backwards {",
+           ""]
 
-def attempt(text):
+def attempt(fn, *args):
     try:
-        return read_action(text)
+        return fn(*args)
     except Exception as exc:
-        return f"raised {type(exc).__name__}"
+        return f"raised {type(exc).__name__}: {exc}"
 
-read = [attempt(text) for text in SAMPLES]
+read = [attempt(read_action, text) for text in SAMPLES]
 for text, action in zip(SAMPLES, read):
     print(f"{text[:40]!r:45} -> {action}")
 
 # %% [markdown]
-# ## The loop, with the adapter in front
+# ## Exercise 2: an action becomes an assistant message
 #
-# `prompted(model)` wraps a text model into a model function with the usual shape, so
-# `run_agent` runs it unchanged. The memory stays in chat format: on the way out, the adapter
-# shows each tool result to the model as a user message "Tool result from add_numbers: 5004"
-# and each earlier action as the JSON the model wrote.
+# The loop understands one shape only: the assistant message of lesson 3. Write
+# `to_message(action, call_id)`, turning an action `read_action` returned into that message:
+#
+# - a `final_answer` becomes `{"role": "assistant", "content": <the answer>}`;
+# - a `tool_call` becomes `{"role": "assistant", "content": None, "tool_calls": [<one call>]}`,
+#   the call carrying the id it is given, `"type": "function"`, and a `"function"` with the
+#   name and the arguments **as JSON text** (missing arguments are `{}`).
+#
+# The text model never sees an id, so the adapter makes one up for each call; the cell after
+# yours does that.
+
+# %% tags=["exercise"]
+def to_message(action, call_id):
+    """An action ({"type": "tool_call" | "final_answer", ...}) as an assistant message."""
+    return {"role": "assistant", "content": action.get("answer")}
+
+# %% [markdown] tags=["hint"]
+# Two branches on `action["type"]`. The final answer is the easy one; for the tool call, build
+# the same dictionary a model with native tools would send (lesson 3 showed one).
+
+# %% [markdown] tags=["hint"]
+# The arguments travel as text: `json.dumps(action.get("arguments", {}))`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def to_message(action, call_id):
+#     if action["type"] == "final_answer":
+#         return {"role": "assistant", "content": action["answer"]}
+#     call = {"id": call_id, "type": "function",
+#             "function": {"name": action["name"], "arguments": json.dumps(action.get("arguments", {}))}}
+#     return {"role": "assistant", "content": None, "tool_calls": [call]}
+# ```
+
+# %% tags=["solution"]
+def to_message(action, call_id):
+    """An action ({"type": "tool_call" | "final_answer", ...}) as an assistant message."""
+    if action["type"] == "final_answer":
+        return {"role": "assistant", "content": action["answer"]}
+    call = {"id": call_id, "type": "function",
+            "function": {"name": action["name"], "arguments": json.dumps(action.get("arguments", {}))}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+# %% [markdown]
+# ## Your adapter, in front of the loop
+#
+# Your two functions make a whole adapter. On the way out, `render` (from `looplab`) writes the
+# chat-format memory as plain text messages: the tools and rules go into the system prompt, each
+# tool result becomes a user message "Tool result from add_numbers: 5004", each earlier action
+# the JSON the model wrote. On the way back, your code reads the reply.
 
 # %%
+def my_prompted(text_model):
+    """A text model as a model function with tools: tools in the prompt, actions read back."""
+    count = 0
+    def model(messages, tools):
+        nonlocal count
+        reply = text_model(render(messages, tools), [])
+        action = read_action(reply.get("content") or "")
+        if action is None:
+            raise ValueError(f"the reply was not a JSON action: {str(reply.get('content'))[:80]!r}")
+        count += 1
+        return to_message(action, f"call_{count}")
+    return model
+
+SUM_REPLIES = [
+    final('Sure. {"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1002, "b": 4002}}'),
+    final('{"type": "final_answer", "answer": "1002 + 4002 = 5004."}'),
+]
+try:
+    summed = run_agent("What is 1002 + 4002?", my_prompted(text_model(SUM_REPLIES)), tools,
+                       Memory("You are a helpful assistant."), tracer=printer())
+except Exception as exc:
+    summed = {"stopped": f"raised {type(exc).__name__}: {exc}", "answer": None, "tool_calls": 0}
+print(summed)
+
+# %% [markdown]
+# Two things happened that the loop never saw: the model's JSON came after a sentence, and it
+# named no id. Your reader cut the object out; your converter gave the call an id, and the
+# tool's result went back under it.
+#
+# ## The hardened version: `looplab.models.prompted`
+#
+# `prompted(model)` is the same adapter, read in `looplab/models/prompted.py`. Beside what you
+# wrote, it:
+#
+# - looks inside a ```` ```json ```` fence first, so braces in the sentence around it do no harm;
+# - says *why* a reply is unusable ("a tool_call needs a "name"", "the JSON could not be
+#   read ... at position 31") and **asks the model again** with that reason, up to two times,
+#   before the run stops with `error` and a sentence saying what to try;
+# - checks the action's fields (a name that is text, arguments that are an object) before the
+#   loop sees them;
+# - makes ids that cannot repeat across runs (`call_` and twelve random hex digits);
+# - carries a ReAct **thought** on the message, which is the next lesson.
+
+# %%
+for text in ('Use {braces} sparingly. ```json\n{"type": "final_answer", "answer": "ok"}\n```',
+             '{"type": "tool_call", "arguments": {"a": 1}}'):
+    mine, theirs = attempt(read_action, text), parse_action(text)
+    print(f"{text[:45]!r:50}\n   yours: {mine}\n   looplab: {theirs[1] or theirs[0]}")
+
 simple = prompted(text_model([
+    final("The sum is 5004."),                                       # not JSON: looplab asks again
     final('{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1002, "b": 4002}}'),
     final('{"type": "final_answer", "answer": "1002 + 4002 = 5004."}'),
 ]))
-memory = Memory("You are a helpful assistant.")
-print(run_agent("What is 1002 + 4002?", simple, tools, memory, tracer=printer()))
-
-# %% [markdown]
-# ## ReAct: a thought before each action
-#
-# A **ReAct** agent ("reason + act") writes a short **thought** before every action: what it
-# knows, what is missing, what it will do. The thought comes *first* in the JSON, so the model
-# writes its reasoning before it chooses; and the thought stays in the conversation, so the next
-# step sees the plan, not only the actions. Thought → action → observation, until the answer.
-#
-# In Loop Lab the thought rides on the assistant message and shows in the trace. The question
-# below needs the same tool twice with different arguments, then a comparison:
-
-# %%
-def compare(messages, tools_):
-    seen = re.findall(r"Tool result from get_temperature: (-?[\d.]+)°C", " ".join(str(m["content"]) for m in messages))
-    jakarta, singapore = (float(t) for t in seen[:2])
-    verdict = "Yes" if singapore > jakarta else "No"
-    return final(json.dumps({"type": "final_answer",
-                             "thought": f"Singapore is {singapore}°C and Jakarta {jakarta}°C, so I can answer.",
-                             "answer": f"{verdict}: it is {singapore}°C in Singapore and {jakarta}°C in Jakarta."}))
-
-react = prompted(text_model([
-    final('{"type": "tool_call", "thought": "I need both temperatures; first Jakarta.", '
-          '"name": "get_temperature", "arguments": {"city": "Jakarta"}}'),
-    final('{"type": "tool_call", "thought": "Now Singapore, to compare.", '
-          '"name": "get_temperature", "arguments": {"city": "Singapore"}}'),
-    compare,
-]), react=True)
-warmer = run_agent("Is it currently warmer in Singapore than in Jakarta?", react, tools,
-                   Memory("You are a helpful assistant."), tracer=printer())
-print(warmer["answer"])
-
-# %% [markdown]
-# What ReAct buys: a scratchpad that conditions the next action, a better chance to notice when
-# an observation does not match the plan, and a trace that reads like reasoning, which makes
-# debugging much easier. What it costs: more tokens per step (slower, dearer, the context grows
-# faster), and a caveat: a written thought is just more generated text. It can sound convincing
-# and still not be why the model acted. For one-shot lookups a simple loop is enough; for
-# multi-step problems (research, multi-hop questions, troubleshooting) ReAct tends to help.
-#
-# ## Asking for what is missing
-#
-# Asked to buy "a few" shares, a careful model asks how many rather than inventing a number;
-# the user's reply "200." then completes the order. Two runs, one memory:
-
-# %%
-orders.clear()
-shopping = Memory("You are a helpful assistant.")
-buyer = prompted(text_model([
-    final('{"type": "final_answer", "thought": "The amount is missing; I must ask, not guess.", '
-          '"answer": "How many Microsoft shares would you like to buy?"}'),
-    final('{"type": "tool_call", "thought": "200 shares of MSFT at 100 per share.", '
-          '"name": "buy_shares", "arguments": {"symbol": "MSFT", "amount": 200, "price": 100}}'),
-    final('{"type": "final_answer", "thought": "The order went through.", '
-          '"answer": "Your order for 200 Microsoft shares at 100 dollars each has been placed."}'),
-]), react=True)
-asked = run_agent("Buy a few Microsoft shares for 100 dollar per share.", buyer, tools, shopping)
-bought = run_agent("200.", buyer, tools, shopping)
-print(asked["answer"])
-print(bought["answer"], orders)
-
-# %% [markdown]
-# What to keep in the conversation afterwards is a design choice. The memory above holds the
-# tool calls and their raw results too. An agent may instead **drop** tool results once a turn
-# is answered (keeping only what the user said and the final answers), keep them **raw**
-# (complete, but the prompt grows fast; think of a tool that returns a whole document), or keep
-# them **summarised** (truncated or condensed first).
-
-# %%
-lean = [m for m in shopping.history if m["role"] == "user" or (m["role"] == "assistant" and not m.get("tool_calls"))]
-print(len(shopping.history), "messages kept raw;", len(lean), "if tool results are dropped")
-
-# %% [markdown]
-# ## Exercise 2: be the model
-#
-# Write the reply a ReAct model should give to *"Buy 100 shares of Apple stocks!"*: one JSON
-# object, with a `"thought"` first, that **asks for the missing price** instead of guessing
-# one. Your text goes through the real adapter and the real loop.
-
-# %% tags=["exercise"]
-my_reply = ('{"type": "tool_call", "thought": "Apple is AAPL; 100 shares.", "name": "buy_shares", '
-            '"arguments": {"symbol": "AAPL", "amount": 100, "price": 180}}')
-
-# %% tags=["solution"]
-my_reply = ('{"type": "final_answer", "thought": "The price per share is missing; I ask instead of guessing.", '
-            '"answer": "What price per share should I pay for the 100 Apple (AAPL) shares?"}')
-
-# %%
-orders.clear()
-me = prompted(scripted([final(my_reply), final('{"type": "final_answer", "answer": "Done."}')]), react=True)  # you are the model, in both modes
-mine = run_agent("Buy 100 shares of Apple stocks!", me, tools, Memory(""))
-my_action, my_problem = parse_action(my_reply)
-print(mine, orders)
+repaired = run_agent("What is 1002 + 4002?", simple, tools, Memory("You are a helpful assistant."))
+print(repaired)
 
 # %% tags=["check"]
 # a well-formed reply is read
-assert read[0] == {"type": "final_answer", "answer": "Paris."}, f"read_action gave {read[0]!r} for a plain JSON reply"
+assert read[0] == {"type": "final_answer", "answer": "Paris."}, (
+    f"read_action gave {read[0]!r} for a plain JSON reply; it should return the parsed object")
 # JSON inside a code fence after a sentence is found
 assert isinstance(read[1], dict) and read[1].get("name") == "add_numbers", (
-    f"read_action gave {read[1]!r}; take the text from the first '{{' to the last '}}' before parsing")
-# text without JSON, broken JSON and unknown types give None, not an exception
-assert read[2:] == [None, None, None], (
-    f"read_action gave {read[2:]}; return None for no JSON, broken JSON (catch ValueError) and "
-    "a type other than tool_call or final_answer")
-# your reply is valid JSON in the format
-assert my_action is not None, f"the adapter could not read your reply: {my_problem}"
-# your reply asks for the price instead of buying
-assert not my_action.get("tool_calls") and "price" in (my_action.get("content") or "").lower(), (
-    f"your reply {my_action}; with no price given, answer with a final_answer that asks for it")
-# your reply writes a thought first
-assert my_reply.lstrip().startswith('{"type"') and my_reply.find('"thought"') < my_reply.find('"answer"') \
-    and my_action.get("thought"), "put a \"thought\" in the object, before the answer"
-# nothing was bought without a price
-assert orders == [], f"orders placed: {orders}"
-# the loop ran the prompted model to a stop with a reason
-assert warmer["stopped"] in ("final", "step_limit", "error", "needs_person"), warmer
-# the scripted ReAct run compared both temperatures
-assert live or warmer["tool_calls"] == 2 and "Singapore" in warmer["answer"], warmer
-# the missing amount was asked for, then the order placed
-assert live or "How many" in asked["answer"] and bought["stopped"] == "final", (asked, bought)
+    f"read_action gave {read[1]!r} for JSON inside a fence after a sentence; parse only the part "
+    "from the first '{' to the last '}'")
+# no JSON, broken JSON, an unknown type, a list and an empty reply give None, never an exception
+assert read[2:] == [None] * 6, (
+    f"read_action gave {read[2:]} for {SAMPLES[2:]}; each should be None: catch the parse error, "
+    "and check that the result is a dict with a known type")
+# a final answer becomes an assistant message with its text
+assert attempt(to_message, {"type": "final_answer", "answer": "Paris."}, "c1") == {
+    "role": "assistant", "content": "Paris."}, (
+    f"to_message gave {attempt(to_message, {'type': 'final_answer', 'answer': 'Paris.'}, 'c1')!r}")
+converted = attempt(to_message, {"type": "tool_call", "name": "get_temperature", "arguments": {"city": "Oslo"}}, "c7")
+# a tool call becomes one call with the given id, its name and its arguments as JSON text
+assert isinstance(converted, dict) and converted.get("content") is None and converted.get("tool_calls") == [
+    {"id": "c7", "type": "function", "function": {"name": "get_temperature", "arguments": '{"city": "Oslo"}'}}], (
+    f"to_message gave {converted!r} for a get_temperature call; the loop needs content None and a "
+    "tool_calls list of one call with the id, type 'function', and the arguments as JSON text")
+bare = attempt(to_message, {"type": "tool_call", "name": "add_numbers"}, "c8")
+# a tool call with no arguments gets an empty object
+assert isinstance(bare, dict) and [c["function"]["arguments"] for c in bare.get("tool_calls") or []] == ["{}"], (
+    f"to_message gave {bare!r} for a call with no arguments; send them as '{{}}'")
+# your adapter's run ended with a stop reason, every model is held to that
+assert summed["stopped"] in ("final", "step_limit", "error", "needs_person"), (
+    f"the run with your adapter gave {summed}; look at the error it names")
+# with the prepared replies, your adapter ran add_numbers and answered 5004
+expect(summed["stopped"] == "final" and summed["tool_calls"] == 1 and "5004" in (summed["answer"] or ""),
+       f"the run with your adapter gave {summed}; it should call add_numbers once, then answer",
+       observed=f"the model's run ended {summed['stopped']!r} with {summed.get('tool_calls')} tool calls and "
+                f"answer {summed.get('answer')!r}; the prepared replies add once and answer 5004")
+# looplab's adapter asked again after a reply that was not JSON, then finished
+expect(repaired["stopped"] == "final" and "5004" in (repaired["answer"] or ""),
+       f"looplab's adapter gave {repaired}",
+       observed=f"the model's run ended {repaired['stopped']!r} with answer {repaired.get('answer')!r}; "
+                "the prepared replies need one repair, then answer 5004")
+# the one-shot prompts: a missing price is asked for and two questions start with one tool
+expect("price" in shown["Buy 100 shares of Apple stocks!"].lower()
+       and shown["What is the temperature in Paris right now and what is 1002 + 4002?"].startswith("would call get_temperature"),
+       f"the one-shot outcomes were {shown}",
+       observed="the model answered the Apple prompt with "
+                f"{shown['Buy 100 shares of Apple stocks!'][:80]!r}; a scripted model asks for the price")

@@ -8,7 +8,7 @@ where requests are synchronous XHRs from another origin. Already covered in test
     Stop of a request that never answers                  test_stop_ends_a_request_that_never_answers_within_2_s
 Here: the openai SDK installed in the page from the site's own wheels (LLM_API=sdk, chosen in
 Settings) and run through our httpx2_jsfetch transport, a retried fault and a fault that is not
-retried, a CORS refusal seen by the SDK, and lesson 13's SDK part in live mode.
+retried, a CORS refusal seen by the SDK, and lesson 14's SDK part in live mode.
 """
 
 from __future__ import annotations
@@ -93,9 +93,9 @@ def test_the_lean_adapter_retries_a_500_and_explains_a_missing_model(page, site_
     assert "Traceback" not in output(page)
 
 
-def test_lesson_13_runs_its_sdk_part_live(page, site_url, fake):
-    """Lesson 13 imports openai: the page installs it, and in live mode the SDK part calls the endpoint."""
-    slug = "13-real-models"
+def test_lesson_14_runs_its_sdk_part_live(page, site_url, fake):
+    """Lesson 14 imports openai: the page installs it, and in live mode the SDK part calls the endpoint."""
+    slug = "14-real-models"
     open_lesson(page, site_url, slug)
     put_solutions(page)
     configure_live(page, fake.url, key=KEY)
