@@ -111,7 +111,7 @@ class MyToolbox:
 #         if name not in self.tools:
 #             return f"error: no tool named {name!r}; the tools are {', '.join(self.tools)}"
 #         try:
-#             args = json.loads(arguments_json)
+#             args = json.loads(arguments_json or "{}")
 #         except (ValueError, TypeError):
 #             return f"error: the arguments {arguments_json!r} are not JSON; send an object"
 #         if not isinstance(args, dict):
@@ -152,7 +152,7 @@ class MyToolbox:
         if name not in self.tools:
             return f"error: no tool named {name!r}; the tools are {', '.join(self.tools)}"
         try:
-            args = json.loads(arguments_json)
+            args = json.loads(arguments_json or "{}")   # no arguments at all: an empty object
         except (ValueError, TypeError):
             return f"error: the arguments {arguments_json!r} are not JSON; send an object"
         if not isinstance(args, dict):
