@@ -265,21 +265,20 @@ def test_the_project_toolbox_never_raises_and_says_what_would_work():
 
 
 def pairing_holds(messages: list[dict]) -> bool:
-    """Every call answered exactly once, right after its assistant message (a copy of the lesson's rule)."""
-    open_ids, answered = set(), []
-    for message in messages:
-        if message["role"] == "assistant":
-            if open_ids:
-                return False
-            open_ids = {c["id"] for c in message.get("tool_calls") or []}
-        elif message["role"] == "tool":
-            if message["tool_call_id"] not in open_ids:
-                return False
-            open_ids.discard(message["tool_call_id"])
-            answered.append(message["tool_call_id"])
-        elif open_ids:
+    """Each message's calls are answered, each exactly once, by the block of tool messages right after it."""
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if message["role"] == "tool":
+            return False                     # a result with no call just before it
+        asked = sorted(c["id"] for c in message.get("tool_calls") or []) if message["role"] == "assistant" else []
+        j = i + 1
+        while j < len(messages) and messages[j]["role"] == "tool":
+            j += 1
+        if sorted(m["tool_call_id"] for m in messages[i + 1:j]) != asked:
             return False
-    return not open_ids and len(answered) == len(set(answered))
+        i = j
+    return True
 
 
 STEP = st.one_of(st.just("final"), st.just("raise"),
