@@ -13,9 +13,12 @@ retried, a CORS refusal seen by the SDK, and lesson 14's SDK part in live mode.
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import expect
+
+from looplab.lesson import check_statements, is_expect, parse
 
 from fakeserver import chat_call, chat_text, error, responses_call, responses_text
 from learner import configure_live, open_lesson, put_solutions, run, set_mode, status
@@ -107,7 +110,14 @@ def test_lesson_14_runs_its_sdk_part_live(page, site_url, fake):
 
     results = run(page)
     text = output(page)
-    assert results and all(ok for ok, _, _ in results), (results, text)
+    # Claims about the recorded replies (expect(...)) are not checked with a live model: never a ✓,
+    # and their message says what the model did. Every other check passes.
+    lesson = Path(__file__).resolve().parents[2] / "lessons" / f"{slug}.py"
+    claims = {name for cell in parse(lesson.read_text(encoding="utf-8")) if cell.role == "check"
+              for name, stmt in check_statements(cell) if is_expect(stmt)}
+    assert claims and results, (results, text)
+    assert all(ok for ok, name, _ in results if name not in claims), (results, text)
+    assert [(ok, bool(message)) for ok, name, message in results if name in claims] == [(False, True)] * len(claims)
     assert "(loading " in text and "openai" in text
     assert "is not installed here" not in text
     chat = fake.posts("/v1/chat/completions")
