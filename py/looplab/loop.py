@@ -29,7 +29,8 @@ from collections.abc import Callable
 
 from .memory import Memory
 from .messages import call_ids, read_reply, tool_message
-from .messages import arguments_text, id_problem, read_calls, text_of  # noqa: F401  (still importable from here)
+# The rest of reply normalisation, importable from here as it was before messages.py:
+from .messages import arguments_text, id_problem, read_calls, text_of  # noqa: F401
 from .policy import Gate
 from .tools import Toolbox
 from .trace import Emitter, redact_text
