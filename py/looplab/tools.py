@@ -2,7 +2,8 @@
 
 The model sees the name, description and schema; the program runs the function. `Toolbox.run`
 never raises: every failure comes back as text starting with `error:` that says what was wrong
-and what would work, so the model can read it and try again.
+and what would work, so the model can read it and try again. The JSON-schema work (a schema from
+type hints, strict mode, checking arguments) is in schema.py.
 
     box = Toolbox()
 
