@@ -147,7 +147,7 @@ class MyToolbox:
 #
 # def run(self, name, arguments_json):
 #     if name not in self.tools:
-#         return f"error: no tool named {name!r}; tools are {', '.join(self.tools)}"
+#         return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
 #     tool = self.tools[name]
 #     takes = tool["parameters"].get("properties", {})
 #     required = tool["parameters"].get("required", [])
@@ -189,7 +189,7 @@ class MyToolbox:
     def run(self, name, arguments_json):
         """Run a tool by name; always return text, 'error: ...' saying what would work."""
         if name not in self.tools:
-            return f"error: no tool named {name!r}; tools are {', '.join(self.tools)}"
+            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
         tool = self.tools[name]
         takes = tool["parameters"].get("properties", {})
         required = tool["parameters"].get("required", [])
