@@ -299,7 +299,7 @@ assert turn_for_call.get("id") == "call_9", (
     "to its request")
 # to_turn parses the arguments into a dict
 assert turn_for_call.get("arguments") == {"text": "agent harness"}, (
-    f"the arguments are {turn_for_call.get('arguments')!r}; parse the JSON text with json.loads")
+    f"the arguments are {turn_for_call.get('arguments')!r}; they arrive as JSON text and the turn needs a dict")
 # the harness runs on your adapter
 assert adapted == "2 words.", f"run_turns with your adapter gave {adapted!r}"
 # a function_call becomes a tool call keyed by call_id

@@ -145,7 +145,7 @@ print(names)
 # the second question was sent together with the first
 assert len(sent) >= 2 and "Which branch had more visits in March?" in sent[-1], (
     f"on the 'And for April?' call the model was sent {sent[-1] if sent else []}; the first "
-    "question is missing: use one Memory for all the turns")
+    "question is missing: look at where chat() makes its Memory")
 # the April answer follows from the March question
 expect("1310" in (branches[-1] or ""),
        f"the helper answered {branches[-1]!r}; it could not see which branches the user meant",
