@@ -219,13 +219,16 @@ def echo(text, times=1):
 def explode():
     raise RuntimeError("the disk is full")
 
+TRIAL = {  # name: (description, parameters, function, needs approval)
+    "echo": ("Repeat a text.", {"type": "object", "required": ["text"],
+                                "properties": {"text": {"type": "string"}, "times": {"type": "integer"}}},
+             echo, False),
+    "explode": ("Always fails.", {"type": "object", "properties": {}}, explode, False),
+    "wipe": ("Delete everything.", {"type": "object", "properties": {}}, lambda: "wiped", True),
+}
 trial = MyToolbox()
-trial.register("echo", "Repeat a text.",
-               {"type": "object", "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
-                "required": ["text"]}, echo)
-trial.register("explode", "Always fails.", {"type": "object", "properties": {}}, explode)
-trial.register("wipe", "Delete everything.", {"type": "object", "properties": {}}, lambda: "wiped",
-               needs_approval=True)
+for name, (description, parameters, function, approval) in TRIAL.items():
+    trial.register(name, description, parameters, function, needs_approval=approval)
 
 tried = {
     "works": try_run(trial, "echo", '{"text": "hi", "times": 2}'),
@@ -521,9 +524,9 @@ assert isinstance(trial_schemas, list) and [
     "entry per tool, in the order they were registered (echo, explode, wipe)")
 # each schema carries the description and parameters it was registered with
 assert isinstance(trial_schemas, list) and len(trial_schemas) == 3 and all(
-    isinstance(s, dict) and s.get("function", {}).get("description") == trial.tools[name]["description"]
-    and s.get("function", {}).get("parameters") == trial.tools[name]["parameters"]
-    for s, name in zip(trial_schemas, ("echo", "explode", "wipe"))), (
+    isinstance(s, dict) and s.get("function", {}).get("description") == TRIAL[name][0]
+    and s.get("function", {}).get("parameters") == TRIAL[name][1]
+    for s, name in zip(trial_schemas, TRIAL)), (
     "a schema's 'function' entry should hold the tool's name, description and parameters as registered")
 # needs_approval is True only for a tool registered with needs_approval=True
 assert approvals["wipe"] is True and approvals["echo"] is False, (
