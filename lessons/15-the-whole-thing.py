@@ -319,8 +319,9 @@ for label, value in [("long task, 2 turns", long_task), ("unknown tool", unknown
 # %% [markdown]
 # ## The hardened version: `run_agent`
 #
-# Your `agent` is the architecture. `looplab`'s `run_agent` (in `looplab/loop.py`) is the same
-# loop, hardened by everything the earlier lessons ran into. The same task through it:
+# Your `agent` is the architecture. `looplab`'s `run_agent` (in `looplab/loop.py`, with the
+# reading of replies in `looplab/messages.py`) is the same loop, hardened by everything the
+# earlier lessons ran into. The same task through it:
 
 # %%
 from looplab import Toolbox, Memory, run_agent, Gate, Collector
