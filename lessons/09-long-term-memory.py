@@ -20,11 +20,10 @@
 # %%
 from looplab import Toolbox, Memory, run_agent, FactStore, HashEmbedder, extract_facts, recall_query
 from looplab.recall import cosine, parse_facts
-from looplab.models import pick_model, model_mode, final
+from looplab.models import pick_model, final
 from looplab.models.rules import rule_model
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 # %% [markdown]
 # ## Step 1: extract facts, with the model

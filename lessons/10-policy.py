@@ -21,11 +21,10 @@
 import json
 import zlib
 from looplab import Toolbox, Memory, run_agent, printer, Gate, forbid
-from looplab.models import pick_model, model_mode, scripted, final
+from looplab.models import pick_model, scripted, final
 from looplab.models.rules import rule_model
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 # %% [markdown]
 # ## Rules and a gate

@@ -16,11 +16,10 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent, TaskQueue
-from looplab.models import pick_model, model_mode, call, final
+from looplab.models import pick_model, call, final
 from looplab.models.rules import rule_model
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 box = Toolbox()
 

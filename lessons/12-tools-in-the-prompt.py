@@ -23,7 +23,6 @@ from looplab.models import pick_model, model_mode, final
 from looplab.models.prompted import prompted, parse_action, render, system_prompt
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 def text_model(offline):
     """A model called without tools: the scripted replies offline, the live or local model otherwise."""

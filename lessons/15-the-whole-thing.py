@@ -20,11 +20,10 @@
 
 # %%
 import json
-from looplab.models import pick_model, model_mode, scripted, call, final, failing
+from looplab.models import pick_model, scripted, call, final, failing
 from looplab.models.rules import rule_model
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 # %% [markdown]
 # ## Step 1: tools, long-term memory, the queue, state

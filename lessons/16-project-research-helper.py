@@ -22,10 +22,9 @@
 # %%
 import json
 import re
-from looplab.models import pick_model, model_mode, scripted, call, calls, final, failing
+from looplab.models import pick_model, scripted, call, calls, final, failing
 from looplab.lesson import expect
 
-live = model_mode() != "scripted"
 
 NOTES = {
     "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
