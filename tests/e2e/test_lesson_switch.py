@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from learner import FIXTURE, checks, open_lesson, set_code, start_run
+from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run
 
 FIRST = {"slug": FIXTURE, "title": "E2E fixture: a tiny agent", "line": "hello from the lesson",
          "checks": ["the run stopped with a final answer", "the answer mentions 5"]}
@@ -110,3 +110,24 @@ def test_a_run_of_a_lesson_that_sleeps_can_be_left_for_one_that_sleeps_too(page,
         page.keyboard.press("ControlOrMeta+Enter")
     assert_ends_on(page, SECOND, FIRST)
     assert "pause = 0.3" in page.get_by_test_id("lesson-text").inner_text()
+
+
+def test_without_isolation_a_run_pressed_while_python_restarts_runs_the_new_lesson(context, site_url):
+    """Where Stop must restart Python (no cross-origin isolation), leaving a running lesson restarts
+    it, and a Run pressed meanwhile runs the lesson opened once Python is back."""
+    def without_isolation(route):
+        response = route.fetch()
+        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+        route.fulfill(response=response, headers=headers)
+    context.route(f"{site_url}**", without_isolation)
+    page = context.new_page()
+    slow_lesson_files(page)
+    open_lesson(page, site_url, FIRST["slug"])
+    assert page.evaluate("crossOriginIsolated") is False
+    set_code(page, "import time\nprint('sleeping in the first lesson')\ntime.sleep(30)")
+    start_run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("sleeping in the first lesson")
+    open_in_list(page, SECOND)
+    page.keyboard.press("ControlOrMeta+Enter")
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "passed", timeout=READY_MS)
+    assert_ends_on(page, SECOND, {**FIRST, "line": "sleeping in the first lesson"})
