@@ -20,7 +20,7 @@ import re
 import uuid
 from collections.abc import Callable
 
-from ..loop import text_of
+from ..messages import text_of
 from .errors import ModelError
 
 JSON_RULES = """You can use these tools:

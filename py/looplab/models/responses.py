@@ -14,7 +14,7 @@ request — a reasoning model needs its reasoning items again, next to the calls
 
 from collections.abc import Callable
 
-from ..loop import text_of
+from ..messages import text_of
 from .endpoint import Endpoint
 from .errors import ModelError
 
