@@ -9,8 +9,8 @@
 //                                                          (looplab.lesson.run_cells), after loading any
 //                                                          package of the site's lock the code imports
 //                                                          (and openai for LLM_API=sdk); `env` holds
-//                                                          LOOPLAB_MODEL, LLM_BASE_URL, LLM_API_KEY,
-//                                                          LLM_MODEL, LLM_API, set in os.environ for this run
+//                                                          the ENV_KEYS below, set in os.environ for
+//                                                          this run
 //
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
@@ -18,8 +18,9 @@
 //   ready    {python, pyodide, isolated, times}            Python is loaded; runs may start (`times`:
 //                                                          ms marks of the load, for bench/startup.py)
 //   stdout   {id, text}  /  stderr {id, text}              the learner's output, in batches
-//   event    {id, event}                                   one trace event (looplab.trace), already
-//                                                          redacted of keys
+//   event    {id, event}                                   one trace event (looplab.trace)
+//                                                          (everything a run sends is redacted of
+//                                                          keys first: redact.js)
 //   done     {id, result: {ok, error, checks}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
 //                                                          KeyboardInterrupt ended it; `extras`
@@ -34,7 +35,8 @@
 
 export const SIGINT = 2;
 
-/** The environment variables a run may set: runner.js sends only these (bridge.py reads the same list). */
+/** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
+ * sets the same list (its ENV_KEYS; tests/site/test_page_rules.py checks the two agree). */
 export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */

@@ -3,23 +3,30 @@
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "./protocol.js";
 
+/** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
+ * Python, or Python crashed (and is restarted when it had loaded). */
+export const OUTCOMES = ["checked", "interrupted", "restarted", "crashed"];
+
 export class Runner {
   /**
    * @param {object} build  build.json
-   * @param {object} on     callbacks: progress, ready, stdout, stderr, event, crashed(message, {restart})
+   * @param {object} on     callbacks: starting({restart}) (a worker is starting: the first one, or
+   *                        a new one after a Stop that terminated or a crash), progress, ready,
+   *                        crashed(message, {restart})
    */
   constructor(build, on) {
     this.build = build;
     this.on = on;
     this.worker = null;
     this.ready = false;
-    this.current = null; // {id, resolve}
+    this.current = null; // {id, resolve, timer, on}
     this.nextId = 1;
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     this.start();
   }
 
   start() {
+    const restart = this.worker !== null;
     this.ready = false;
     this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
@@ -30,11 +37,12 @@ export class Runner {
       this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
     };
     worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, build: this.build });
+    this.on.starting({ restart });
   }
 
   receive(worker, message) {
     if (worker !== this.worker) return; // a message from a worker we already replaced
-    const run = this.current;
+    const run = this.current && message.id === this.current.id ? this.current : null;
     switch (message.type) {
       case "progress":
         this.on.progress(message);
@@ -45,13 +53,13 @@ export class Runner {
         break;
       case "stdout":
       case "stderr":
-        if (run && message.id === run.id) this.on[message.type](message.text);
+        if (run) run.on[message.type](message.text);
         break;
       case "event":
-        if (run && message.id === run.id) this.on.event(message.event);
+        if (run) run.on.event(message.event);
         break;
       case "done":
-        if (run && message.id === run.id) this.finish({ ...message.result, interrupted: message.interrupted, extras: message.extras || null });
+        if (run) this.finish({ ...message.result, outcome: message.interrupted ? "interrupted" : "checked", extras: message.extras || null });
         break;
       case "fatal":
         this.crash(worker, message.message);
@@ -64,7 +72,7 @@ export class Runner {
     if (!run) return;
     this.current = null;
     clearTimeout(run.timer);
-    run.resolve(result);
+    run.resolve({ ok: false, error: null, checks: [], extras: null, ...result });
   }
 
   /** The worker failed: a fresh one when this one had loaded Python (a crash in a run); when
@@ -75,16 +83,20 @@ export class Runner {
     worker.terminate();
     this.ready = false;
     this.on.crashed(message, { restart });
-    this.finish({ ok: false, error: null, checks: [], crashed: message });
+    this.finish({ outcome: "crashed", message });
     if (restart) this.start();
   }
 
-  /** Run a lesson; resolves with {ok, error, checks, interrupted?, terminated?, crashed?, extras?}. */
-  run(cells, { solution = false, env = {} } = {}) {
+  /**
+   * Run a lesson's cells; `on` receives this run's stdout(text), stderr(text) and event(event).
+   * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
+   * `message` says why Python crashed.
+   */
+  run(cells, { solution = false, env = {}, on }) {
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.current = { id, resolve, timer: null };
+      this.current = { id, resolve, timer: null, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
       this.worker.postMessage({ type: "run", id, cells, solution, env: known });
     });
@@ -99,8 +111,8 @@ export class Runner {
     const run = this.current;
     if (!run) return;
     if (this.interrupt) {
-      this.interrupt[0] = SIGINT;
-      run.timer = setTimeout(() => this.terminate(run), STOP_GRACE_MS);
+      this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
+      run.timer = run.timer || setTimeout(() => this.terminate(run), STOP_GRACE_MS);
     } else {
       this.terminate(run);
     }
@@ -109,7 +121,7 @@ export class Runner {
   terminate(run) {
     if (this.current !== run) return;
     this.worker.terminate();
-    this.finish({ ok: false, error: null, checks: [], interrupted: true, terminated: true });
+    this.finish({ outcome: "restarted" });
     this.start();
   }
 }

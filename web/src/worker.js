@@ -2,6 +2,7 @@
 // Messages: see protocol.js.
 
 import bridgeSource from "./bridge.py";
+import { redact } from "./redact.js";
 
 let pyodide = null;
 let bridge = null;
@@ -126,8 +127,9 @@ let sentInWindow = 0;
 
 let secret = ""; // this run's API key: never shown, even when the learner prints it
 
+// Everything a run sends the page passes here: output, events, the result, error messages.
 function hide(text) {
-  return secret ? text.split(secret).join("[redacted]") : text;
+  return redact(text, secret);
 }
 
 function write(stream, text) {
@@ -153,40 +155,27 @@ function flush() {
 // --- one run -------------------------------------------------------------------------------
 
 // Extra packages come only from this site's lock file, and only when a run needs them: what the
-// lesson's code imports (e.g. `import openai`), and the openai SDK for LLM_API=sdk in live mode.
-// loadPackage follows the lock's `depends` (read from each wheel's metadata at build time) and
-// checks every wheel's sha256. Returns {packages, ms} when it loaded something, else null.
+// lesson's code imports (e.g. `import openai`; Pyodide maps import names to packages through the
+// lock's `imports`), and the openai SDK for LLM_API=sdk in live mode. loadPackage follows the
+// lock's `depends` (read from each wheel's metadata at build time) and checks every wheel's
+// sha256. Returns {packages, ms} when it loaded something, else null.
 async function loadExtras(id, cells, env) {
-  const code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
-  const wanted = new Set();
-  try {
-    for (const name of pyodide.pyimport("pyodide.code").find_imports(code).toJs()) wanted.add(name);
-  } catch {
-    /* a syntax error: the run itself will report it */
-  }
-  if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") wanted.add("openai");
-  const lock = pyodide.lockfile.packages;
-  const packages = Object.values(lock)
-    .filter((p) => p.imports.some((name) => wanted.has(name)))
-    .map((p) => p.name)
-    .filter((name) => !(name in pyodide.loadedPackages));
-  if (!packages.length) return null;
-  const all = new Set(); // with their dependencies, to say what is coming
-  const add = (name) => {
-    if (all.has(name) || name in pyodide.loadedPackages || !lock[name]) return;
-    all.add(name);
-    lock[name].depends.forEach(add);
-  };
-  packages.forEach(add);
-  const names = [...all];
-  post({ type: "stdout", id, text: `(loading ${names.join(", ")} from this site, once…)\n` });
+  let code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
+  if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") code += "\nimport openai";
   const started = performance.now();
   const errors = [];
-  await pyodide.loadPackage(packages, { messageCallback: () => {}, errorCallback: (text) => errors.push(text) });
-  const ms = Math.round(performance.now() - started);
+  const loaded = await pyodide.loadPackagesFromImports(code, {
+    // "Loading a, b, c" comes first, naming every package about to load, dependencies included.
+    messageCallback: (text) => {
+      if (text.startsWith("Loading ")) post({ type: "stdout", id, text: `(loading ${text.slice(8)} from this site, once…)\n` });
+    },
+    errorCallback: (text) => errors.push(text),
+  });
   if (errors.length) throw new Error(errors.join("; "));
+  if (!loaded.length) return null;
+  const ms = Math.round(performance.now() - started);
   post({ type: "stdout", id, text: `(loaded in ${(ms / 1000).toFixed(1)} s)\n` });
-  return { packages: names, ms };
+  return { packages: loaded.map((p) => p.name), ms };
 }
 
 async function run({ id, cells, solution, env }) {
@@ -199,7 +188,7 @@ async function run({ id, cells, solution, env }) {
   try {
     extras = await loadExtras(id, cells, env);
   } catch (error) {
-    post({ type: "stderr", id, text: `Could not load a package: ${error && error.message ? error.message : error}\n` });
+    post({ type: "stderr", id, text: hide(`Could not load a package: ${error && error.message ? error.message : error}\n`) });
   }
   const sendEvent = (text) => {
     flush(); // output printed before an event shows before it
