@@ -390,8 +390,8 @@ for name, row in table.items():
 
 # %% [markdown]
 # Read the table as a trade. Keeping everything is right and the most expensive: each step resends
-# every note. The last six messages are cheap and wrong. Clearing old results is cheaper still,
-# and wrong for the same reason: the figures were in the results it blanked. Notes are right and
+# every note. The last six messages and clearing old results are both cheap and both wrong, for
+# the same reason: the figures were in what they dropped or blanked. Notes are right and
 # cheap because the program knew what a figure looks like; on a task where it did not, notes would
 # miss what mattered. Compaction is right without anyone deciding in advance what to keep, and it
 # pays for that twice: the summary calls cost tokens too, and a summary is only as good as the
