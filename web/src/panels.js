@@ -155,6 +155,11 @@ export class Trace {
     const item = el("li", { class: `ev ev-${kind}`, "data-type": kind });
     const step = event.step !== undefined ? el("span", { class: "ev-step" }, `step ${event.step}`) : null;
     item.append(el("span", { class: "ev-kind" }, LABELS[kind] || kind));
+    // A named run (run_agent(..., name=...)) tags its events, so nested agents stay apart.
+    if (event.agent) {
+      item.dataset.agent = event.agent;
+      item.append(el("span", { class: "ev-agent" }, event.agent));
+    }
     if (step) item.append(step);
     const body = this.describe(event);
     if (body) item.append(body);
