@@ -141,7 +141,9 @@ def ask_for_approval(approve: Callable | None, name: str, arguments) -> tuple[bo
     except (TypeError, ValueError):
         wants_args = False
     try:
-        return bool(approve(name, arguments) if wants_args else approve(name)), ""
+        answer = approve(name, arguments) if wants_args else approve(name)
     except Exception as exc:
         return False, f" (the approval check failed: {exc})"
+    reason = getattr(answer, "reason", "")  # an approvals.Decision carries the person's reason
+    return bool(answer), (f": {reason}" if reason and not answer else "")
 

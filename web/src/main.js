@@ -16,6 +16,7 @@ import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorke
 import { renderLessonList } from "./lessonlist.js";
 import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
+import { setupApproval } from "./approval.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -55,6 +56,7 @@ let shownModified = null; // the lesson's "modified" state as the list shows it
 let editorKeys = [];
 let setTab = () => {};
 let dialog = null;
+let approve = null; // the approval dialog's ask (approval.js)
 
 const modeName = () => (settings.live ? "live" : "scripted");
 
@@ -177,7 +179,7 @@ async function start() {
       return;
     }
   }
-  const run = { view, meta: current };
+  const run = { view, meta: current, step: 0 };
   active = run;
   output.clear();
   trace.clear();
@@ -195,9 +197,14 @@ async function start() {
       stdout: onScreen((text) => output.write(text, "stdout")),
       stderr: onScreen((text) => output.write(text, "stderr")),
       event: onScreen((event) => {
+        if (event.type === "model_call") run.step = event.step;
         trace.add(event);
         context.add(event);
       }),
+      // Python asks the page (asking.js): only approvals so far (looplab's ask_person)
+      ask: (kind, request, options) => (kind === "approval" && view === run.view
+        ? approve(request, { ...options, step: run.step })
+        : { unavailable: `the page has no answer to a "${kind}" question here` }),
     },
   });
   updateButtons();
@@ -335,6 +342,7 @@ async function main() {
   ui.toggle.addEventListener("click", toggleMode);
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
   ui.settings.addEventListener("click", () => dialog.open());
+  approve = setupApproval($("[data-role=approval-dialog]"));
   setupTheme($("[data-role=theme]"));
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));

@@ -2,8 +2,11 @@
 // Every message is a plain object with a `type`; nothing else crosses the boundary.
 //
 // page -> worker
-//   init   {interrupt: SharedArrayBuffer | null, build}     load Pyodide and looplab from this site;
-//                                                          `build` is build.json (indexURL, lockFileURL, sizes)
+//   init   {interrupt, answers, build}                     load Pyodide and looplab from this site;
+//                                                          `build` is build.json (indexURL, lockFileURL,
+//                                                          sizes); `interrupt` and `answers` are
+//                                                          SharedArrayBuffers (null when the page is not
+//                                                          cross-origin isolated)
 //   run    {id, cells: [{kind, source, tags}], solution, env}
 //                                                          run a lesson's code cells then its checks
 //                                                          (looplab.lesson.run_cells), after loading any
@@ -21,6 +24,12 @@
 //   event    {id, event}                                   one trace event (looplab.trace)
 //                                                          (everything a run sends is redacted of
 //                                                          keys first: redact.js)
+//   ask      {id, kind, request, blocking}                 Python asks the page and (when `blocking`)
+//                                                          waits: kind "approval" {tool, arguments} ->
+//                                                          {approved, reason}. The page answers by
+//                                                          writing into the `answers` buffer (asking.js),
+//                                                          not by a message; not blocking: the page was
+//                                                          not isolated, Python went on without an answer
 //   done     {id, result: {ok, error, checks}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
 //                                                          KeyboardInterrupt ended it; `extras`

@@ -2,6 +2,7 @@
 // Messages: see protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "./protocol.js";
+import { answerBuffer, writeAnswer } from "./asking.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
  * Python, or Python crashed (and is restarted when it had loaded). */
@@ -29,6 +30,7 @@ export class Runner {
     const restart = this.worker !== null;
     this.ready = false;
     this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.answers = answerBuffer(this.isolated);
     const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
     this.worker = worker;
     worker.onmessage = (event) => this.receive(worker, event.data);
@@ -36,7 +38,7 @@ export class Runner {
       event.preventDefault();
       this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
     };
-    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, build: this.build });
+    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build });
     this.on.starting({ restart });
   }
 
@@ -58,6 +60,9 @@ export class Runner {
       case "event":
         if (run) run.on.event(message.event);
         break;
+      case "ask":
+        this.ask(run, message);
+        break;
       case "done":
         if (run) this.finish({ ...message.result, outcome: message.interrupted ? "interrupted" : "checked", extras: message.extras || null });
         break;
@@ -67,11 +72,27 @@ export class Runner {
     }
   }
 
+  /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal})` answers;
+   * a blocking question's answer goes to the answer buffer, unless the run ended meanwhile. */
+  ask(run, { kind, request, blocking }) {
+    const controller = new AbortController();
+    if (run && blocking) run.asking = controller; // a run that waits: its end or Stop takes the question away
+    const handler = run && run.on.ask;
+    Promise.resolve()
+      .then(() => (handler ? handler(kind, request, { blocking, signal: controller.signal }) : { unavailable: `the page cannot answer a "${kind}" question` }))
+      .catch((error) => ({ unavailable: `the page could not answer: ${error && error.message ? error.message : error}` }))
+      .then((answer) => {
+        if (run && run.asking === controller) run.asking = null;
+        if (blocking && !controller.signal.aborted && (!run || this.current === run)) writeAnswer(this.answers, answer || {});
+      });
+  }
+
   finish(result) {
     const run = this.current;
     if (!run) return;
     this.current = null;
     clearTimeout(run.timer);
+    if (run.asking) run.asking.abort(); // a question still open (a dialog) goes away with its run
     run.resolve({ ok: false, error: null, checks: [], extras: null, ...result });
   }
 
@@ -88,7 +109,8 @@ export class Runner {
   }
 
   /**
-   * Run a lesson's cells; `on` receives this run's stdout(text), stderr(text) and event(event).
+   * Run a lesson's cells; `on` receives this run's stdout(text), stderr(text) and event(event),
+   * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
    * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
    * `message` says why Python crashed.
    */
@@ -110,6 +132,7 @@ export class Runner {
   stop() {
     const run = this.current;
     if (!run) return;
+    if (run.asking) run.asking.abort();
     if (this.interrupt) {
       this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
       run.timer = run.timer || setTimeout(() => this.terminate(run), STOP_GRACE_MS);

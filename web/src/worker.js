@@ -3,10 +3,12 @@
 
 import bridgeSource from "./bridge.py";
 import { redact } from "./redact.js";
+import { clearAnswer, waitForAnswer } from "./asking.js";
 
 let pyodide = null;
 let bridge = null;
 let interrupt = null; // Uint8Array over the page's SharedArrayBuffer, or null
+let answers = null; // the answer buffer (asking.js), shared with the page, or null
 let runId = null;
 
 const post = (message) => self.postMessage(message);
@@ -71,9 +73,10 @@ function wasmFailure() {
   });
 }
 
-async function init({ interrupt: buffer, build }) {
+async function init({ interrupt: buffer, answers: answerBuffer, build }) {
   total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
+  answers = answerBuffer || null;
   self.fetch = countingFetch;
   try {
     progress("loading Python");
@@ -94,6 +97,7 @@ async function init({ interrupt: buffer, build }) {
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.FS.writeFile("/home/pyodide/looplab_bridge.py", bridgeSource);
     pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+    pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
     bridge = pyodide.pyimport("looplab_bridge");
     if (interrupt) bridge.interruptible_sleep();
     times.looplab = performance.now();
@@ -211,6 +215,23 @@ async function run({ id, cells, solution, env }) {
   flush();
   post({ type: "done", id, result, interrupted, extras });
   runId = null;
+}
+
+// Python asks the page and waits for its answer (asking.js; looplab/page.py calls this). Without
+// an answer buffer (the page is not cross-origin isolated) the page is told, and Python hears at
+// once that it cannot wait. Stop raises KeyboardInterrupt in Python while it waits.
+function askPage(kind, requestJson) {
+  flush(); // what was printed before the question shows before it
+  const request = JSON.parse(hide(requestJson));
+  if (!answers) {
+    post({ type: "ask", id: runId, kind, request, blocking: false });
+    return JSON.stringify({ unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it" });
+  }
+  clearAnswer(answers);
+  post({ type: "ask", id: runId, kind, request, blocking: true });
+  return waitForAnswer(answers, () => {
+    if (interrupt && interrupt[0] !== 0) pyodide.checkInterrupt(); // throws KeyboardInterrupt into Python
+  });
 }
 
 function describeCrash(message) {
