@@ -7,6 +7,8 @@
 - a reply's calls run side by side (Toolbox(parallel=True)) end in the same memory and result as
   run one by one: every call answered once, with its id, in the order of the calls;
 - a token budget is never passed by a call started after it was spent;
+- a structured model hands back JSON that fits its schema, a tool call, or a ModelError — never
+  an unchecked reply, never another exception, and never more than two calls;
 - Toolbox.run never raises and always returns text; valid arguments pass, a wrong one is named;
 - fact search returns k known facts, best first.
 """
@@ -183,6 +185,43 @@ def test_no_call_starts_after_the_token_budget_is_spent(usages, limit):
     assert result["usage"]["total"] == spent
     if result.get("detail", "").startswith("the token budget"):
         assert result["stopped"] == "step_limit" and spent >= limit
+
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"},
+                                           "tags": {"type": "array", "items": {"type": "string"}}},
+          "required": ["name"]}
+JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4)),
+                           lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                   st.dictionaries(st.sampled_from(["name", "age", "tags", "x"]), inner, max_size=4)),
+                           max_leaves=8)
+TEXTS = st.one_of(JSON_VALUES.map(json.dumps), st.text(max_size=12), st.none(),
+                  st.fixed_dictionaries({"name": st.text(max_size=4), "age": st.one_of(st.none(), st.integers()),
+                                         "tags": st.one_of(st.none(), st.lists(st.text(max_size=3), max_size=2))}).map(json.dumps))
+STRUCTURED_REPLIES = st.one_of(
+    TEXTS.map(lambda text: {"role": "assistant", "content": text}),
+    st.just({"role": "assistant", "content": None, "refusal": "no"}),
+    st.just({"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                                                  "function": {"name": "f", "arguments": "{}"}}]}))
+
+
+@given(st.lists(STRUCTURED_REPLIES, min_size=2, max_size=2), st.booleans())
+def test_a_structured_model_returns_checked_json_a_tool_call_or_a_model_error(script, strict):
+    from looplab.models import ModelError, scripted
+    from looplab.schema import check_value
+    from looplab.structured import structured
+    model = scripted(script)
+    ask = structured(model, PERSON, name="person", strict=strict)
+    try:
+        reply = ask([{"role": "user", "content": "Who?"}], [])
+    except ModelError as exc:
+        assert str(exc) and exc.kind in ("format", "refusal")
+    else:
+        if reply.get("tool_calls"):
+            assert "parsed" not in reply
+        else:
+            schema = ask.response_format["json_schema"]["schema"]
+            assert check_value(schema, json.loads(json.dumps(reply["parsed"])), "x") is None
+    assert 1 <= len(model.calls) <= 2
 
 
 @given(st.one_of(st.text(max_size=8), st.none(), st.integers()),
