@@ -3,7 +3,8 @@
 #                   wheel (py-extra/), fetch the pinned "site" and "openai" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
-#   make bench      benchmarks: bench/loop.py (CPython, then Pyodide), bench/models.py (the adapters'
+#   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
+#                   calls side by side, budgets), bench/models.py (the adapters'
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
 #                   (the openai SDK's install + import and a call's cost in the page)
 
@@ -42,6 +43,8 @@ bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WH
 	$(PY) bench/loop.py
 	@echo "-- the same inside Pyodide (Node.js):"
 	node tests/pyodide/run.mjs --script bench/loop.py
+	$(PY) bench/runtime.py
+	node tests/pyodide/run.mjs --script bench/runtime.py
 	$(PY) bench/models.py --pyodide
 	$(PY) bench/startup.py
 	$(PY) bench/sdk_browser.py

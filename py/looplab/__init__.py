@@ -3,7 +3,9 @@
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
 tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean),
 memory (Memory), recall (long-term facts), policy (gates), tasks (task queue), trace (events),
-tokens (counting), models (scripted and live), mcp (tools offered and used over MCP).
+tokens (counting), budget (usage and limits), structured (JSON replies checked), parallel (timeouts,
+retries, calls side by side), eventloop (run_sync), models (scripted and live), mcp (tools offered
+and used over MCP), page and approvals (asking the page, asking a person).
 """
 
 from .loop import run_agent

@@ -175,6 +175,7 @@ export class Trace {
         return el("span", { class: "ev-text" }, `${e.messages ?? "?"} messages${e.context_tokens !== undefined ? ` (${e.context_tokens} tokens)` : ""}, ${e.tools ?? 0} tools`);
       case "model_reply": {
         const parts = [`${Math.round(e.ms || 0)} ms`];
+        if (e.usage) parts.push(usageText(e.usage, true));
         if (e.ok === false) parts.push(`unusable: ${e.content}`);
         else if (e.tool_calls) parts.push(`asks for ${e.tool_calls} tool call${e.tool_calls === 1 ? "" : "s"}`);
         else parts.push(shorten(e.content, 400));
@@ -195,13 +196,22 @@ export class Trace {
       case "approval_needed":
         return el("span", { class: "ev-text" }, el("code", {}, e.tool), e.approved ? " approved" : " not approved");
       case "stop": {
-        const text = `${e.stopped} after ${e.steps} step${e.steps === 1 ? "" : "s"}${e.detail ? ": " + e.detail : ""}`;
+        const spent = e.usage && e.usage.total ? ` · ${usageText(e.usage, false)}` : "";
+        const text = `${e.stopped} after ${e.steps} step${e.steps === 1 ? "" : "s"}${e.detail ? ": " + e.detail : ""}${spent}`;
         return el("span", { class: `ev-text ${e.stopped === "final" ? "ev-ok" : "ev-bad"}` }, text, e.answer ? el("span", { class: "ev-answer" }, `answer: ${shorten(e.answer, 400)}`) : null);
       }
       default:
         return el("code", { class: "ev-text" }, shorten(JSON.stringify(e), 300));
     }
   }
+}
+
+/** A call's or a run's usage: "57 tokens (50 in, 7 out)"; "~57 tokens (estimate…)" when no server said so. */
+function usageText(u, split) {
+  const about = u.estimated ? "~" : "";
+  const detail = split ? ` (${u.estimated ? "estimate: " : ""}${u.prompt} in, ${u.completion} out)` : u.estimated ? " (estimate)" : "";
+  const cost = typeof u.cost === "number" ? ` · cost ${u.cost.toPrecision(2)}` : "";
+  return `${about}${u.total} tokens${detail}${cost}`;
 }
 
 // --- context -----------------------------------------------------------------------------------

@@ -6,7 +6,12 @@
 Memory holds chat-completions messages already, so the request is the memory minus our
 bookkeeping (`tokens`, `thought`, private keys): `wire_message` keeps only the fields the API
 accepts for each role. A reply's tool calls are used whatever `finish_reason` says (some
-compatible servers answer "stop" while returning tool calls).
+compatible servers answer "stop" while returning tool calls). The reply's `usage` rides along
+on the message for budget.py; a `refusal` is kept too, for structured.py.
+
+A structured output is asked for per call: `model(messages, tools, response_format={...})`
+sends `{"type": "json_object"}` or `{"type": "json_schema", "json_schema": {"name", "schema",
+"strict"}}` as the body's `response_format` (structured.py builds them and checks the reply).
 """
 
 import json
@@ -76,16 +81,23 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
         reply["tool_calls"] = message["tool_calls"]
     if not message.get("content") and message.get("refusal"):
         reply["content"] = f"(the model refused: {message['refusal']})"
+        reply["refusal"] = message["refusal"]
     thought = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(thought, str) and thought.strip():  # what some servers call the model's reasoning
         reply["thought"] = thought
     return reply
 
 
+def with_usage(reply: dict, data: dict) -> dict:
+    """The reply with the call's `usage` (what it cost, for budget.py) when the server sent one."""
+    return {**reply, "usage": data["usage"]} if isinstance(data.get("usage"), dict) else reply
+
+
 def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
     """A model function over raw HTTP chat completions; `options` (temperature, ...) go in every request."""
-    def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
-        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
-        return read_chat_reply(data, endpoint.base_url)
+    def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
+        extra = {"response_format": response_format} if response_format else {}
+        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
+        return with_usage(read_chat_reply(data, endpoint.base_url), data)
     model.endpoint = endpoint
     return model

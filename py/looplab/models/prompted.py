@@ -13,6 +13,7 @@ action is shown to the model in the JSON it is asked to write.
 
 A reply that is not such an object is answered with a corrective message, up to `repairs`
 times within the same call; then the call raises ModelError and the run stops with `error`.
+The `usage` of every inner call (repairs too) is added up on the message, for budget.py.
 """
 
 import json
@@ -20,6 +21,7 @@ import re
 import uuid
 from collections.abc import Callable
 
+from ..budget import add_usage
 from ..messages import text_of
 from .errors import ModelError
 
@@ -150,13 +152,14 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
     """Wrap a plain chat model function (called with no tools) into one that can call tools by JSON."""
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
         convo = render(messages, tools or [], react)
-        problem = ""
+        problem, usage = "", None
         for _ in range(repairs + 1):
             reply = inner(convo, [])
             content = reply.get("content") if isinstance(reply, dict) else None
+            usage = add_usage(usage, reply.get("usage") if isinstance(reply, dict) else None)
             action, problem = parse_action(content if isinstance(content, str) else None)
             if action is not None:
-                return action
+                return {**action, "usage": usage} if usage else action
             convo = convo + [{"role": "assistant", "content": content or ""},
                              {"role": "user", "content": correction(problem, react)}]
         began = " ".join(str(content or "").split())[:80]

@@ -26,8 +26,10 @@ def openai_model_fn(client, model: str):
     base_url = str(client.base_url).rstrip("/")
     secrets = [client.api_key] if getattr(client, "api_key", None) else []
 
-    def call(messages: list[dict], tools: list[dict] | None = None) -> dict:
+    def call(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
         extra = {"tools": tools} if tools else {}
+        if response_format:
+            extra["response_format"] = response_format
         try:
             response = client.chat.completions.create(
                 model=model, messages=[wire_message(m) for m in messages], **extra)
@@ -37,7 +39,10 @@ def openai_model_fn(client, model: str):
             raise for_body(base_url, str(response), "was not JSON", secrets)
         if not response.choices:
             raise for_body(base_url, str(response), "had no choices", secrets)
-        return response.choices[0].message.model_dump(exclude_none=True)
+        reply = response.choices[0].message.model_dump(exclude_none=True)
+        if getattr(response, "usage", None) is not None:
+            reply["usage"] = response.usage.model_dump(exclude_none=True)  # for budget.py
+        return reply
     return call
 
 
