@@ -6,7 +6,9 @@
 Memory holds chat-completions messages already, so the request is the memory minus our
 bookkeeping (`tokens`, `thought`, private keys): `wire_message` keeps only the fields the API
 accepts for each role. A reply's tool calls are used whatever `finish_reason` says (some
-compatible servers answer "stop" while returning tool calls).
+compatible servers answer "stop" while returning tool calls), except that a reply cut by the
+token limit (`finish_reason: "length"`) is marked `cut` and a tool call it broke is an error
+(see limits.py).
 """
 
 import json
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import CUT_REASONS, check_cut
 
 # The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
 ACCEPTED = {
@@ -79,13 +82,16 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
     thought = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(thought, str) and thought.strip():  # what some servers call the model's reasoning
         reply["thought"] = thought
+    finish = data["choices"][0].get("finish_reason") if isinstance(data["choices"][0], dict) else None
+    if finish in CUT_REASONS:
+        reply["cut"] = finish
     return reply
 
 
 def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
-    """A model function over raw HTTP chat completions; `options` (temperature, ...) go in every request."""
+    """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request."""
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
         data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
-        return read_chat_reply(data, endpoint.base_url)
-    model.endpoint = endpoint
+        return check_cut(read_chat_reply(data, endpoint.base_url), options.get("max_tokens"))
+    model.endpoint, model.max_tokens = endpoint, options.get("max_tokens")
     return model

@@ -13,6 +13,8 @@ action is shown to the model in the JSON it is asked to write.
 
 A reply that is not such an object is answered with a corrective message, up to `repairs`
 times within the same call; then the call raises ModelError and the run stops with `error`.
+A reply the token limit cut before its JSON was complete is not repaired (the next try would be
+cut too): it raises ModelError at once, naming the limit.
 """
 
 import json
@@ -22,6 +24,7 @@ from collections.abc import Callable
 
 from ..loop import text_of
 from .errors import ModelError
+from .limits import RAISE_IT, limit_text
 
 JSON_RULES = """You can use these tools:
 {tools}
@@ -148,8 +151,13 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
             reply = inner(convo, [])
             content = reply.get("content") if isinstance(reply, dict) else None
             action, problem = parse_action(content if isinstance(content, str) else None)
+            cut = reply.get("cut") if isinstance(reply, dict) else None
             if action is not None:
-                return action
+                return {**action, "cut": cut} if cut else action
+            if cut == "length":
+                raise ModelError(f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "
+                                 f"before its JSON action was complete ({problem}) — {RAISE_IT}",
+                                 kind="length")
             convo = convo + [{"role": "assistant", "content": content or ""},
                              {"role": "user", "content": correction(problem, react)}]
         began = " ".join(str(content or "").split())[:80]

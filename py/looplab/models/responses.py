@@ -10,6 +10,8 @@ each `function_call` a tool call whose id is the item's `call_id`, `reasoning` s
 `thought` (shown in the trace). The output items themselves ride along on the assistant message
 under OUTPUT_KEY (the chat adapters never send it) and are sent back, in order, on the next
 request — a reasoning model needs its reasoning items again, next to the calls they led to.
+A reply the token limit cut (`status: "incomplete"`, `incomplete_details.reason:
+"max_output_tokens"`) is marked `cut: "length"`, as chat completions' `finish_reason` says it.
 """
 
 from collections.abc import Callable
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from ..loop import text_of
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import check_cut
 
 OUTPUT_KEY = "_responses_output"
 
@@ -113,6 +116,10 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
     if any(thoughts):
         reply["thought"] = "\n".join(t for t in thoughts if t)
     reply[OUTPUT_KEY] = [i for i in output if isinstance(i, dict)]
+    if data.get("status") == "incomplete":
+        details = data.get("incomplete_details")
+        why = (details.get("reason") if isinstance(details, dict) else None) or "incomplete"
+        reply["cut"] = "length" if why == "max_output_tokens" else why
     return reply
 
 
@@ -120,6 +127,7 @@ def responses_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list
     """A model function over the Responses API; `options` (reasoning, max_output_tokens, ...) go in every request."""
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
         data = endpoint.post("/responses", responses_payload(endpoint.model, messages, tools, **options))
-        return read_output(data, endpoint.base_url)
+        return check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
+                         "max_output_tokens")
     model.endpoint = endpoint
     return model
