@@ -10,7 +10,8 @@
 //                                                          package of the site's lock the code imports
 //                                                          (and openai for LLM_API=sdk); `env` holds
 //                                                          LOOPLAB_MODEL, LLM_BASE_URL, LLM_API_KEY,
-//                                                          LLM_MODEL, LLM_API, set in os.environ for this run
+//                                                          LLM_MODEL, LLM_API, LLM_MAX_TOKENS, set in
+//                                                          os.environ for this run
 //
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
@@ -35,7 +36,7 @@
 export const SIGINT = 2;
 
 /** The environment variables a run may set: runner.js sends only these (bridge.py reads the same list). */
-export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
+export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */
 export const STOP_GRACE_MS = 500;
