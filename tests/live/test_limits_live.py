@@ -5,7 +5,7 @@ request's limit as a real server does (tests/fakeserver.py)."""
 import json
 
 import pytest
-from fakeserver import chat_text, completion, responses_call, responses_text
+from fakeserver import chat_text, completion, error, responses_call, responses_text
 from openai.types.chat import ChatCompletion
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 from openai.types.responses import Response
@@ -131,3 +131,29 @@ def test_the_cut_replies_are_real_api_objects_and_the_requests_valid_params(fake
         bodies = [p.body for p in fake.posts()]
         assert len(bodies) == 2 and all(problems(b, params) == [] for b in bodies), (api, bodies)
         assert all(b[LIMIT_FIELD[api]] == 64 for b in bodies)
+
+
+REASONING_MODEL_SAYS = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                        "Use 'max_completion_tokens' instead.")  # OpenAI's 400 for its reasoning models
+
+
+@pytest.mark.parametrize("api", ["chat", "sdk", "prompted"])
+def test_a_model_that_asks_for_max_completion_tokens_gets_the_limit_under_that_name(fake, monkeypatch, api):
+    settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="300")
+    fake.script(error(400, REASONING_MODEL_SAYS, "invalid_request_error", "unsupported_parameter"),
+                final_for(api, "one"), final_for(api, "two"))
+    model = live_model()
+    answers = [model([{"role": "user", "content": "hi"}], box().schemas())["content"] for _ in range(2)]
+    bodies = [p.body for p in fake.posts()]
+    assert answers == ["one", "two"] and len(bodies) == 3
+    assert bodies[0]["max_tokens"] == 300 and "max_completion_tokens" not in bodies[0]
+    assert [b.get("max_completion_tokens") for b in bodies[1:]] == [300, 300]   # kept for later calls
+    assert not any("max_tokens" in b for b in bodies[1:])
+
+
+def test_another_400_is_not_retried(fake, monkeypatch):
+    settings(monkeypatch, fake.url, LLM_API="chat")
+    fake.script(error(400, "Invalid 'messages[1].content': string too long.", "invalid_request_error"))
+    with pytest.raises(ModelError, match="400 from .*string too long"):
+        live_model()([{"role": "user", "content": "hi"}], [])
+    assert len(fake.posts()) == 1

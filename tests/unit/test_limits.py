@@ -15,7 +15,7 @@ from looplab import http
 from looplab.models.chat import chat_model, read_chat_reply
 from looplab.models.endpoint import Endpoint
 from looplab.models.errors import ModelError
-from looplab.models.limits import DEFAULT_MAX_TOKENS, check_cut
+from looplab.models.limits import DEFAULT_MAX_TOKENS, check_cut, limit_of, use_completion_tokens
 from looplab.models.prompted import prompted
 from looplab.models.responses import read_output, responses_model
 from looplab.trace import Collector, describe
@@ -172,3 +172,15 @@ def test_a_cut_never_reaches_a_tool_as_broken_arguments(arguments, data):
     assert result["stopped"] == ("final" if whole else "error")
     assert seen == ([arguments] if whole else [])
     assert whole or "LLM_MAX_TOKENS" in result["detail"]
+
+
+def test_the_limit_is_renamed_only_for_a_400_that_asks_for_max_completion_tokens():
+    asks = ModelError("400 from x: the request was refused: Use 'max_completion_tokens' instead.", status=400)
+    options = {"max_tokens": 300, "temperature": 0}
+    assert use_completion_tokens(asks, options) is True
+    assert options == {"max_completion_tokens": 300, "temperature": 0} and limit_of(options) == 300
+    assert use_completion_tokens(asks, options) is False                 # nothing left to rename
+    other = {"max_tokens": 300}
+    assert use_completion_tokens(ModelError("400: string too long", status=400), other) is False
+    assert use_completion_tokens(ModelError("max_completion_tokens", status=429), other) is False
+    assert other == {"max_tokens": 300}

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from .endpoint import Endpoint
 from .errors import ModelError
-from .limits import CUT_REASONS, check_cut
+from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 
 # The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
 ACCEPTED = {
@@ -89,9 +89,18 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
 
 
 def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
-    """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request."""
+    """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request.
+
+    A server that refuses `max_tokens` and asks for `max_completion_tokens` (OpenAI's reasoning
+    models) gets the limit under that name from then on.
+    """
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
-        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
-        return check_cut(read_chat_reply(data, endpoint.base_url), options.get("max_tokens"))
-    model.endpoint, model.max_tokens = endpoint, options.get("max_tokens")
+        try:
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
+        except ModelError as error:
+            if not use_completion_tokens(error, options):
+                raise
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
+        return check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options))
+    model.endpoint, model.max_tokens = endpoint, limit_of(options)
     return model

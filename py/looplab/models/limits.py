@@ -6,6 +6,10 @@ the limit cut short says so: the adapter puts `cut` on the assistant message ("l
 token limit, or the server's other reason, e.g. "content_filter"), and the loop shows it in the
 trace. A cut that breaks a tool call (its arguments stop mid-JSON) cannot be run, and guessing
 would hide the cause, so it becomes a ModelError that names the limit and how to raise it.
+
+Chat completions name the limit `max_tokens`, which every compatible server reads; OpenAI's
+reasoning models refuse it with a 400 that asks for `max_completion_tokens` instead, so the
+chat adapters switch to that name once, when told, and keep it for the model's later calls.
 """
 
 import json
@@ -43,6 +47,19 @@ def check_cut(reply: dict, limit: int | None = None, name: str = "max_tokens") -
                          f"anything (a reasoning model may spend the whole limit thinking) — "
                          f"{RAISE_IT}", kind="length")
     return reply
+
+
+def use_completion_tokens(error: ModelError, options: dict) -> bool:
+    """Rename max_tokens to max_completion_tokens in `options` if the error is a 400 asking for it."""
+    if error.status == 400 and "max_completion_tokens" in str(error) and "max_tokens" in options:
+        options["max_completion_tokens"] = options.pop("max_tokens")
+        return True
+    return False
+
+
+def limit_of(options: dict) -> int | None:
+    """The token limit a chat request carries, under either of its names."""
+    return options.get("max_tokens", options.get("max_completion_tokens"))
 
 
 def parses(text: str) -> bool:

@@ -18,7 +18,7 @@ import sys
 
 from .chat import wire_message
 from .errors import ModelError, for_body, for_network, for_status
-from .limits import CUT_REASONS, check_cut
+from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 from .retry import retry_after_of
 
 
@@ -27,18 +27,26 @@ def openai_model_fn(client, model: str, **options):
 
     `options` (max_tokens, temperature, ...) go in every request. The token limit is sent as
     `max_tokens`, the name the raw-HTTP adapter uses, so both send the same body to a server
-    (the SDK also knows `max_completion_tokens`, which not every compatible server reads).
+    (the SDK also knows `max_completion_tokens`, which not every compatible server reads); a
+    server that refuses it and asks for `max_completion_tokens` gets that name from then on.
     """
     base_url = str(client.base_url).rstrip("/")
     secrets = [client.api_key] if getattr(client, "api_key", None) else []
 
-    def call(messages: list[dict], tools: list[dict] | None = None) -> dict:
+    def create(messages: list[dict], tools: list[dict] | None):
         extra = {**({"tools": tools} if tools else {}), **options}
         try:
-            response = client.chat.completions.create(
-                model=model, messages=[wire_message(m) for m in messages], **extra)
+            return client.chat.completions.create(model=model, messages=[wire_message(m) for m in messages], **extra)
         except Exception as exc:
             raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
+
+    def call(messages: list[dict], tools: list[dict] | None = None) -> dict:
+        try:
+            response = create(messages, tools)
+        except ModelError as error:
+            if not use_completion_tokens(error, options):  # a reasoning model asks for the other name
+                raise
+            response = create(messages, tools)
         if not hasattr(response, "choices"):  # the SDK hands back the text of a reply that is not JSON
             raise for_body(base_url, str(response), "was not JSON", secrets)
         if not response.choices:
@@ -46,7 +54,7 @@ def openai_model_fn(client, model: str, **options):
         reply = response.choices[0].message.model_dump(exclude_none=True)
         if response.choices[0].finish_reason in CUT_REASONS:
             reply["cut"] = response.choices[0].finish_reason
-        return check_cut(reply, options.get("max_tokens"))
+        return check_cut(reply, limit_of(options))
     return call
 
 
