@@ -62,7 +62,7 @@ def test_max_reply_tokens_bounds_the_reply_and_a_cut_shows_in_the_trace(page, si
     results = run(page)
     assert results[0][0] is False and "max_tokens=7" in results[0][2] and "LLM_MAX_TOKENS" in results[0][2], results
     assert "not valid JSON" not in results[0][2]
-    expect(trace).to_contain_text("error after 1 steps")
+    expect(trace).to_contain_text("error after 1 step: the model call failed: the model's reply was cut")
 
     page.get_by_test_id("settings").click()
     expect(page.get_by_test_id("max-tokens")).to_have_value("7")   # kept with the settings

@@ -184,3 +184,11 @@ def test_the_limit_is_renamed_only_for_a_400_that_asks_for_max_completion_tokens
     assert use_completion_tokens(ModelError("400: string too long", status=400), other) is False
     assert use_completion_tokens(ModelError("max_completion_tokens", status=429), other) is False
     assert other == {"max_tokens": 300}
+
+
+def test_a_cut_reply_with_no_json_begun_is_repaired_as_a_format_problem(monkeypatch):
+    sent = served(monkeypatch, completion({"role": "assistant", "content": "Read note n1:\n\nNote n2:\n\nNote"}, "length"),
+                  completion({"role": "assistant", "content": '{"type": "final_answer", "answer": "Lot B"}'}, "stop"))
+    got = prompted(chat_model(api(), max_tokens=24))([{"role": "user", "content": "x"}], box().schemas())
+    assert got == {"role": "assistant", "content": "Lot B"} and len(sent) == 2
+    assert "Your last reply could not be used: the reply had no JSON object" in sent[1]["messages"][-1]["content"]

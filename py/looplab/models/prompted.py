@@ -13,8 +13,9 @@ action is shown to the model in the JSON it is asked to write.
 
 A reply that is not such an object is answered with a corrective message, up to `repairs`
 times within the same call; then the call raises ModelError and the run stops with `error`.
-A reply the token limit cut before its JSON was complete is not repaired (the next try would be
-cut too): it raises ModelError at once, naming the limit.
+A reply the token limit cut in the middle of its JSON is not repaired (the next try would be cut
+too): it raises ModelError at once, naming the limit. (A cut reply with no JSON begun is a format
+problem, and is repaired like any other.)
 """
 
 import json
@@ -154,7 +155,7 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
             cut = reply.get("cut") if isinstance(reply, dict) else None
             if action is not None:
                 return {**action, "cut": cut} if cut else action
-            if cut == "length":
+            if cut == "length" and "{" in (content or ""):  # a JSON action was begun, and the limit ended it
                 raise ModelError(f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "
                                  f"before its JSON action was complete ({problem}) — {RAISE_IT}",
                                  kind="length")
