@@ -20,10 +20,11 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent, printer
+from looplab.lesson import expect
 from looplab.models import pick_model, model_mode, call, final
 
-live = model_mode() == "live"
-print("The model in this lesson:", "your live endpoint" if live else "scripted replies (offline)")
+print("The model in this lesson:", {"live": "your live endpoint", "local": "the model in this page"}.get(
+    model_mode(), "scripted replies (offline)"))
 
 # %% [markdown]
 # ## One call: messages in, one reply out
@@ -93,6 +94,17 @@ def program_a(question):
     return f"{NOTES[first][0].split(':')[0]} is ahead by {a - b}."
 
 print(program_a("Which branch had more visits in March, and by how many?"))
+
+# %% [markdown] tags=["predict"]
+# Now Program A is asked *"Which branch is open longer?"*. What does it print?
+#
+# - [ ] `Eastside: open Monday to Saturday, one day more than Westside.`
+# - [x] `Eastside is ahead by 260.`
+# - [ ] an error: no note answers that question
+#
+# Read `program_a` again: nothing in it looks at the question.
+
+# %%
 print(program_a("Which branch is open longer?"))
 
 # %% [markdown]
@@ -182,6 +194,25 @@ def ask(model, question):
 answer = ask(recording(pick_model([final("Paris.")])), "What is the capital of France?")
 print(answer)
 
+# %% [markdown] tags=["hint"]
+# Compare with the first code cell of this lesson: which message comes before the question
+# there, and what did it print to get just the text?
+
+# %% [markdown] tags=["hint"]
+# The list needs two dicts, `{"role": "system", ...}` then `{"role": "user", ...}`. The reply is
+# a message dict; its text is under the key `"content"`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def ask(model, question):
+#     messages = [
+#         {"role": "system", "content": "Answer in one sentence."},
+#         {"role": "user", "content": question},
+#     ]
+#     reply = model(messages, [])
+#     return reply["content"]
+# ```
+
 # %% tags=["solution"]
 def ask(model, question):
     messages = [
@@ -203,6 +234,14 @@ print(answer)
 program_a_is = "?"
 program_b_is = "?"
 
+# %% [markdown] tags=["hint"]
+# Ask of each program: when the question changed, who picked the next step, the code or the
+# model?
+
+# %% [markdown] tags=["hint"]
+# Program A's steps are written in `program_a`; Program B's came from the model's replies.
+# `program_a_is = "workflow"` and `program_b_is = "agent"`.
+
 # %% tags=["solution"]
 program_a_is = "workflow"  # its code fixed the steps
 program_b_is = "agent"     # the model chose them
@@ -210,12 +249,12 @@ program_b_is = "agent"     # the model chose them
 # %% tags=["check"]
 # ask() returns the text of the reply
 assert isinstance(answer, str) and answer, (
-    f"ask() returned {type(answer).__name__}: {answer!r:.80}; return reply['content'], the text, "
-    "not the whole message")
+    f"ask() returned {type(answer).__name__}: {answer!r:.80}; the reply is a whole message dict: "
+    "return just its text")
 # ask() sends a system message first, then the question
 assert sent and [m["role"] for m in sent[-1]] == ["system", "user"], (
     f"the model was sent roles {[m['role'] for m in sent[-1]] if sent else []}; "
-    "it should get ['system', 'user']: put a system message before the question")
+    "it should get ['system', 'user']: the system message goes before the question")
 # the question reaches the model unchanged
 assert sent and sent[-1][-1]["content"] == "What is the capital of France?", (
     "the last message sent should be the user's question, word for word")
@@ -228,7 +267,9 @@ assert program_b_is == "agent", (
 # Program B's runs ended with a reason
 assert run_march["stopped"] in ("final", "step_limit", "error") and run_hours["stopped"], (
     f"the runs stopped with {run_march['stopped']!r} and {run_hours['stopped']!r}")
-# the scripted model chose different tools for the two questions
-assert live or run_march["tool_calls"] == 4 and run_hours["tool_calls"] == 3, (
-    f"the March run used {run_march['tool_calls']} tools and the hours run {run_hours['tool_calls']}; "
-    "expected 4 and 3: did a prepared reply change?")
+# the model chose different tools for the two questions
+expect(run_march["tool_calls"] == 4 and run_hours["tool_calls"] == 3,
+       f"the March run used {run_march['tool_calls']} tools and the hours run {run_hours['tool_calls']}; "
+       "expected 4 and 3: did a prepared reply change?",
+       observed=f"the model ran {run_march['tool_calls']} tools for March and {run_hours['tool_calls']} for "
+                f"the opening days, and answered {run_march['answer']!r}; the scripted model runs 4 and 3")

@@ -11,13 +11,11 @@
 # 4. the **function**: the code that does the work.
 #
 # The model is shown the first three and never the fourth. Like the label on a drawer, the
-# name and description must tell a newcomer what is inside without opening it.
+# name and description must tell a newcomer what is inside without opening it. In this lesson
+# you build the box that holds tools, then fill it with three good ones.
 
 # %%
 import json
-from typing import Literal
-
-from looplab import Toolbox, ToolError
 
 NOTES = {
     "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
@@ -28,60 +26,440 @@ NOTES = {
     "n6": ("Westside branch: staff", "Staff count: 9."),
 }
 
+
+def attempt(function, *args):
+    """Call the learner's code; an exception becomes text the checks can read."""
+    try:
+        return function(*args)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
+
+def try_run(box, name, arguments_json):
+    """box.run(...) as text, whatever it did: its result, or what it raised or returned instead."""
+    result = attempt(box.run, name, arguments_json)
+    return result if isinstance(result, str) else f"returned {type(result).__name__} {result!r}, not text"
+
 # %% [markdown]
-# ## A vague tool, and a clear one
+# ## What the model is sent
 #
-# Here is a first attempt. Read it as the model would, knowing nothing else:
+# A model is told about its tools in a list, one entry a tool, in the shape chat APIs agree on.
+# Here is a first attempt at a notes tool. Read it as the model would, knowing nothing else:
 
 # %%
-vague = Toolbox()
-vague.register("notes", "Does stuff with notes.",
-               {"type": "object", "properties": {"text": {"type": "string"}}},
-               lambda text: "...")
-print(json.dumps(vague.schemas(), indent=2))
+vague = {"type": "function",
+         "function": {"name": "notes", "description": "Does stuff with notes.",
+                      "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}}
+print(json.dumps(vague, indent=2))
 
 # %% [markdown]
 # What is `text` for: a word, a sentence, a note id? What comes back? Asked for the March visit
 # figures, a model given this tool will guess, and guess differently each time: it might send
 # "visits", a whole sentence, or "n1". The code could be perfect; **the description is broken.**
-#
 # A good test: could a new colleague use the tool with nothing but its name, description and
-# schema? Make the implicit explicit, name inputs without ambiguity, and say what comes back.
+# schema? You will fix this one in exercise 2.
+#
+# ## The toolbox
+#
+# The program keeps its tools in a **toolbox** with four jobs:
+#
+# - `register(name, description, parameters, func, needs_approval=False)` adds a tool;
+# - `schemas()` lists the tools in the shape above, in the order they were registered;
+# - `needs_approval(name)` says whether a person must approve the tool first (lesson 4 uses it);
+# - `run(name, arguments_json)` runs one. The arguments arrive as **JSON text**, because that is
+#   what a model writes: `'{"keyword": "visits"}'`.
+#
+# ## Errors are text the model can act on
+#
+# `run` must **never raise**. A model asks for things that do not exist, writes broken JSON,
+# forgets an argument, and tools fail. If `run` raised, the whole program would stop over a typo.
+# Instead every failure comes back as a string starting with `error:` that says **what was
+# wrong and what would work**. The model reads it on its next step and fixes its call.
+# Compare a form that says "Error 7" with one that says "the date must look like 2024-03-31":
+#
+# | what went wrong | a message that helps |
+# | --- | --- |
+# | an unknown tool | `error: no tool named 'serch_notes'; tools are search_notes, read_note` |
+# | arguments that are not JSON | `error: the arguments are not valid JSON; send an object such as {"keyword": ...}` |
+# | a missing or unknown argument | `error: search_notes takes keyword (required: keyword)` |
+# | the tool itself failed | `error: read_note failed: no note with id 'n9'; ids are n1, ..., n6` |
+#
+# Lesson 3 meets a second audience for failures: programs. A test or a dashboard wants a short,
+# stable **code** such as `unknown_tool` that it can compare and count. So: **codes for
+# programs, sentences for the model.** The text you write here is the sentence.
+#
+# ## Exercise 1: build the toolbox
+#
+# Complete `MyToolbox`. `register` is done. Write `schemas()`, `needs_approval(name)` (False for
+# a name it does not know, not a `KeyError`) and `run(name, arguments_json)`, which always
+# returns text: the tool's result as a string, or an `error:` message for an unknown tool, bad
+# JSON, a missing or unknown argument, or a tool that raised.
+
+# %% tags=["exercise"]
+class MyToolbox:
+    """Tools the model may ask for: register them, list their schemas, run one by name."""
+
+    def __init__(self):
+        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters,
+                            "func": func, "needs_approval": needs_approval}
+
+    def schemas(self):
+        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
+        return []
+
+    def needs_approval(self, name):
+        """True if the tool was registered with needs_approval=True; False for any other name."""
+        return self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        """Run a tool by name; always return text, 'error: ...' saying what would work."""
+        arguments = json.loads(arguments_json)
+        return str(self.tools[name]["func"](**arguments))
+
+# %% [markdown] tags=["hint"]
+# Start with the two short methods: `schemas()` is one list comprehension over
+# `self.tools.items()` (a dict keeps the order things were put in), and `needs_approval` should
+# check `name in self.tools` before it looks anything up. Then take `run`'s failures in the order
+# they can happen: the name, the JSON, the arguments, the call itself. Each one `return`s its
+# message.
+
+# %% [markdown] tags=["hint"]
+# Where each failure shows itself: `name not in self.tools`; `json.loads` raises
+# `json.JSONDecodeError` (and may give a list, not a dict); the tool's `parameters` has
+# `"properties"` (the arguments it takes) and `"required"`: compare them with the keys of the
+# arguments **before** calling; wrap the call in `try` / `except Exception as exc` and put
+# `exc` in the message. Name what would work: the tools there are, the arguments it takes.
+
+# %% [markdown] tags=["hint"]
+# The three methods:
+#
+# ```python
+# def schemas(self):
+#     return [{"type": "function",
+#              "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
+#             for name, t in self.tools.items()]
+#
+# def needs_approval(self, name):
+#     return name in self.tools and self.tools[name]["needs_approval"]
+#
+# def run(self, name, arguments_json):
+#     if name not in self.tools:
+#         return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
+#     tool = self.tools[name]
+#     takes = tool["parameters"].get("properties", {})
+#     required = tool["parameters"].get("required", [])
+#     try:
+#         arguments = json.loads(arguments_json or "{}")
+#     except json.JSONDecodeError as exc:
+#         example = ", ".join(f'"{k}": ...' for k in takes)
+#         return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
+#     if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
+#         return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
+#                 f"(required: {', '.join(required) or 'none'})")
+#     try:
+#         return str(tool["func"](**arguments))
+#     except Exception as exc:
+#         return f"error: {name} failed: {exc}"
+# ```
+
+# %% tags=["solution"]
+class MyToolbox:
+    """Tools the model may ask for: register them, list their schemas, run one by name."""
+
+    def __init__(self):
+        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters,
+                            "func": func, "needs_approval": needs_approval}
+
+    def schemas(self):
+        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
+        return [{"type": "function",
+                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
+                for name, t in self.tools.items()]
+
+    def needs_approval(self, name):
+        """True if the tool was registered with needs_approval=True; False for any other name."""
+        return name in self.tools and self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        """Run a tool by name; always return text, 'error: ...' saying what would work."""
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
+        tool = self.tools[name]
+        takes = tool["parameters"].get("properties", {})
+        required = tool["parameters"].get("required", [])
+        try:
+            arguments = json.loads(arguments_json or "{}")
+        except json.JSONDecodeError as exc:
+            example = ", ".join(f'"{k}": ...' for k in takes)
+            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
+        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
+                    f"(required: {', '.join(required) or 'none'})")
+        try:
+            return str(tool["func"](**arguments))
+        except Exception as exc:
+            return f"error: {name} failed: {exc}"
+
+# %% [markdown]
+# ## Trying your toolbox
+#
+# A toolbox is tested with tools made for the test: one that works, one that always fails, one
+# that needs approval. Then every kind of bad request, each of which must come back as text:
 
 # %%
-box = Toolbox()
+def echo(text, times=1):
+    return " ".join([text] * times)
 
+def explode():
+    raise RuntimeError("the disk is full")
+
+TRIAL = {  # name: (description, parameters, function, needs approval)
+    "echo": ("Repeat a text.", {"type": "object", "required": ["text"],
+                                "properties": {"text": {"type": "string"}, "times": {"type": "integer"}}},
+             echo, False),
+    "explode": ("Always fails.", {"type": "object", "properties": {}}, explode, False),
+    "wipe": ("Delete everything.", {"type": "object", "properties": {}}, lambda: "wiped", True),
+}
+trial = MyToolbox()
+for name, (description, parameters, function, approval) in TRIAL.items():
+    trial.register(name, description, parameters, function, needs_approval=approval)
+
+tried = {
+    "works": try_run(trial, "echo", '{"text": "hi", "times": 2}'),
+    "unknown tool": try_run(trial, "ecko", '{"text": "hi"}'),
+    "not JSON": try_run(trial, "echo", "{text: hi}"),
+    "not an object": try_run(trial, "echo", '["hi"]'),
+    "missing": try_run(trial, "echo", '{"times": 2}'),
+    "unknown arg": try_run(trial, "echo", '{"text": "hi", "loud": true}'),
+    "tool fails": try_run(trial, "explode", "{}"),
+}
+for case, result in tried.items():
+    print(f"{case:14} -> {result}")
+trial_schemas = attempt(trial.schemas)
+approvals = {name: attempt(trial.needs_approval, name) for name in ("wipe", "echo", "no_such_tool")}
+print("needs approval:", approvals)
+
+# %% [markdown]
+# ## Exercise 2: describe it well
+#
+# Now the research helper's tools, on a toolbox of your own. `search_notes` below does the work;
+# register it so a model could use it without guessing. Rewrite the vague registration: name the
+# tool `search_notes`, call its one input `keyword`, describe that input (with an example) and
+# list it as required, and make the tool's description say what it searches and what it
+# returns.
+
+# %%
 def search_notes(keyword):
     found = [f"{note_id}: {title}" for note_id, (title, _) in NOTES.items()
              if keyword.lower() in title.lower()]
     return "\n".join(found) if found else f"no notes found for {keyword!r}"
 
-box.register(
-    "search_notes",
-    "Find notes whose title contains a keyword (ignoring case). Returns one 'id: title' line per note.",
-    {"type": "object",
-     "properties": {"keyword": {"type": "string",
-                                "description": 'one word from a note title, such as "visits"'}},
-     "required": ["keyword"]},
-    search_notes,
-)
-print(box.run("search_notes", '{"keyword": "visits"}'))
-print(box.run("search_notes", '{"keyword": "parking"}'))
+# %% tags=["exercise"]
+mine = MyToolbox()
+mine.register("notes", "Does stuff with notes.",
+              {"type": "object", "properties": {"text": {"type": "string"}}},
+              lambda text: search_notes(text))
+
+# %% [markdown] tags=["hint"]
+# Read the registration as a new colleague would: the name, the description and each input
+# should answer "what is this for, what do I pass, what do I get back?"
+
+# %% [markdown] tags=["hint"]
+# Four changes: the name `"search_notes"`; a description that says it looks at note *titles*
+# and returns one `id: title` line per match; `"properties": {"keyword": {"type": "string",
+# "description": ...}}` with an example such as `"visits"`; and `"required": ["keyword"]`. The
+# function then receives `keyword`, not `text`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# mine = MyToolbox()
+# mine.register("search_notes",
+#               "Find notes whose title contains a keyword (any case). Returns one 'id: title' line per note.",
+#               {"type": "object",
+#                "properties": {"keyword": {"type": "string",
+#                                           "description": 'one word from a note title, such as "visits"'}},
+#                "required": ["keyword"]},
+#               search_notes)
+# ```
+
+# %% tags=["solution"]
+mine = MyToolbox()
+mine.register("search_notes",
+              "Find notes whose title contains a keyword (any case). Returns one 'id: title' line per note.",
+              {"type": "object",
+               "properties": {"keyword": {"type": "string",
+                                          "description": 'one word from a note title, such as "visits"'}},
+               "required": ["keyword"]},
+              search_notes)
 
 # %% [markdown]
-# Notice the second call: a search that finds nothing says so, and names the keyword. An empty
-# list would leave the model wondering whether the search ran at all.
+# A search that finds nothing says so, and names the keyword: `no notes found for 'parking'`.
+# An empty list would leave the model wondering whether the search ran at all.
 #
-# `run(name, arguments_json)` is how the program runs a tool: the arguments arrive as **JSON
-# text**, because that is what a model writes.
-#
-# ## Schemas from Python
-#
-# Writing JSON Schema by hand gets tedious. `@box.tool` builds it from the function's type
-# hints and docstring: the first line becomes the description, an `Args:` section describes the
-# parameters, and parameters without a default are required.
+# A tool's own failure should help too. `read_note` raises with a message that names the id it
+# was asked for **and** the ids that exist; your `run` turns that into the `error:` text. (A
+# bare `NOTES[note_id]` would raise `KeyError('n9')`, and the model would read just `'n9'`.)
 
 # %%
+def read_note(note_id):
+    if note_id not in NOTES:
+        raise ValueError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
+    return NOTES[note_id][1]
+
+mine.register("read_note", "Return the text of one note, by its id (n1 to n6).",
+              {"type": "object",
+               "properties": {"note_id": {"type": "string", "description": "a note id such as n1"}},
+               "required": ["note_id"]},
+              read_note)
+
+# %% [markdown]
+# ## Exercise 3: the enum guard
+#
+# For arithmetic it is tempting to take a free-form expression and evaluate it. Don't: the
+# program would run whatever text the model invented. Offer a fixed list of operations instead.
+# An **enum** in the schema limits an input to values you name, and the model sees the list.
+#
+# The `calculate` below has two faults. Its schema accepts any string as `operation`. And its
+# dictionary computes **all four** results before picking one, so `calculate(5, 0, "add")` fails
+# dividing by zero, and `"power"` fails with a `KeyError` that tells the model nothing. Give
+# `operation` an `"enum"` of the four operations; compute only the operation asked for; and
+# raise an error with a clear message for a division by zero and for an operation outside the
+# four (name the four).
+
+# %% tags=["exercise"]
+def calculate(a, b, operation):
+    return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[operation]
+
+mine.register("calculate", "Apply one operation to two numbers and return the result.",
+              {"type": "object",
+               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                              "operation": {"type": "string"}},
+               "required": ["a", "b", "operation"]},
+              calculate)
+
+# %% [markdown] tags=["hint"]
+# Two places to change: the schema of `operation` (what the model is shown) and the body of
+# `calculate` (what runs). A dictionary literal evaluates every value in it, so it cannot pick
+# just one computation.
+
+# %% [markdown] tags=["hint"]
+# In the schema: `"operation": {"type": "string", "enum": ["add", "subtract", "multiply",
+# "divide"]}`. In the function: one `if operation == ...: return ...` per operation; before the
+# division, `if b == 0: raise ValueError(...)`; at the end, `raise ValueError(...)` naming the
+# four operations. Your toolbox's `run` turns the raise into `error: calculate failed: ...`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def calculate(a, b, operation):
+#     if operation == "add":
+#         return a + b
+#     if operation == "subtract":
+#         return a - b
+#     if operation == "multiply":
+#         return a * b
+#     if operation == "divide":
+#         if b == 0:
+#             raise ValueError("cannot divide by zero; use a b other than 0")
+#         return a / b
+#     raise ValueError(f"unknown operation {operation!r}; use add, subtract, multiply or divide")
+# ```
+#
+# and in the schema, `"operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}`.
+
+# %% tags=["solution"]
+OPERATIONS = ["add", "subtract", "multiply", "divide"]
+
+def calculate(a, b, operation):
+    if operation == "add":
+        return a + b
+    if operation == "subtract":
+        return a - b
+    if operation == "multiply":
+        return a * b
+    if operation == "divide":
+        if b == 0:
+            raise ValueError("cannot divide by zero; use a b other than 0")
+        return a / b
+    raise ValueError(f"unknown operation {operation!r}; use add, subtract, multiply or divide")
+
+mine.register("calculate", "Apply one operation to two numbers and return the result.",
+              {"type": "object",
+               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                              "operation": {"type": "string", "enum": OPERATIONS}},
+               "required": ["a", "b", "operation"]},
+              calculate)
+
+# %% [markdown]
+# ## The eight requests
+#
+# The research helper's toolbox, tried on eight requests: four that work and four that must
+# come back as `error:` text.
+
+# %%
+def args(**values):
+    return json.dumps(values)
+
+eight = [
+    ("search_notes", args(keyword="visits")),
+    ("search_notes", args(keyword="parking")),
+    ("read_note", args(note_id="n2")),
+    ("read_note", args(note_id="n9")),
+    ("calculate", args(a=1240, b=980, operation="subtract")),
+    ("calculate", args(a=14, b=0, operation="divide")),
+    ("calculate", args(a=2, b=3, operation="power")),
+    ("delete_everything", "{}"),
+]
+answers = [try_run(mine, name, arguments) for name, arguments in eight]
+for (name, arguments), answer in zip(eight, answers):
+    print(f"{name}({arguments}) -> {answer}")
+five_plus_zero = try_run(mine, "calculate", args(a=5, b=0, operation="add"))
+staff = try_run(mine, "search_notes", args(keyword="staff"))
+print("calculate(5, 0, add) ->", five_plus_zero)
+
+
+def entry(schemas, name):
+    """The "function" entry of one tool in a schemas() list ({} when it is not there)."""
+    for schema in schemas if isinstance(schemas, list) else []:
+        if isinstance(schema, dict) and isinstance(schema.get("function"), dict) \
+                and schema["function"].get("name") == name:
+            return schema["function"]
+    return {}
+
+mine_schemas = attempt(mine.schemas)
+search_entry, calc_entry = entry(mine_schemas, "search_notes"), entry(mine_schemas, "calculate")
+
+# %% [markdown]
+# ## The hardened version: `looplab.Toolbox`
+#
+# Loop Lab's `Toolbox` (in `looplab/tools.py`) has your four methods with the same names, so
+# the rest of the course can use it where you would use yours. What it adds:
+#
+# - **schemas from Python**: `@box.tool` builds the schema from the function's type hints and
+#   docstring, so the description and the code cannot drift apart. `Literal[...]` becomes an
+#   enum, a parameter without a default is required, an `Args:` section describes each input;
+# - **validation before the function runs**: types (`"keyword": 42` is refused), enums, items of
+#   lists and nested objects, not just the argument names; a whole number sent as `5.0` for an
+#   `int` is accepted as 5;
+# - `ToolError("...")` for a tool to send a plain message; any other exception is reported
+#   with its type (`KeyError: 'n9'`), so even a careless tool says something;
+# - **short output**: a result over 4,000 characters is cut, and the cut is said
+#   (`[cut 1200 of 5200 characters]`), because every result goes into the context window;
+# - **strict mode**: `schemas(strict=True)` writes the variant some APIs use to guarantee the
+#   arguments match (every property required, optional ones nullable, no extra properties).
+
+# %%
+from typing import Literal
+
+from looplab import Toolbox, ToolError
+
+box = Toolbox()
+
 @box.tool
 def word_count(text: str, unique: bool = False) -> int:
     """Count the words in a text.
@@ -93,170 +471,140 @@ def word_count(text: str, unique: bool = False) -> int:
     words = text.lower().split()
     return len(set(words)) if unique else len(words)
 
-print(json.dumps(box.schemas()[-1], indent=2))
-print(box.run("word_count", '{"text": "red green red"}'), box.run("word_count", '{"text": "red green red", "unique": true}'))
+@box.tool
+def calculate_safely(a: float, b: float, operation: Literal["add", "subtract", "multiply", "divide"]) -> float:
+    "Apply one operation to two numbers and return the result."
+    ran.append(operation)
+    if operation == "divide" and b == 0:
+        raise ToolError("cannot divide by zero; use a b other than 0")
+    return {"add": lambda: a + b, "subtract": lambda: a - b,
+            "multiply": lambda: a * b, "divide": lambda: a / b}[operation]()
 
-# %% [markdown]
-# ## The enum guard
+ran = []  # the operations that reached the function
+print(json.dumps(box.schemas()[0]["function"], indent=2))
+print(json.dumps(box.schemas()[1]["function"]["parameters"]["properties"]["operation"]))
+
+# %% [markdown] tags=["predict"]
+# `calculate_safely` is asked for `"power"`, which its schema does not list. What happens?
 #
-# For arithmetic it is tempting to take a free-form expression and evaluate it. Don't: then the
-# program runs whatever text the model invented. Offer a fixed list of operations instead. An
-# **enum** in the schema limits an input to values you name, and the toolbox refuses anything
-# else *before your function runs*. In Python, `Literal[...]` becomes an enum.
+# - [ ] the function runs and fails with a `KeyError`
+# - [x] the toolbox answers with an `error:` that lists the four operations; the function never runs
+# - [ ] `run` raises, and the program stops
 #
-# ## Errors are text the model can act on
-#
-# `Toolbox.run` never raises. Whatever goes wrong (an unknown tool, arguments that are not JSON,
-# a missing or mistyped argument, the function itself failing) comes back as a string starting
-# with `error:` that says **what was wrong and what would work**. The model reads it on its next
-# step and can fix its call. Compare a form that says "Error 7" with one that says "the date
-# must look like 2024-03-31".
+# The enum is checked before the call: `ran` stays empty, and the model is told what it may send.
 
 # %%
+power = box.run("calculate_safely", '{"a": 2, "b": 3, "operation": "power"}')
+ran_for_power = list(ran)
+print(power, "| operations that reached the function:", ran_for_power)
 for name, arguments in [
-    ("serch_notes", '{"keyword": "visits"}'),   # a typo in the name
-    ("search_notes", '{keyword: visits}'),       # not JSON
-    ("search_notes", '{}'),                      # a required argument missing
-    ("search_notes", '{"keyword": 42}'),         # the wrong type
-    ("search_notes", '{"keyword": "x", "limit": 3}'),  # an argument that does not exist
+    ("word_count", '{"text": 42}'),                  # the wrong type
+    ("word_count", '{"text": "a b", "lang": "en"}'),  # an argument that does not exist
+    ("calculate_safely", '{"a": 1, "b": 0, "operation": "divide"}'),
 ]:
     print(f"{name}({arguments}) -> {box.run(name, arguments)}")
+box.register("long_text", "Return a very long text.", None, lambda: "all work and no play " * 250)
+print("...", box.run("long_text", "{}")[-60:])
+print(json.dumps(box.schemas(strict=True)[0]["function"]["parameters"], indent=2))
 
 # %% [markdown]
-# Inside a tool, raise `ToolError("...")` to send the model a plain message of your own. Any
-# other exception is caught too, and reported with its type.
-#
-# ## Small outputs, few tools, little power
-#
-# A tool's result goes into the conversation, and the context window is finite: keep results
-# short (filter, paginate, cut). The toolbox cuts very long results and says how much it cut.
+# ## Few tools, little power
 #
 # Offer **few** tools and give each **little power**. OWASP's list of risks for model
 # applications calls the opposite *excessive agency*: a research helper needs to read notes, it
-# does not need to delete them. Lesson 10 adds a person's approval for the tools that do change
-# things.
-#
-# Some APIs offer a **strict mode**, where the model's arguments are guaranteed to match the
-# schema. It asks for every property to be listed as required (optional ones may be `null`) and
-# for `additionalProperties: false`. `schemas(strict=True)` writes that variant for you:
-
-# %%
-print(json.dumps(box.schemas(strict=True)[-1]["function"], indent=2))
-
-# %% [markdown]
-# ## Exercise 1: the enum guard
-#
-# `calculate` below accepts any string as `operation`, so `"power"` reaches the function and
-# fails with a `KeyError` the model cannot learn much from. Change the type hint of `operation`
-# to `Literal["add", "subtract", "multiply", "divide"]`, so the schema lists the four operations
-# and the toolbox itself answers with the allowed values. Also make a division by zero raise
-# `ToolError` with a clear message.
-
-# %% tags=["exercise"]
-calc = Toolbox()
-
-@calc.tool
-def calculate(a: float, b: float, operation: str) -> float:
-    "Apply one operation to two numbers and return the result."
-    return {"add": a + b, "subtract": a - b, "multiply": a * b,
-            "divide": a / b if b else None}[operation]
-
-# %% tags=["solution"]
-calc = Toolbox()
-
-@calc.tool
-def calculate(a: float, b: float, operation: Literal["add", "subtract", "multiply", "divide"]) -> float:
-    "Apply one operation to two numbers and return the result."
-    if operation == "divide" and b == 0:
-        raise ToolError("cannot divide by zero; use a non-zero b")
-    return {"add": a + b, "subtract": a - b, "multiply": a * b,
-            "divide": a / b if b else None}[operation]
-
-# %%
-power = calc.run("calculate", '{"a": 2, "b": 3, "operation": "power"}')
-by_zero = calc.run("calculate", '{"a": 14, "b": 0, "operation": "divide"}')
-print(power)
-print(by_zero)
-print(calc.run("calculate", '{"a": 1240, "b": 980, "operation": "subtract"}'))
-
-# %% [markdown]
-# ## Exercise 2: an error that helps
-#
-# `read_note` fails on an unknown id with a bare `KeyError`. Make it raise `ToolError` with a
-# message that names the id asked for **and** lists the ids that exist, for example
-# `no note with id 'n9'; ids are n1, n2, n3, n4, n5, n6`.
-
-# %% tags=["exercise"]
-@box.tool
-def read_note(note_id: str) -> str:
-    "Return the text of one note by its id, such as n1."
-    return NOTES[note_id][1]
-
-# %% tags=["solution"]
-@box.tool
-def read_note(note_id: str) -> str:
-    "Return the text of one note by its id, such as n1."
-    if note_id not in NOTES:
-        raise ToolError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
-    return NOTES[note_id][1]
-
-# %%
-missing_note = box.run("read_note", '{"note_id": "n9"}')
-print(missing_note)
-
-# %% [markdown]
-# ## Exercise 3: describe it well
-#
-# Rewrite the vague `notes` tool so a model could use it without guessing: name it
-# `search_notes`, call its input `keyword`, describe the input (with an example), and make the
-# tool's description say what it searches and what it returns.
-
-# %% tags=["exercise"]
-mine = Toolbox()
-mine.register("notes", "Does stuff with notes.",
-              {"type": "object", "properties": {"text": {"type": "string"}}},
-              lambda text: search_notes(text))
-
-# %% tags=["solution"]
-mine = Toolbox()
-mine.register("search_notes",
-              "Find notes whose title contains a keyword. Returns the id and title of each match.",
-              {"type": "object",
-               "properties": {"keyword": {"type": "string",
-                                          "description": 'a word from a note title, such as "staff"'}},
-               "required": ["keyword"]},
-              lambda keyword: search_notes(keyword))
+# does not need to delete them. A tool that does change things gets `needs_approval=True`, and
+# lesson 4's loop asks a person before it runs.
 
 # %% tags=["check"]
-# the calculate schema lists exactly four operations
-schema = calc.schemas()[0]["function"]["parameters"]["properties"]["operation"]
-assert sorted(schema.get("enum", [])) == ["add", "divide", "multiply", "subtract"], (
-    f"the schema of operation is {schema}; type it as Literal['add', 'subtract', 'multiply', "
-    "'divide'] so the model sees the four choices")
-# an operation outside the four is refused with the allowed values
-assert power.startswith("error:") and "add, subtract, multiply, divide" in power, (
-    f"calculate(2, 3, 'power') returned {power!r}; with the enum in place the toolbox answers "
-    "with the allowed operations")
-# a division by zero returns a clear error
-assert by_zero.startswith("error:") and "zero" in by_zero, (
-    f"calculate(14, 0, 'divide') returned {by_zero!r}; raise ToolError('cannot divide by zero ...')")
-# the error for an unknown note names the id asked for
-assert missing_note.startswith("error:") and "n9" in missing_note, (
-    f"read_note('n9') returned {missing_note!r}; the message should name 'n9'")
-# the error for an unknown note lists the ids that exist
-assert sum(i in missing_note for i in NOTES) >= 3 and "KeyError" not in missing_note, (
-    f"read_note('n9') returned {missing_note!r}; list the ids that do exist, such as n1, n2, n3 "
-    "(raise ToolError, not KeyError)")
-# the rewritten tool is called search_notes and takes a keyword
-fn = mine.schemas()[0]["function"]
-assert fn["name"] == "search_notes" and list(fn["parameters"]["properties"]) == ["keyword"], (
-    f"the tool is {fn['name']!r} with inputs {list(fn['parameters']['properties'])}; name it "
-    "search_notes with one input, keyword")
-# the keyword is described and required, the description says what comes back
-assert (fn["parameters"]["properties"]["keyword"].get("description")
-        and fn["parameters"].get("required") == ["keyword"]
-        and len(fn["description"].split()) >= 8 and "return" in fn["description"].lower()), (
+# schemas() lists every tool, in the order registered, in the shape the model is sent
+assert isinstance(trial_schemas, list) and [
+    (s.get("type"), s.get("function", {}).get("name")) for s in trial_schemas if isinstance(s, dict)
+] == [("function", "echo"), ("function", "explode"), ("function", "wipe")], (
+    f"schemas() gave {str(trial_schemas)[:200]}; expected one {{'type': 'function', 'function': {{...}}}} "
+    "entry per tool, in the order they were registered (echo, explode, wipe)")
+# each schema carries the description and parameters it was registered with
+assert isinstance(trial_schemas, list) and len(trial_schemas) == 3 and all(
+    isinstance(s, dict) and s.get("function", {}).get("description") == TRIAL[name][0]
+    and s.get("function", {}).get("parameters") == TRIAL[name][1]
+    for s, name in zip(trial_schemas, TRIAL)), (
+    "a schema's 'function' entry should hold the tool's name, description and parameters as registered")
+# needs_approval is True only for a tool registered with needs_approval=True
+assert approvals["wipe"] is True and approvals["echo"] is False, (
+    f"needs_approval gave {approvals}; wipe was registered with needs_approval=True, echo was not")
+# needs_approval answers False for a name it does not know, without an error
+assert approvals["no_such_tool"] is False, (
+    f"needs_approval('no_such_tool') gave {approvals['no_such_tool']!r}; check that the name is "
+    "registered before looking it up")
+# run returns the tool's result as text
+assert tried["works"] == "hi hi", (
+    f"run('echo', '{{\"text\": \"hi\", \"times\": 2}}') gave {tried['works']!r}; call the function with "
+    "the parsed arguments and return str() of what it returns")
+# run never raises, whatever the request
+assert not [case for case, result in tried.items() if result.startswith("raised")], (
+    "run raised for: " + "; ".join(f"{case} ({result})" for case, result in tried.items()
+                                   if result.startswith("raised")) + ". Return an 'error: ...' text instead")
+# an unknown tool is an error that names the tools there are
+assert tried["unknown tool"].startswith("error:") and all(
+    name in tried["unknown tool"] for name in ("echo", "explode", "wipe")), (
+    f"run('ecko', ...) gave {tried['unknown tool']!r}; say there is no such tool and list the ones there are")
+# arguments that are not JSON are an error that says so
+assert tried["not JSON"].startswith("error:") and "json" in tried["not JSON"].lower(), (
+    f"run with '{{text: hi}}' gave {tried['not JSON']!r}; catch json.JSONDecodeError and say the "
+    "arguments are not valid JSON")
+# JSON that is not an object is an error too
+assert tried["not an object"].startswith("error:"), (
+    f"run with '[\"hi\"]' gave {tried['not an object']!r}; json.loads gave a list, and a tool needs "
+    "an object of named arguments")
+# a missing required argument is an error that names it
+assert tried["missing"].startswith("error:") and "text" in tried["missing"], (
+    f"run('echo', '{{\"times\": 2}}') gave {tried['missing']!r}; compare the arguments with the "
+    "schema's 'required' list and name what is missing")
+# an argument the tool does not take is an error that names the ones it does
+assert tried["unknown arg"].startswith("error:") and "text" in tried["unknown arg"] \
+    and "times" in tried["unknown arg"], (
+    f"run('echo', ... 'loud' ...) gave {tried['unknown arg']!r}; compare the arguments with the "
+    "schema's 'properties' and name the arguments echo takes")
+# a tool that raises is an error that carries its message
+assert tried["tool fails"].startswith("error:") and "the disk is full" in tried["tool fails"], (
+    f"run('explode', '{{}}') gave {tried['tool fails']!r}; catch the exception around the call and "
+    "put its text in the message")
+search_params = search_entry.get("parameters") or {}
+# the rewritten tool is called search_notes and takes one input, keyword
+assert list(search_params.get("properties") or {}) == ["keyword"], (
+    f"the tools in your box are {[t for t in getattr(mine, 'tools', {})]}, and search_notes takes "
+    f"{list(search_params.get('properties') or {})}; register it as search_notes with one input, keyword "
+    "(and make sure schemas() from exercise 1 lists it)")
+# the keyword is described and required, and the description says what comes back
+assert ((search_params.get("properties") or {}).get("keyword", {}).get("description")
+        and search_params.get("required") == ["keyword"]
+        and len(search_entry.get("description", "").split()) >= 8
+        and "return" in search_entry.get("description", "").lower()), (
     "describe the keyword input (with an example), list it as required, and say in the tool's "
     "description what it searches and what it returns")
-# the rewritten tool still works
-assert "n5" in mine.run("search_notes", '{"keyword": "staff"}'), "search_notes('staff') should find n5"
+# the rewritten tool finds notes by keyword
+assert "n5" in staff, (
+    f"search_notes with keyword 'staff' gave {staff!r}; it should find n5: pass the keyword on to search_notes")
+operation = ((calc_entry.get("parameters") or {}).get("properties") or {}).get("operation", {})
+# the calculate schema lists exactly the four operations
+assert sorted(operation.get("enum", [])) == ["add", "divide", "multiply", "subtract"], (
+    f"the schema of operation is {operation}; give it an \"enum\" of the four operations so the model "
+    "sees its choices")
+# calculate computes only the operation asked for
+assert answers[4] in ("260", "260.0") and five_plus_zero in ("5", "5.0"), (
+    f"calculate gave {answers[4]!r} for 1240 - 980 and {five_plus_zero!r} for 5 + 0; a dictionary of "
+    "all four results divides by zero even for 'add': compute only the asked operation")
+# a division by zero is an error that says so
+assert answers[5].startswith("error:") and "zero" in answers[5], (
+    f"calculate(14, 0, 'divide') gave {answers[5]!r}; check b before dividing and raise with a clear message")
+# an operation outside the four is an error that names the four
+assert answers[6].startswith("error:") and all(op in answers[6] for op in ("add", "subtract", "multiply", "divide")), (
+    f"calculate(2, 3, 'power') gave {answers[6]!r}; end calculate with an error that names the four operations")
+# the eight requests: 4, 6, 7 and 8 are errors, the others are not
+assert [a.startswith("error:") for a in answers] == [False, False, False, True, False, True, True, True], (
+    "which requests came back as errors: " + ", ".join(f"{i}: {a[:40]!r}" for i, a in enumerate(answers, 1)))
+# read_note's error names n9 and the ids that exist
+assert answers[3].startswith("error:") and "n9" in answers[3] and sum(i in answers[3] for i in NOTES) >= 3, (
+    f"read_note('n9') gave {answers[3]!r}; your run should pass the tool's own message through")
+# looplab's Toolbox refused 'power' before the function ran
+assert power.startswith("error:") and "add, subtract, multiply, divide" in power and ran_for_power == [], (
+    f"looplab's Toolbox gave {power!r}, and the function ran for {ran_for_power}")

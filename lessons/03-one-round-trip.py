@@ -20,9 +20,8 @@
 # %%
 import json
 from looplab import Toolbox
-from looplab.models import pick_model, model_mode, call, final
-
-live = model_mode() == "live"
+from looplab.lesson import expect
+from looplab.models import pick_model, call, final
 
 # %% [markdown]
 # ## A small, fixed corpus
@@ -102,6 +101,17 @@ for tool_call in first.get("tool_calls") or []:
 #
 # Same tools, longer conversation. If the model has what it needs, it answers in text.
 
+# %% [markdown] tags=["predict"]
+# On its second request, what is the **last** message the model is sent?
+#
+# - [ ] the user's question, sent again
+# - [ ] its own reply asking for `search_local_sources`
+# - [x] a `tool` message with the search result and `tool_call_id` `call_01`
+# - [ ] nothing new: the model remembers its first request
+#
+# The model keeps nothing between requests (lesson 6). It learns what the tool found only
+# because the program appended the result, marked with the id of the call it answers.
+
 # %%
 second = model(messages, box.schemas())
 print(second["content"])
@@ -152,6 +162,19 @@ def round_trip(question, model, box):
 answer, trip = round_trip("Find a source that explains agent loops.", checking_model(), box)
 print(answer)
 
+# %% [markdown] tags=["hint"]
+# Run it and read the answer: the scripted model says it never saw the search result. Look at
+# the tool message the starter adds. Which call does it answer?
+
+# %% [markdown] tags=["hint"]
+# A tool message needs a `tool_call_id`: the `id` of the call it answers, from
+# `tool_call["id"]`. That one key is all that is missing.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+# ```
+
 # %% tags=["solution"]
 def round_trip(question, model, box):
     messages = [{"role": "user", "content": question}]
@@ -169,49 +192,92 @@ answer, trip = round_trip("Find a source that explains agent loops.", checking_m
 print(answer)
 
 # %% [markdown]
-# ## Error codes for programs, sentences for models
+# ## Codes for programs, sentences for the model
 #
-# Loop Lab's toolbox answers a failure with a sentence, written for the model. Programs (tests,
-# dashboards, alerts) prefer a short **stable code** they can count and compare:
-# `unknown_tool`, `invalid_json`, `invalid_arguments`, `tool_failure`. The details (a stack
-# trace) stay in your protected logs; the model sees only the code, and that is still enough
-# for it to repair an `invalid_arguments` call.
+# Lesson 2's toolbox answers a failure with a sentence, written for the model: what was wrong
+# and what would work. A failure has a second audience: **programs**. A test, a dashboard or an
+# alert wants a short, **stable code** it can compare and count, and that does not change when
+# someone rewords a message: `unknown_tool`, `invalid_json`, `invalid_arguments`,
+# `tool_failure`. So a result carries both. The code is for programs, the sentence is for the
+# model, and the details (a stack trace) stay in your own logs, never in either.
 #
 # ## Exercise 2: a dispatcher with stable codes
 #
-# Complete `dispatch_tool(name, arguments_json, tools)`. It returns `{"ok": True, "data": ...}`,
-# or `{"ok": False, "error": <code>}` for the four failures above, and it never raises. Then
-# `run_call` wraps a tool call into an output that carries the **same call id**.
+# Complete `dispatch_tool(name, arguments_json, tools)`, where `tools` maps names to plain
+# functions. It returns `{"ok": True, "data": ...}`, or `{"ok": False, "error": <code>,
+# "message": <a sentence for the model>}` for each of the four failures, and it never raises.
+# Arguments that are JSON but not an object (a list, say) are `invalid_arguments`. The starter
+# handles an unknown tool; follow its pattern.
 
 # %% tags=["exercise"]
 def dispatch_tool(name, arguments_json, tools):
     tool = tools.get(name)
     if tool is None:
-        return {"ok": False, "error": "unknown_tool"}
+        return {"ok": False, "error": "unknown_tool",
+                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
     arguments = json.loads(arguments_json)
     return {"ok": True, "data": tool(**arguments)}
+
+# %% [markdown] tags=["hint"]
+# Three more things can go wrong after the name is found: the text is not JSON, the JSON does
+# not fit the function, or the function itself fails. Catch each where it happens and return
+# its code with a sentence.
+
+# %% [markdown] tags=["hint"]
+# `json.loads` raises `json.JSONDecodeError`: that is `invalid_json`. Check
+# `isinstance(arguments, dict)` before calling. Calling a function with arguments it does not
+# take raises `TypeError`: `invalid_arguments`. Any other exception from the call is
+# `tool_failure`; put `exc` in the sentence, not a traceback.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# try:
+#     arguments = json.loads(arguments_json)
+# except json.JSONDecodeError as exc:
+#     return {"ok": False, "error": "invalid_json",
+#             "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
+# if not isinstance(arguments, dict):
+#     return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
+# try:
+#     return {"ok": True, "data": tool(**arguments)}
+# except TypeError as exc:
+#     return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
+# except Exception as exc:
+#     return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+# ```
 
 # %% tags=["solution"]
 def dispatch_tool(name, arguments_json, tools):
     tool = tools.get(name)
     if tool is None:
-        return {"ok": False, "error": "unknown_tool"}
+        return {"ok": False, "error": "unknown_tool",
+                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
     try:
         arguments = json.loads(arguments_json)
-    except json.JSONDecodeError:
-        return {"ok": False, "error": "invalid_json"}
+    except json.JSONDecodeError as exc:
+        return {"ok": False, "error": "invalid_json",
+                "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
     if not isinstance(arguments, dict):
-        return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
     try:
         return {"ok": True, "data": tool(**arguments)}
-    except TypeError:
-        return {"ok": False, "error": "invalid_arguments"}
-    except Exception:
-        return {"ok": False, "error": "tool_failure"}
+    except TypeError as exc:
+        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
+    except Exception as exc:
+        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
 
 # %% [markdown]
+# A `TypeError` raised *inside* a tool looks just like a call with the wrong arguments. Loop
+# Lab's `Toolbox` tells them apart by checking the arguments against the schema before it
+# calls anything.
+#
 # Three small tests pin the dispatcher down: the tool gives the same order for the same input,
 # a valid call finds its tool and keeps its call id, and an unknown tool runs **no** function.
+#
+# `run_call` wraps the dispatcher's result in the shape the **Responses API** (lesson 13) wants
+# back: an item `{"type": "function_call_output", "call_id": ..., "output": <text>}`. It is
+# that API's name for what chat completions calls a `tool` message with a `tool_call_id`: the
+# result of one call, quoting the call's id. The output is text, so the dict goes in as JSON.
 
 # %%
 ran = []  # names of the functions that actually ran
@@ -243,8 +309,11 @@ unknown = attempt(dispatch_tool, "delete_everything", "{}", TOOLS)
 ran_for_unknown = list(ran)
 bad_json = attempt(dispatch_tool, "search_local_sources", "{query: agent}", TOOLS)
 bad_args = attempt(dispatch_tool, "search_local_sources", '{"q": "agent"}', TOOLS)
+not_object = attempt(dispatch_tool, "search_local_sources", '["agent loops"]', TOOLS)
 failure = attempt(dispatch_tool, "broken", '{"query": "x"}', TOOLS)
-for line in (valid, unknown, bad_json, bad_args, failure):
+failures = {"unknown_tool": unknown, "invalid_json": bad_json, "invalid_arguments": bad_args,
+            "invalid_arguments for a list": not_object, "tool_failure": failure}
+for line in (valid, unknown, bad_json, bad_args, not_object, failure):
     print(line)
 
 # %% tags=["check"]
@@ -256,24 +325,41 @@ calls_made = [c["id"] for m in trip if m.get("tool_calls") for c in m["tool_call
 results = [m.get("tool_call_id") for m in trip if m["role"] == "tool"]
 # every tool result carries the id of the call it answers
 assert results == calls_made, (
-    f"the tool messages carry ids {results}, the calls were {calls_made}; give each tool "
-    "message 'tool_call_id': tool_call['id']")
+    f"the tool messages carry ids {results}, the calls were {calls_made}; each tool message needs "
+    "the id of the call it answers")
 # the search result reached the model's second request
-assert live or "agent-loop" in answer and "never saw" not in answer, (
-    f"the model answered {answer!r}: on its second request the last message was not a tool "
-    "result with its call's id")
+expect("agent-loop" in answer and "never saw" not in answer,
+       f"the model answered {answer!r}: on its second request the last message was not a tool "
+       "result with its call's id",
+       observed=f"the model answered {answer!r}; the scripted model names the 'agent-loop' source "
+                "only when the search result reaches it with its call's id")
 # a valid call finds its tool and keeps the call id
-assert valid["call_id"] == "call_01" and json.loads(valid["output"])["ok"] is True, f"got {valid}"
+assert isinstance(valid, dict) and valid.get("call_id") == "call_01" and json.loads(valid["output"]).get("ok") is True, (
+    f"run_call gave {valid}; a known tool with good arguments should give ok: true")
 # an unknown tool returns unknown_tool and runs no function
-assert unknown == {"ok": False, "error": "unknown_tool"} and ran_for_unknown == [], (
-    f"got {unknown!r}, functions run: {ran_for_unknown}")
+assert isinstance(unknown, dict) and unknown.get("ok") is False and unknown.get("error") == "unknown_tool" \
+    and ran_for_unknown == [], f"got {unknown!r}, functions run: {ran_for_unknown}"
 # arguments that are not JSON give invalid_json
-assert bad_json == {"ok": False, "error": "invalid_json"}, (
-    f"dispatch_tool with '{{query: agent}}' gave {bad_json!r}; catch json.JSONDecodeError")
+assert isinstance(bad_json, dict) and bad_json.get("error") == "invalid_json" and bad_json.get("ok") is False, (
+    f"dispatch_tool with '{{query: agent}}' gave {bad_json!r}; json.loads failed: look at what it raises")
 # wrong argument names give invalid_arguments
-assert bad_args == {"ok": False, "error": "invalid_arguments"}, (
-    f"dispatch_tool with {{'q': ...}} gave {bad_args!r}; a TypeError from the call means the "
-    "arguments did not fit")
+assert isinstance(bad_args, dict) and bad_args.get("error") == "invalid_arguments", (
+    f"dispatch_tool with {{'q': ...}} gave {bad_args!r}; calling a function with arguments it does not "
+    "take raises TypeError")
+# JSON that is not an object gives invalid_arguments
+assert isinstance(not_object, dict) and not_object.get("error") == "invalid_arguments", (
+    f"dispatch_tool with '[\"agent loops\"]' gave {not_object!r}; json.loads gave a list: check the "
+    "arguments are a dict before calling")
 # a tool that fails gives tool_failure, not a traceback
-assert failure == {"ok": False, "error": "tool_failure"}, (
-    f"a tool that raised gave {failure!r}; catch any other exception as tool_failure")
+assert isinstance(failure, dict) and failure.get("error") == "tool_failure", (
+    f"a tool that raised gave {failure!r}; any other exception from the call is a tool_failure")
+# every failure also carries a sentence for the model
+assert all(isinstance(r, dict) and len(str(r.get("message", "")).split()) >= 3 for r in failures.values()), (
+    "these failures have no 'message' sentence: " + ", ".join(
+        k for k, r in failures.items() if not (isinstance(r, dict) and len(str(r.get("message", "")).split()) >= 3)))
+# the sentences say what went wrong: the tools there are, and that the JSON is broken
+assert "search_local_sources" in str(unknown.get("message") if isinstance(unknown, dict) else "") \
+    and "json" in str(bad_json.get("message") if isinstance(bad_json, dict) else "").lower(), (
+    f"the unknown_tool message is {unknown.get('message') if isinstance(unknown, dict) else unknown!r} and the "
+    f"invalid_json one {bad_json.get('message') if isinstance(bad_json, dict) else bad_json!r}; name the tools "
+    "there are, and say the arguments are not valid JSON")

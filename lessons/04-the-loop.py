@@ -27,10 +27,11 @@
 # reasoning, planning and evaluating; the loop does the acting, observing and updating.
 
 # %%
-from looplab import Toolbox, ToolError, Memory, run_agent, printer
-from looplab.models import pick_model, model_mode, call, final, failing
+from typing import Literal
 
-live = model_mode() == "live"
+from looplab import Toolbox, ToolError, Memory, run_agent, printer
+from looplab.lesson import expect
+from looplab.models import pick_model, call, calls, final, failing, scripted
 
 NOTES = {
     "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
@@ -41,111 +42,52 @@ NOTES = {
     "n6": ("Westside branch: staff", "Staff count: 9."),
 }
 
-def research_tools():
+def research_tools(notes):
+    """The research helper's toolbox over a dict of notes, with delete_note behind an approval."""
     box = Toolbox()
 
     @box.tool
     def search_notes(keyword: str) -> str:
         "Find notes whose title contains a keyword. Returns 'id: title' lines."
-        found = [f"{i}: {t}" for i, (t, _) in NOTES.items() if keyword.lower() in t.lower()]
+        found = [f"{i}: {t}" for i, (t, _) in notes.items() if keyword.lower() in t.lower()]
         return "\n".join(found) or f"no notes found for {keyword!r}"
 
     @box.tool
     def read_note(note_id: str) -> str:
         "Return the text of one note by its id, such as n1."
-        if note_id not in NOTES:
-            raise ToolError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
-        return NOTES[note_id][1]
+        if note_id not in notes:
+            raise ToolError(f"no note with id {note_id!r}; ids are {', '.join(notes)}")
+        return notes[note_id][1]
 
     @box.tool
-    def calculate(a: float, b: float, operation: str) -> float:
-        "Apply add, subtract, multiply or divide to two numbers."
-        return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[operation]
+    def calculate(a: float, b: float, operation: Literal["add", "subtract", "multiply", "divide"]) -> float:
+        "Apply one operation to two numbers and return the result."
+        if operation == "add":
+            return a + b
+        if operation == "subtract":
+            return a - b
+        if operation == "multiply":
+            return a * b
+        if b == 0:
+            raise ToolError("cannot divide by zero; use a b other than 0")
+        return a / b
+
+    @box.tool(needs_approval=True)
+    def delete_note(note_id: str) -> str:
+        "Delete one note by id, permanently."
+        notes.pop(note_id)
+        return "deleted"
     return box
 
-box = research_tools()
+box = research_tools(NOTES)
+print(box.run("calculate", '{"a": 5, "b": 0, "operation": "add"}'),
+      box.run("calculate", '{"a": 5, "b": 0, "operation": "divide"}'), sep="\n")
 
 # %% [markdown]
-# ## Exercise 1: write the loop
+# `calculate` is lesson 2's: the enum lists the four operations and only the one asked for is
+# computed. `delete_note` is registered with `needs_approval=True`: it changes something for
+# good, so a person must say yes first.
 #
-# You have every piece already. Write `my_run_agent(task, model_fn, toolbox, max_steps)`:
-#
-# 1. start the messages with the task as a user message;
-# 2. for each step from 1 to `max_steps`: call `model_fn(messages, toolbox.schemas())`. If that
-#    raises, stop with `"error"` and put the exception's text in `"detail"`;
-# 3. add the reply; if it has no tool calls, stop with `"final"` and its text as the answer;
-# 4. otherwise run each call and add a tool message with its id;
-# 5. if the steps run out, stop with `"step_limit"` and no answer.
-#
-# Return `{"answer": ..., "steps": ..., "stopped": ...}` (plus `"detail"` for errors) and the
-# messages. The starter handles the happy path only.
-
-# %% tags=["exercise"]
-def my_run_agent(task, model_fn, toolbox, max_steps=6):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply["content"], "steps": step, "stopped": "final"}, messages
-        for tool_call in reply["tool_calls"]:
-            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-
-# %% tags=["solution"]
-def my_run_agent(task, model_fn, toolbox, max_steps=6):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        try:
-            reply = model_fn(messages, toolbox.schemas())
-        except Exception as exc:                                   # stop: error
-            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
-        messages.append(reply)
-        if not reply.get("tool_calls"):                            # stop: final answer
-            return {"answer": reply["content"], "steps": step, "stopped": "final"}, messages
-        for tool_call in reply["tool_calls"]:
-            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages   # stop: step limit
-
-# %% [markdown]
-# Try it on three scripted runs: a question it can finish, a model that never stops asking for
-# tools, and a model whose network is down.
-
-# %%
-def attempt(function, *args, **kwargs):
-    """Run the learner's function; an exception becomes a result the checks can read."""
-    try:
-        out = function(*args, **kwargs)
-    except Exception as exc:
-        return {"answer": None, "steps": None, "stopped": f"raised {type(exc).__name__}: {exc}"}, []
-    return out if isinstance(out, tuple) else ({"stopped": f"returned {out!r}"}, [])
-
-april = [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
-         call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
-         final("Eastside, by 205.")]
-mine_final, mine_messages = attempt(my_run_agent, "Which branch had more April visits, and by how much?",
-                                    pick_model(april), box, max_steps=6)
-mine_limit, _ = attempt(my_run_agent, "Which branch had more April visits?", pick_model(april), box,
-                        max_steps=3)
-mine_error, _ = attempt(my_run_agent, "Anything.", failing("network down"), box)
-print(mine_final, mine_limit, mine_error, sep="\n")
-
-# %% [markdown]
-# ## The real thing: `run_agent`
-#
-# `looplab.run_agent` is your loop with a little more care: it keeps the messages in a
-# `Memory` (lesson 8), never crashes on a malformed reply, can ask a person before a risky tool,
-# and reports every event to a tracer. Read it in `looplab/loop.py`: every way to stop is
-# named in one place. Here is the April question with the trace printed:
-
-# %%
-memory = Memory("You answer questions from the research notes. Use the tools.")
-run_a = run_agent("Which branch had more April visits, and by how many?", pick_model(april),
-                  box, memory, max_steps=6, tracer=printer())
-print(run_a)
-
-# %% [markdown]
 # ## Four ways to end
 #
 # Nothing in a bare loop says "stop". Ask for a figure that is not in the notes and a model
@@ -165,10 +107,221 @@ print(run_a)
 # Other writers name the same exits differently, for example `succeeded` (final), `failed`
 # (error) and `budget_exhausted` (step limit). The names matter less than the rule: every exit
 # is explicit, and a run out of budget never presents partial work as an answer.
+#
+# One rule holds whichever way a run ends: **every tool call gets exactly one tool message with
+# its id.** A call the program refuses or never runs still gets an answer, an `error:` text
+# saying why, so the record is complete and an API will accept it on the next request.
+#
+# ## Exercise 1: write the loop
+#
+# Write `my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None)`, returning
+# `(result, messages)`:
+#
+# 1. start the messages with the task as a user message;
+# 2. for each step from 1 to `max_steps`, call `model_fn(messages, toolbox.schemas())`. If that
+#    raises, stop with `"error"` and put the exception's text in `"detail"`;
+# 3. add the reply; if it has no tool calls, stop with `"final"` and its text as the answer;
+# 4. otherwise answer **each** call with a tool message carrying its id: the tool's result from
+#    `toolbox.run(...)`, or, for a tool that `toolbox.needs_approval(name)` when `approve` is
+#    `None` or `approve(name)` is not true, an `error:` text saying a person has not approved
+#    it. After a refusal, answer the reply's other calls without running them, then stop with
+#    `"needs_person"`;
+# 5. if the steps run out, stop with `"step_limit"` and no answer.
+#
+# `result` is `{"answer": ..., "steps": ..., "stopped": ...}` (plus `"detail"` for an error).
+# The starter handles the happy path only.
+
+# %% tags=["exercise"]
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    """Run one task to one of the four stops; return (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply["content"], "steps": step, "stopped": "final"}, messages
+        for tool_call in reply["tool_calls"]:
+            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+
+# %% [markdown] tags=["hint"]
+# Take the stops one at a time, each where it happens: the model call can raise (wrap it); the
+# `for` loop can run out (what comes after it?); and a call can need approval (look before
+# `toolbox.run`). Every `return` gives back the messages too.
+
+# %% [markdown] tags=["hint"]
+# - `error`: `try: reply = model_fn(...)` / `except Exception as exc:` and `str(exc)` as the detail.
+# - `step_limit`: one `return` after the `for` loop, with `max_steps` as the steps.
+# - `needs_person`: inside the calls loop, `toolbox.needs_approval(name) and not (approve and
+#   approve(name))` means refused. Still append a tool message for it (an `error:` text), keep a
+#   note of the refusal, answer the later calls with an `error:` text without running them, and
+#   return after the calls loop.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+#     messages = [{"role": "user", "content": task}]
+#     for step in range(1, max_steps + 1):
+#         try:
+#             reply = model_fn(messages, toolbox.schemas())
+#         except Exception as exc:
+#             return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+#         messages.append(reply)
+#         if not reply.get("tool_calls"):
+#             return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+#         refused = None
+#         for tool_call in reply["tool_calls"]:
+#             name = tool_call["function"]["name"]
+#             if refused:
+#                 result = f"error: not run: the run stopped to ask a person about {refused}"
+#             elif toolbox.needs_approval(name) and not (approve and approve(name)):
+#                 refused, result = name, f"error: a person has not approved {name}"
+#             else:
+#                 result = toolbox.run(name, tool_call["function"]["arguments"])
+#             messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+#         if refused:
+#             return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+#     return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+# ```
+
+# %% tags=["solution"]
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    """Run one task to one of the four stops; return (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(messages, toolbox.schemas())
+        except Exception as exc:                                              # stop: error
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+        messages.append(reply)
+        if not reply.get("tool_calls"):                                       # stop: final answer
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        refused = None
+        for tool_call in reply["tool_calls"]:
+            name = tool_call["function"]["name"]
+            if refused:
+                result = f"error: not run: the run stopped to ask a person about {refused}"
+            elif toolbox.needs_approval(name) and not (approve and approve(name)):
+                refused, result = name, f"error: a person has not approved {name}"
+            else:
+                result = toolbox.run(name, tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if refused:                                                           # stop: needs a person
+            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages   # stop: step limit
 
 # %% [markdown]
-# Here are three of the exits on a tiny corpus of two documents (lesson 3's). Each run prints its
-# events as `turn → tool(arguments) → ok`, then how it ended:
+# ## Trying your loop
+#
+# A loop is tested with prepared replies, in every mode: these runs test your code, not a
+# model. Run A answers the April question, run B is the same with three steps allowed, run C
+# asks to delete a note with nobody to approve, run D's model has no network. Then the edge
+# cases: an approval that says yes, two calls in one reply, a refused call with another beside
+# it, and a misspelt tool.
+
+# %%
+APRIL = [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+         call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
+         final("Eastside, by 205.")]
+REMOVE = [call("search_notes", keyword="staff"), call("delete_note", id="call_del", note_id="n5"),
+          final("Done.")]
+
+
+def attempt(function, *args, **kwargs):
+    """Run the learner's loop; anything but a (result, messages) pair becomes a result to read."""
+    try:
+        out = function(*args, **kwargs)
+    except Exception as exc:
+        return {"stopped": f"raised {type(exc).__name__}: {exc}"}, []
+    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], dict)):
+        return {"stopped": f"returned {out!r:.80}"}, []
+    return out
+
+
+def paired(messages):
+    """Every tool call answered by exactly one later tool message with its id, and nothing else."""
+    asked, answered = [], []
+    for message in messages:
+        if message.get("role") == "assistant":
+            asked += [c["id"] for c in message.get("tool_calls") or []]
+        elif message.get("role") == "tool":
+            if message.get("tool_call_id") not in asked:
+                return False                       # an answer to a call not made (yet)
+            answered.append(message["tool_call_id"])
+    return sorted(asked) == sorted(answered)
+
+
+run_notes = {name: dict(NOTES) for name in ("A", "B", "C", "yes", "mixed")}
+mine = {
+    "A": attempt(my_run_agent, "Which branch had more April visits, and by how many?",
+                 scripted(APRIL), research_tools(run_notes["A"]), max_steps=6),
+    "B": attempt(my_run_agent, "Which branch had more April visits, and by how many?",
+                 scripted(APRIL), research_tools(run_notes["B"]), max_steps=3),
+    "C": attempt(my_run_agent, "Remove the Eastside staff note.", scripted(REMOVE),
+                 research_tools(run_notes["C"]), max_steps=6, approve=None),
+    "D": attempt(my_run_agent, "Anything.", failing("network down"), box),
+    "yes": attempt(my_run_agent, "Remove the Eastside staff note.", scripted(REMOVE),
+                   research_tools(run_notes["yes"]), approve=lambda name: True),
+    "two": attempt(my_run_agent, "Read n1 and n2.",
+                   scripted([calls(("read_note", {"note_id": "n1"}, "c_1"), ("read_note", {"note_id": "n2"}, "c_2")),
+                             final("1310 and 1105.")]), box),
+    "mixed": attempt(my_run_agent, "Delete n6, then read n1.",
+                     scripted([calls(("delete_note", {"note_id": "n6"}, "c_del"), ("read_note", {"note_id": "n1"}, "c_read")),
+                               final("Done.")]), research_tools(run_notes["mixed"]), approve=lambda name: False),
+    "typo": attempt(my_run_agent, "Read n1.",
+                    scripted([call("read_nte", note_id="n1"), call("read_note", note_id="n1"), final("Read it.")]), box),
+}
+for name, (result, messages) in mine.items():
+    print(f"run {name:5} {result}  ({len(messages)} messages)")
+
+# %% [markdown]
+# ## Your loop, with the lesson's model
+#
+# The same function runs against whatever model the page is set to. With the scripted model it
+# is run A again; switch to live and your loop drives a real model through the April question.
+
+# %%
+yours, your_messages = attempt(my_run_agent, "Which branch had more April visits, and by how many?",
+                               pick_model(APRIL), research_tools(dict(NOTES)), max_steps=6)
+print(yours)
+for message in your_messages:
+    print(f"  {message['role']:9} {str(message.get('content') or message.get('tool_calls'))[:80]!r}")
+
+# %% [markdown]
+# ## The hardened version: `run_agent`
+#
+# `looplab.run_agent` is your loop with more care. Read it in `looplab/loop.py`: the stops are
+# all named in one function. What it adds:
+#
+# - **memory**: it keeps the messages in a `Memory` (lesson 8), so a conversation can go on
+#   across runs and the window can be trimmed to a token `budget`;
+# - **malformed replies**: a reply that is not a dict, or has neither text nor tool calls, ends
+#   the run with `error` and says why, instead of a crash; text sent as a list of parts is
+#   joined, and a lone tool call outside a list is accepted;
+# - **id repair**: a call with no id, or an id already used, gets an id of its own and an
+#   `error:` answer asking the model to call again, so no two results ever share an id;
+# - **a tool-call limit**: `max_tool_calls` (lesson 7), because one step can ask for many tools;
+#   the calls it skips are answered too;
+# - **approvals** that may look at the arguments, `approve(name, arguments)` (lesson 10), and an
+#   `approve` that raises counts as "no": it fails closed;
+# - **gates** on the task and on the answer (lesson 10), with a fifth stop, `blocked`;
+# - **events** for every step sent to a `tracer` (lesson 7), and a count of the tools that ran;
+# - **redaction**: the `detail` and the events never show an API key.
+#
+# Here is the April question through it, with the trace printed:
+
+# %%
+run_a = run_agent("Which branch had more April visits, and by how many?", pick_model(APRIL),
+                  research_tools(dict(NOTES)), Memory("You answer questions from the research notes. Use the tools."),
+                  max_steps=6, tracer=printer())
+print(run_a)
+
+# %% [markdown]
+# ## The exits, one at a time
+#
+# Here are the exits on a tiny corpus of two documents (lesson 3's), with prepared replies so
+# each run does the same thing every time. Each run prints its events as
+# `turn → tool(arguments) → ok`, then how it ended.
 
 # %%
 DOCUMENTS = {
@@ -191,18 +344,28 @@ def traced_run(task, model, max_steps=6):
     for e in events:
         if e["type"] == "tool_result":
             print(f"  turn={e['step']} → {e['tool']}({asked[e['call_id']]}) → {'ok' if e['ok'] else 'error'}")
-    print(f"  → {result['stopped']} after {result['steps']} turns")
+    print(f"  → {result['stopped']} after {result['steps']} turns, {result['tool_calls']} tools run")
     return result
 
 # A model that refines its search once, then answers: succeeded ("final").
-refine = pick_model([call("search_local_sources", query="agent loops"),
-                     call("search_local_sources", query="stopping conditions"),
-                     final("Agent loops repeat observation, decision, action and evaluation.")])
+refine = scripted([call("search_local_sources", query="agent loops"),
+                   call("search_local_sources", query="stopping conditions"),
+                   final("Agent loops repeat observation, decision, action and evaluation.")])
 run_refine = traced_run("How do agent loops work, and when do they stop?", refine)
 
-# A model that only ever searches. On turn six its tool still runs; then there is no
-# seventh turn, and the run ends with the budget exhausted ("step_limit").
-searcher = pick_model([call("search_local_sources", query=f"agent loops {i}") for i in range(1, 8)])
+# %% [markdown] tags=["predict"]
+# The next model has seven searches prepared and never answers. The run allows six steps. How
+# does it end?
+#
+# - [ ] `final` after 7 turns: it runs until the model is done
+# - [ ] `step_limit` after 5 turns: the sixth turn is not started
+# - [x] `step_limit` after 6 turns, with 6 searches run
+# - [ ] `error`: the seventh search is refused
+#
+# Turn six still runs its tool; then there is no seventh turn, and the budget is exhausted.
+
+# %%
+searcher = scripted([call("search_local_sources", query=f"agent loops {i}") for i in range(1, 8)])
 run_searcher = traced_run("Find everything about agent loops.", searcher)
 
 # The model call itself fails: "error".
@@ -212,23 +375,24 @@ print(run_agent("Anything.", failing("network down"), corpus, Memory("")))
 # If a test of your loop ever *hangs*, some path through it is not covered by a budget. That
 # is worth a test of its own: a model that never stops asking must still end with `step_limit`.
 #
-# The fourth exit needs a tool that changes something for good. Flag it `needs_approval=True`,
-# and `run_agent` will not run it unless `approve(name)` says yes. The refused call still gets
-# a tool message (an `error:` result), so no request is left without its answer:
+# The fourth exit with `run_agent`: the model asks for `delete_note` and `approve` is `None`.
+
+# %% [markdown] tags=["predict"]
+# When the run stops with `needs_person`, what is the **last** message in its memory?
+#
+# - [ ] the model's reply asking for `delete_note`: the run stopped before answering it
+# - [x] a `tool` message answering that call with an `error:` text
+# - [ ] `"Done."`: the model answers anyway
+#
+# The refused call still gets its answer, so no request is left without a result.
 
 # %%
-def delete_note(note_id: str) -> str:
-    NOTES.pop(note_id)
-    return "deleted"
-
-box.register("delete_note", "Delete one note by id, permanently.",
-             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-             delete_note, needs_approval=True)
-remove = pick_model([call("search_notes", keyword="staff"), call("delete_note", note_id="n5"),
-                     final("Done.")])
-run_c = run_agent("Remove the Eastside staff note.", remove, box, Memory(""), approve=None,
-                  tracer=printer())
-print(run_c, "| n5 is still there:", "n5" in NOTES)
+kept_notes = dict(NOTES)
+memory_c = Memory("")
+run_c = run_agent("Remove the Eastside staff note.", scripted(REMOVE), research_tools(kept_notes), memory_c,
+                  approve=None, tracer=printer())
+print(run_c, "| n5 is still there:", "n5" in kept_notes)
+print(memory_c.history[-1])
 
 # %% [markdown]
 # ## Exercise 2: stop at the step limit
@@ -241,39 +405,87 @@ box.register("ping", "Return the word pong.", None, lambda: "pong")
 pings = [call("ping") for _ in range(5)] + [final("I pinged five times.")]
 
 # %% tags=["exercise"]
-run_b = run_agent("Keep pinging.", pick_model(pings), box, Memory("Helper."), max_steps=6)
+run_b = run_agent("Keep pinging.", scripted(pings), box, Memory("Helper."), max_steps=6)
 print(run_b)
 
+# %% [markdown] tags=["hint"]
+# `max_steps` counts model calls. How many calls does the model need to finish, and how many
+# should it get?
+
+# %% [markdown] tags=["hint"]
+# Change `max_steps=6` to `max_steps=3`.
+
 # %% tags=["solution"]
-run_b = run_agent("Keep pinging.", pick_model(pings), box, Memory("Helper."), max_steps=3)
+run_b = run_agent("Keep pinging.", scripted(pings), box, Memory("Helper."), max_steps=3)
 print(run_b)
 
 # %% tags=["check"]
-# your loop returns final with the prepared answer
-assert live or mine_final.get("stopped") == "final" and mine_final.get("answer") == "Eastside, by 205.", (
-    f"my_run_agent gave {mine_final}; expected stopped='final' and the answer 'Eastside, by 205.'")
-# your loop stops with step_limit when the steps run out
-assert live or (mine_limit or {}).get("stopped") == "step_limit" and mine_limit.get("steps") == 3, (
-    f"my_run_agent with max_steps=3 gave {mine_limit}; after the loop, return "
-    "{'answer': None, 'steps': max_steps, 'stopped': 'step_limit'}")
-# your loop stops with error when the model call raises
-assert (mine_error or {}).get("stopped") == "error" and "network down" in mine_error.get("detail", ""), (
-    f"my_run_agent with a failing model gave {mine_error}; wrap the model call in try/except and "
-    "return stopped='error' with detail=str(exc)")
-asked = {c["id"] for m in mine_messages if m.get("tool_calls") for c in m["tool_calls"]}
-# in your loop, every tool message answers a call that was made
-assert all(m["tool_call_id"] in asked for m in mine_messages if m["role"] == "tool"), \
-    "a tool message answers an id no call used"
+A, B, C, D = (mine[k][0] for k in "ABCD")
+# run A ends with final and the prepared answer after five steps
+assert (A.get("stopped"), A.get("answer"), A.get("steps")) == ("final", "Eastside, by 205.", 5), (
+    f"run A gave {A}; the fifth reply has no tool calls: that is the final answer, with its text")
+# run B stops with step_limit and no answer after three steps
+assert B.get("stopped") == "step_limit" and B.get("answer") is None and B.get("steps") == 3, (
+    f"run B (max_steps=3) gave {B}; when the for loop runs out, the run still has to return: "
+    "look at what comes after the loop")
+# run D stops with error and the exception's text in detail
+assert D.get("stopped") == "error" and "network down" in str(D.get("detail", "")), (
+    f"run D, whose model raises ConnectionError('network down'), gave {D}; the model call needs a "
+    "try/except that returns the error with the exception's text")
+# run C stops with needs_person and n5 is still there
+assert C.get("stopped") == "needs_person" and "n5" in run_notes["C"], (
+    f"run C gave {C}, and n5 is {'still there' if 'n5' in run_notes['C'] else 'deleted'}; before "
+    "running a tool, ask toolbox.needs_approval(name), and with approve=None do not run it")
+# run C's refused call is answered by an error: tool message
+assert mine["C"][1][-1:] and mine["C"][1][-1].get("role") == "tool" \
+    and mine["C"][1][-1].get("tool_call_id") == "call_del" \
+    and str(mine["C"][1][-1].get("content")).startswith("error:"), (
+    f"run C's last message is {mine['C'][1][-1:]}; the refused delete_note call (id call_del) "
+    "still needs a tool message, an 'error:' text, before the run returns")
+# an approve that says yes lets delete_note run
+assert mine["yes"][0].get("stopped") == "final" and "n5" not in run_notes["yes"], (
+    f"with approve=lambda name: True, run C gave {mine['yes'][0]}; when approve(name) is true, "
+    "run the tool as usual")
+# two calls in one reply are both answered, in order, with their ids
+assert [m.get("tool_call_id") for m in mine["two"][1] if m.get("role") == "tool"] == ["c_1", "c_2"] \
+    and mine["two"][0].get("stopped") == "final", (
+    f"a reply with calls c_1 and c_2 gave {mine['two'][0]} and tool messages for "
+    f"{[m.get('tool_call_id') for m in mine['two'][1] if m.get('role') == 'tool']}; answer every call of the reply")
+# a refused call does not leave the other calls of its reply unanswered
+assert mine["mixed"][0].get("stopped") == "needs_person" and paired(mine["mixed"][1]) \
+    and "n6" in run_notes["mixed"], (
+    f"a reply asking for delete_note (refused) and read_note gave {mine['mixed'][0]} and tool messages "
+    f"{[m.get('tool_call_id') for m in mine['mixed'][1] if m.get('role') == 'tool']}; the run should stop "
+    "with needs_person, n6 should stay, and both calls, c_del and c_read, need an answer before it stops")
+# a tool's error goes back to the model and the run goes on
+assert mine["typo"][0].get("stopped") == "final" and mine["typo"][0].get("steps") == 3 \
+    and str(next((m.get("content") for m in mine["typo"][1] if m.get("role") == "tool"), "")).startswith("error:"), (
+    f"a misspelt tool name gave {mine['typo'][0]}; an unknown tool is not a stop: toolbox.run answers "
+    "with an error the model can read, and the loop goes on")
+# in every run, every tool call is answered by exactly one tool message with its id
+assert all(paired(messages) for _, messages in mine.values()), (
+    "in these runs a call has no answer, two answers, or an answer before it: "
+    + ", ".join(name for name, (_, messages) in mine.items() if not paired(messages)))
+# your loop with the lesson's model ended with one of the four stops
+assert yours.get("stopped") in ("final", "step_limit", "error", "needs_person") and paired(your_messages), (
+    f"your loop with the lesson's model gave {yours}")
+# your loop with the lesson's model answered the April question
+expect(yours.get("answer") == "Eastside, by 205.", f"your loop gave {yours}",
+       observed=f"your loop stopped with {yours.get('stopped')!r} after {yours.get('steps')} steps and "
+                f"answered {yours.get('answer')!r}; a scripted model answers 'Eastside, by 205.' after 5 steps")
+# run_agent: the April run ended with the final answer
+expect(run_a["stopped"] == "final" and run_a["answer"] == "Eastside, by 205.", f"run_agent gave {run_a}",
+       observed=f"run_agent stopped with {run_a['stopped']!r} after {run_a['steps']} steps "
+                f"({run_a['tool_calls']} tools) and answered {run_a['answer']!r}; a scripted model answers "
+                "'Eastside, by 205.'")
 # the refining run succeeded; the run that only searched exhausted its budget after six turns
-assert live or (run_refine["stopped"], run_searcher["stopped"], run_searcher["steps"]) == ("final", "step_limit", 6), (
-    f"{run_refine['stopped']}, {run_searcher['stopped']} after {run_searcher['steps']}")
-# run_agent: run A ended with the final answer
-assert live or run_a["stopped"] == "final" and run_a["answer"] == "Eastside, by 205.", f"run A: {run_a}"
-# run_agent: run C stopped for a person and n5 is still readable
-assert "n5" in NOTES and (live or run_c["stopped"] == "needs_person"), (
-    f"run C: {run_c}; delete_note must not run without approval")
+assert (run_refine["stopped"], run_searcher["stopped"], run_searcher["steps"], run_searcher["tool_calls"]) \
+    == ("final", "step_limit", 6, 6), (
+    f"{run_refine['stopped']}, {run_searcher['stopped']} after {run_searcher['steps']} turns")
+# run_agent stopped for a person, answered the refused call, and n5 is still there
+assert run_c["stopped"] == "needs_person" and "n5" in kept_notes \
+    and memory_c.history[-1]["content"].startswith("error:"), f"run C: {run_c}"
 # the ping run stopped at the step limit after three steps
-assert live or run_b["stopped"] == "step_limit", (
-    f"the run stopped with {run_b['stopped']!r}; this exercise expects 'step_limit': is max_steps 3?")
-# the ping run took exactly three steps
-assert live or run_b["steps"] == 3, f"the run took {run_b['steps']} steps; the exercise wants it cut off after 3"
+assert run_b["stopped"] == "step_limit" and run_b["steps"] == 3, (
+    f"the ping run stopped with {run_b['stopped']!r} after {run_b['steps']} steps; this exercise expects "
+    "'step_limit' after 3: look at max_steps")

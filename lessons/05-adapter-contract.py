@@ -15,9 +15,8 @@
 # %%
 import json
 from looplab import Toolbox, Memory, run_agent, printer
-from looplab.models import pick_model, model_mode, call, final
-
-live = model_mode() == "live"
+from looplab.lesson import expect
+from looplab.models import pick_model, call, final
 
 # %% [markdown]
 # ## A contract of two kinds of turn
@@ -157,6 +156,27 @@ def to_turn(message):
                 "arguments": first["function"]["arguments"]}
     return {"type": "final", "text": message["content"]}
 
+# %% [markdown] tags=["hint"]
+# Print `to_turn(call("count_words", id="call_9", text="agent harness"))` and compare it with
+# the `tool_call` shape at the top of the lesson: one key is missing, and one value has the
+# wrong type.
+
+# %% [markdown] tags=["hint"]
+# The id is `first["id"]`. The arguments arrive as JSON **text**; `json.loads` turns them into
+# a dict (an empty string should become `{}`). For a final turn, `message.get("content") or ""`
+# copes with a reply whose content is `None`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def to_turn(message):
+#     calls = message.get("tool_calls") or []
+#     if calls:
+#         first = calls[0]
+#         return {"type": "tool_call", "id": first["id"], "name": first["function"]["name"],
+#                 "arguments": json.loads(first["function"]["arguments"] or "{}")}
+#     return {"type": "final", "text": message.get("content") or ""}
+# ```
+
 # %% tags=["solution"]
 def to_turn(message):
     calls = message.get("tool_calls") or []
@@ -208,6 +228,32 @@ def from_responses(output):
                                       "function": {"name": item["name"], "arguments": item["arguments"]}}]
     return message
 
+# %% [markdown] tags=["hint"]
+# The starter misses three things: the text of `message` items, every `function_call` after
+# the first (it overwrites the list), and which of the two ids the result must quote.
+
+# %% [markdown] tags=["hint"]
+# Collect two lists while walking the items: the `text` of each `output_text` part of every
+# `message` item, and one tool call per `function_call` item with `"id": item["call_id"]`. Then
+# `content` is the joined text, or `None` when there is none, and `tool_calls` is there only if
+# the list is not empty.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def from_responses(output):
+#     texts, calls = [], []
+#     for item in output:
+#         if item.get("type") == "message":
+#             texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
+#         elif item.get("type") == "function_call":
+#             calls.append({"id": item["call_id"], "type": "function",
+#                           "function": {"name": item["name"], "arguments": item["arguments"]}})
+#     message = {"role": "assistant", "content": "".join(texts) or None}
+#     if calls:
+#         message["tool_calls"] = calls
+#     return message
+# ```
+
 # %% tags=["solution"]
 def from_responses(output):
     texts, calls = [], []
@@ -240,20 +286,25 @@ theirs = [reference(OUTPUT), reference(OUTPUT_TEXT)]
 print(yours, theirs, sep="\n")
 
 # %% tags=["check"]
+# the run with the checking fake model ended with a reason
+assert result["stopped"] in ("final", "step_limit", "error"), f"run_agent gave {result}"
 # the fake model saw count_words offered and the observation arrive
-assert result["stopped"] == "final" or live, f"run_agent with the checking fake model gave {result}"
+expect(result["stopped"] == "final", f"run_agent with the checking fake model gave {result}",
+       observed=f"the run stopped with {result['stopped']!r} after {result['steps']} steps and answered "
+                f"{result['answer']!r}; the scripted model answers 'The phrase has 3 words.' once the "
+                "count reaches it")
 # to_turn keeps the call's id
 assert turn_for_call.get("id") == "call_9", (
-    f"to_turn gave {turn_for_call}; the turn must carry the call's id ('id': first['id']) so the "
-    "result can be matched to its request")
+    f"to_turn gave {turn_for_call}; the turn must carry the call's id so the result can be matched "
+    "to its request")
 # to_turn parses the arguments into a dict
 assert turn_for_call.get("arguments") == {"text": "agent harness"}, (
-    f"the arguments are {turn_for_call.get('arguments')!r}; parse the JSON text with json.loads")
+    f"the arguments are {turn_for_call.get('arguments')!r}; they arrive as JSON text and the turn needs a dict")
 # the harness runs on your adapter
 assert adapted == "2 words.", f"run_turns with your adapter gave {adapted!r}"
 # a function_call becomes a tool call keyed by call_id
 assert yours[0].get("tool_calls") and yours[0]["tool_calls"][0]["id"] == "call_01", (
-    f"from_responses gave {yours[0]}; use the item's call_id ('call_01'), not its id ('fc_1')")
+    f"from_responses gave {yours[0]}; the result must quote the call's id ('call_01'), not the item's ('fc_1')")
 # message text is joined into content
 assert yours[1].get("content") == "Agent loops repeat observation and action.", (
     f"from_responses gave content {yours[1].get('content')!r}; join the output_text parts of "

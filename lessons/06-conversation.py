@@ -5,18 +5,23 @@
 # *"Eastside."* Then they ask *"And for April?"*, and the helper replies *"Which branches do you
 # mean?"* It forgot the first question. Why?
 #
-# Because a model call is **stateless**. Each request stands alone: the model knows exactly
+# Because a model call is **stateless**. Each request stands alone¹: the model knows exactly
 # what that request carries, nothing more. A chat feels continuous only because the program
 # sends the earlier messages again, every time. Think of a whiteboard wiped clean between
 # meetings: if you want the important lines there next time, you copy them back before the
 # meeting starts.
+#
+# ¹ *A footnote for the Responses API (lesson 13).* It can keep a conversation on the provider's
+# side: send `previous_response_id` and the server puts the earlier turns back in for you, so
+# your request carries only the new message. That is state kept by the **server**, not by the
+# model: the model is still handed the whole conversation on every call, and still remembers
+# nothing between them. (It also means the history lives somewhere you do not control.)
 
 # %%
 from looplab import Toolbox, Memory, run_agent
-from looplab.models import pick_model, model_mode, final
+from looplab.lesson import expect
+from looplab.models import pick_model, final
 from looplab.models.rules import rule_model
-
-live = model_mode() == "live"
 
 NOTES_TEXT = ("Eastside branch: March visits 1240, April visits 1310. "
               "Westside branch: March visits 980, April visits 1105.")
@@ -33,7 +38,17 @@ SYSTEM = f"You are a research helper. Answer in one short sentence. The notes: {
 # calls: every reply is worked out again from the messages it is sent. That makes it the
 # perfect subject for this lesson. In live mode your real model takes its place.
 #
-# First, two separate runs, each with a fresh memory:
+# First, two separate runs, each with a fresh memory.
+
+# %% [markdown] tags=["predict"]
+# The first run is told *"My name is Chris."*; the second, with a fresh memory, is asked *"What
+# is my name?"*. What does the second run answer?
+#
+# - [ ] "Your name is Chris."
+# - [x] that it does not know the name
+# - [ ] it raises an error: the memory is empty
+#
+# The second run's model is sent one user message, the question, and nothing about Chris.
 
 # %%
 brain = pick_model(rule_model)
@@ -95,6 +110,14 @@ def chat(questions, model):
         answers.append(run_agent(question, model, tools, memory)["answer"])
     return answers
 
+# %% [markdown] tags=["hint"]
+# Where is the `Memory` made? Each time through the loop the starter makes a new one, empty
+# but for the system message.
+
+# %% [markdown] tags=["hint"]
+# Move `memory = Memory(SYSTEM)` above the `for` loop, so every question is added to the same
+# memory and `run_agent` sends the earlier turns along.
+
 # %% tags=["solution"]
 def chat(questions, model):
     memory = Memory(SYSTEM)          # one memory for the whole conversation
@@ -122,13 +145,17 @@ print(names)
 # the second question was sent together with the first
 assert len(sent) >= 2 and "Which branch had more visits in March?" in sent[-1], (
     f"on the 'And for April?' call the model was sent {sent[-1] if sent else []}; the first "
-    "question is missing: use one Memory for all the turns")
+    "question is missing: look at where chat() makes its Memory")
 # the April answer follows from the March question
-assert live or "1310" in (branches[-1] or ""), (
-    f"the helper answered {branches[-1]!r}; it could not see which branches the user meant")
+expect("1310" in (branches[-1] or ""),
+       f"the helper answered {branches[-1]!r}; it could not see which branches the user meant",
+       observed=f"asked 'And for April?' the model answered {branches[-1]!r}; the scripted model answers "
+                "with Eastside's 1310 when it can see the March question")
 # the helper remembers the user's name within the conversation
-assert live or "Chris" in (names[-1] or ""), (
-    f"asked 'What is my name?' the helper said {names[-1]!r}; was 'My name is Chris.' sent again?")
+expect("Chris" in (names[-1] or ""),
+       f"asked 'What is my name?' the helper said {names[-1]!r}; was 'My name is Chris.' sent again?",
+       observed=f"asked 'What is my name?' the model answered {names[-1]!r}; the scripted model answers "
+                "'Chris' when the earlier turn is sent again")
 # every question got an answer
 assert len(branches) == 2 and len(names) == 2 and all(isinstance(a, str) for a in branches + names), (
     f"chat() returned {branches} and {names}; expected one text answer per question")

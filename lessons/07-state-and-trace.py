@@ -17,10 +17,9 @@
 # %%
 import json
 from looplab import Toolbox, Memory, run_agent, Collector, printer
-from looplab.models import pick_model, model_mode, call, calls, final, scripted
+from looplab.lesson import expect
+from looplab.models import pick_model, call, calls, final, scripted
 from looplab.models.rules import rule_model
-
-live = model_mode() == "live"
 
 box = Toolbox()
 
@@ -40,6 +39,18 @@ def upper(text: str) -> str:
 # `run_agent` returns `steps` (model calls) and `tool_calls` (tools run). Why both? One step
 # may ask for several tools at once, and a failed tool leads to yet another step. A budget of
 # model calls does not bound the tool calls, nor the other way round.
+
+# %% [markdown] tags=["predict"]
+# The model below replies four times: two tools at once, then a call with a mistake (`b` is
+# `"ten"`), then the repaired call, then the answer. What will the run count?
+#
+# - [ ] 4 steps and 3 tool calls: the mistaken call does not count
+# - [x] 4 steps and 4 tool calls
+# - [ ] 3 steps and 4 tool calls
+# - [ ] 4 steps and 2 tool calls: one per step that asked for tools
+#
+# Four replies are four model calls. Four tools ran: two in the first step, then one in each of
+# the next two. The mistaken one ran too: it answered with an error.
 
 # %%
 model = pick_model([
@@ -125,6 +136,25 @@ def log(event):
     if event["type"] == "tool_call":
         lines.append(f"tool.requested name={event['tool']}")
 
+# %% [markdown] tags=["hint"]
+# Print the events a tracer receives: `run_agent(..., tracer=print)`. Each is a dict; the fields
+# you need are in the `tool_call`, `tool_result` and `stop` events.
+
+# %% [markdown] tags=["hint"]
+# `tool_call` has `call_id` and `tool`; `tool_result` has `call_id` and `ok` (a bool: write it
+# as `true` or `false`); `stop` has `stopped` and `steps`. One `elif` a type.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def log(event):
+#     if event["type"] == "tool_call":
+#         lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
+#     elif event["type"] == "tool_result":
+#         lines.append(f"tool.completed call_id={event['call_id']} ok={'true' if event['ok'] else 'false'}")
+#     elif event["type"] == "stop":
+#         lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
+# ```
+
 # %% tags=["solution"]
 lines = []
 
@@ -137,8 +167,9 @@ def log(event):
         lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
 
 # %%
+# Prepared replies in every mode: this run tests your tracer, not a model.
 logged = run_agent("Add 1 and 2, and uppercase 'x'.",
-                   pick_model([call("add", id="call_1", a=1, b=2), call("upper", id="call_2", text=7),
+                   scripted([call("add", id="call_1", a=1, b=2), call("upper", id="call_2", text=7),
                                final("3 and X.")]),
                    box, Memory(""), tracer=log)
 print("\n".join(lines))
@@ -151,16 +182,23 @@ print("\n".join(lines))
 # tools run. Look at what happens to the calls that do not run: each still gets an answer.
 
 # %%
-greedy = [calls(*[("add", {"a": i, "b": i}) for i in range(5)]), final("All added.")]
+greedy = [calls(*[("add", {"a": i, "b": i}) for i in range(5)]), final("All added.")]  # prepared in every mode
 
 # %% tags=["exercise"]
 budget_memory = Memory("")
-capped = run_agent("Add everything.", pick_model(greedy), box, budget_memory, max_steps=2)
+capped = run_agent("Add everything.", scripted(greedy), box, budget_memory, max_steps=2)
 print(capped)
+
+# %% [markdown] tags=["hint"]
+# `run_agent` takes a second budget as a keyword argument, beside `max_steps`. The text above
+# names it.
+
+# %% [markdown] tags=["hint"]
+# Add `max_tool_calls=2` to the `run_agent(...)` call.
 
 # %% tags=["solution"]
 budget_memory = Memory("")
-capped = run_agent("Add everything.", pick_model(greedy), box, budget_memory, max_steps=2,
+capped = run_agent("Add everything.", scripted(greedy), box, budget_memory, max_steps=2,
                    max_tool_calls=2)
 print(capped)
 
@@ -171,25 +209,32 @@ for message in budget_memory.history:
 
 # %% tags=["check"]
 # the run counted its steps and its tool calls separately
-assert live or (result["steps"], result["tool_calls"]) == (4, 4), (
-    f"expected 4 model calls and 4 tool calls, got {result['steps']} and {result['tool_calls']}")
+expect((result["steps"], result["tool_calls"]) == (4, 4),
+       f"expected 4 model calls and 4 tool calls, got {result['steps']} and {result['tool_calls']}",
+       observed=f"the model took {result['steps']} steps and ran {result['tool_calls']} tools, and "
+                f"answered {result['answer']!r}; the scripted model takes 4 and runs 4")
 # no event holds the leaked key
 assert "sk-lesson" not in json.dumps(leaky.events), "a key-shaped string reached the events"
 # the log has one line per tool request, with its call id
-assert live or lines[:1] == ["tool.requested call_id=call_1 name=add"], (
-    f"the first line is {lines[:1]}; write 'tool.requested call_id=<id> name=<tool>'")
+assert [l for l in lines if l.startswith("tool.requested")] == [
+    "tool.requested call_id=call_1 name=add", "tool.requested call_id=call_2 name=upper"], (
+    f"the log is {lines}; each tool_call event should give a line 'tool.requested call_id=<id> name=<tool>'")
 # the log says whether each tool worked
-assert live or "tool.completed call_id=call_2 ok=false" in lines, (
-    f"the log is {lines}; add a 'tool.completed call_id=<id> ok=true|false' line for each "
-    "tool_result (upper got a number instead of a text, so it failed)")
+assert [l for l in lines if l.startswith("tool.completed")] == [
+    "tool.completed call_id=call_1 ok=true", "tool.completed call_id=call_2 ok=false"], (
+    f"the log is {lines}; each tool_result event should give a line "
+    "'tool.completed call_id=<id> ok=true|false' (upper got a number instead of a text, so it failed)")
 # the log ends with why the run stopped
-assert bool(lines) and lines[-1].startswith("run.stopped reason="), (
-    f"the last line is {lines[-1:]}; add 'run.stopped reason=<stopped> steps=<steps>' for the stop event")
+assert lines[-1:] == ["run.stopped reason=final steps=3"], (
+    f"the last line is {lines[-1:]}; the stop event should give 'run.stopped reason=<stopped> steps=<steps>'")
 # at most two tools ran
 assert capped["tool_calls"] <= 2, (
-    f"{capped['tool_calls']} tools ran; pass max_tool_calls=2 to run_agent")
+    f"{capped['tool_calls']} tools ran; max_steps counts model calls, not tools: the run needs a budget "
+    "for tool calls")
 # the run says it stopped at a limit
-assert live or capped["stopped"] == "step_limit", f"the run stopped with {capped['stopped']!r}"
+assert capped["stopped"] == "step_limit", (
+    f"the run stopped with {capped['stopped']!r} after {capped['tool_calls']} tools; with a tool-call "
+    "budget it should stop at the limit")
 asked = [c["id"] for m in budget_memory.history if m.get("tool_calls") for c in m["tool_calls"]]
 answered = [m["tool_call_id"] for m in budget_memory.history if m["role"] == "tool"]
 # every call the model made has exactly one answer

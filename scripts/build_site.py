@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -295,6 +296,17 @@ def lesson_title(cells: list, fallback: str) -> str:
     return fallback
 
 
+def lesson_cell(cell, path: Path) -> dict:
+    """A cell as the page reads it; a predict cell carries its question, choices and answer parsed."""
+    out = {"kind": cell.kind, "role": cell.role, "tags": cell.tags, "source": cell.source}
+    if cell.role == "predict":
+        try:
+            out["prediction"] = dataclasses.asdict(lesson_format.read_prediction(cell.source))
+        except ValueError as exc:
+            raise SystemExit(f"{path.name}: {exc}") from None
+    return out
+
+
 def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     """Each lesson as written (.py) and as parsed cells (.json), plus an index."""
     dest = out / "lessons"
@@ -310,8 +322,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             slug = path.stem
             shutil.copy2(path, dest / path.name)
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
-                      "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source}
-                                for c in cells]}
+                      "cells": [lesson_cell(c, path) for c in cells]}
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
             index.append({"slug": slug, "number": int(match["number"]), "title": parsed["title"],
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),

@@ -1,12 +1,14 @@
 """looplab — the parts of an AI agent, built from scratch in plain Python.
 
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
-tools (Toolbox), loop (run_agent), memory (Memory), recall (long-term facts), policy (gates),
-tasks (task queue), trace (events), tokens (counting), models (scripted and live).
+tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean),
+memory (Memory), recall (long-term facts), policy (gates), tasks (task queue), trace (events),
+tokens (counting), models (scripted and live).
 """
 
-from .loop import run_agent, tool_message
+from .loop import run_agent
 from .memory import Memory
+from .messages import tool_message
 from .models import call, calls, failing, final, pick_model, scripted
 from .policy import Gate, Verdict, forbid
 from .recall import FactStore, HashEmbedder, extract_facts, recall_query

@@ -5,9 +5,12 @@
     python -m looplab run 4 --solution                      # lesson 04 with the solutions filled in
     python -m looplab run lessons/04-the-loop.py --live     # against LLM_BASE_URL / LLM_MODEL / LLM_API_KEY
     python -m looplab run 4 --trace                         # also print the run's events as they happen
+    python -m looplab run 4 --hints                         # also print each exercise's hints (--hints 1: the first only)
 
-`run` exits 0 when every check passed, 1 when a check failed or a cell raised, 2 when the lesson
-cannot be found.
+Predict cells print their question, choices and answer where they stand, before the code after
+them runs. With a live model, claims that hold only for prepared replies are listed as "not
+checked" (–) with what the model did. `run` exits 0 when no check failed, 1 when a check failed
+or a cell raised, 2 when the lesson cannot be found.
 """
 
 import argparse
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from . import lesson as lessons
 from . import trace
+from .models import model_mode
 
 
 def lessons_dir() -> Path:
@@ -66,18 +70,50 @@ def list_lessons() -> int:
     return 0
 
 
-def run_lesson(name: str, live: bool, solution: bool, show_trace: bool) -> int:
-    """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found)."""
+MARKS = {lessons.PASSED: "✓", lessons.FAILED: "✗", lessons.NOT_CHECKED: "–"}
+
+
+def print_prediction(prediction: lessons.Prediction) -> None:
+    """A predict cell in the terminal: the question, lettered choices, then the answer and why."""
+    print(f"\n? Predict: {prediction.question}")
+    for i, choice in enumerate(prediction.choices):
+        print(f"    {chr(97 + i)}) {choice}")
+    print(f"  Answer: {chr(97 + prediction.answer)}) {prediction.choices[prediction.answer]}")
+    for line in prediction.why.splitlines():
+        print(f"  {line}")
+    print()
+
+
+def print_hints(cells: list[lessons.Cell], limit: int | None) -> None:
+    """Each exercise's hints (the first `limit` of them), numbered."""
+    exercises = [i for i, c in enumerate(cells) if c.role == "exercise"]
+    for number, index in enumerate(exercises, start=1):
+        found = lessons.hints(cells, index)[:limit]
+        print(f"\nHints for exercise {number} (cell {index + 1}):" if found else
+              f"\nExercise {number} (cell {index + 1}) has no hints.")
+        for k, hint in enumerate(found, start=1):
+            lines = hint.splitlines() or [""]
+            print(f"  {k}. {lines[0]}")
+            for line in lines[1:]:
+                print(f"     {line}")
+
+
+def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: int | None = 0) -> int:
+    """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found).
+
+    `hints`: 0 prints none, None all, N the first N of each exercise.
+    """
     path = find_lesson(name)
     if path is None:
         print(f"no lesson {name!r}; `python -m looplab list` shows them", file=sys.stderr)
         return 2
-    os.environ["LOOPLAB_MODEL"] = "live" if live else os.environ.get("LOOPLAB_MODEL", "scripted")
-    mode = os.environ["LOOPLAB_MODEL"] if os.environ["LOOPLAB_MODEL"] == "live" else "scripted"
+    if live:
+        os.environ["LOOPLAB_MODEL"] = "live"
+    mode = model_mode()
     print(f"── {path.name} · {mode} model · {'solution' if solution else 'starter'} code ──")
     stop = trace.listen(trace.printer(sys.stdout)) if show_trace else (lambda: None)
     try:
-        result = lessons.run_file(path, solution=solution)
+        result = lessons.run_file(path, solution=solution, on_predict=print_prediction)
     finally:
         stop()
     print()
@@ -85,16 +121,25 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool) -> int:
         print("A cell raised an exception:\n" + result.error + "\n")
     print("Checks:")
     for check in result.checks:
-        print(f"  {'✓' if check.ok else '✗'} {check.name}")
+        print(f"  {MARKS[check.status]} {check.name}" + ("  (not checked)" if check.status == lessons.NOT_CHECKED else ""))
         if not check.ok and check.message:
             for line in check.message.splitlines():
                 print(f"      {line}")
-    passed = sum(c.ok for c in result.checks)
-    print(f"\n{passed} of {len(result.checks)} checks passed.")
-    if not result.ok and not solution and any(c.role == "exercise" for c in
-                                              lessons.parse(path.read_text(encoding="utf-8"))):
-        print("This lesson has exercises: edit the starter code, or add --solution to see it solved.")
+    print("\n" + summary(result, mode) + ".")
+    cells = lessons.parse(path.read_text(encoding="utf-8"))
+    if hints != 0:
+        print_hints(cells, hints)
+    if not result.ok and not solution and any(c.role == "exercise" for c in cells):
+        print("This lesson has exercises: edit the starter code, --hints shows hints, "
+              "--solution runs it solved.")
     return 0 if result.ok else 1
+
+
+def summary(result: lessons.LessonResult, mode: str) -> str:
+    """`7 of 9 checks passed`, with `· 2 not checked with a live model` when some were not evaluated."""
+    unchecked = result.count(lessons.NOT_CHECKED)
+    text = f"{result.count(lessons.PASSED)} of {len(result.checks) - unchecked} checks passed"
+    return text + (f" · {unchecked} not checked with a {mode} model" if unchecked else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="use the live model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL from the environment)")
     run.add_argument("--solution", action="store_true", help="run each exercise's solution")
     run.add_argument("--trace", action="store_true", help="print every run's events as they happen")
+    run.add_argument("--hints", nargs="?", type=int, const=-1, default=0, metavar="N",
+                     help="print each exercise's hints after the checks (N: only the first N)")
     args = parser.parse_args(argv)
     if sys.stdout.encoding and not re.match(r"(?i)utf-?8", sys.stdout.encoding):
         try:
@@ -117,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             pass
     if args.command == "list":
         return list_lessons()
-    return run_lesson(args.lesson, args.live, args.solution, args.trace)
+    return run_lesson(args.lesson, args.live, args.solution, args.trace,
+                      None if args.hints == -1 else args.hints)
 
 
 if __name__ == "__main__":

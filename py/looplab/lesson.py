@@ -8,7 +8,26 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                `if` or `for` is not a checklist item of its own: keep checks at
                                the top level); checks run after all code cells, on the final state
     # %% tags=["exercise"]     starter code the learner completes
-    # %% tags=["solution"]     the solution of the exercise cell just before it
+    # %% [markdown] tags=["hint"]
+                               a hint for the exercise above it (1-3 of them, between the exercise
+                               and its solution): the page reveals them one at a time before the
+                               solution, the CLI prints them with --hints; the last may hold the code
+    # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
+    # %% [markdown] tags=["predict"]
+                               predict, then run: a question, its choices as a task list with the
+                               right one ticked, then why (see `Prediction`):
+                                   # Which way will this run end?
+                                   #
+                                   # - [ ] `final`
+                                   # - [x] `step_limit`
+                                   #
+                                   # Three steps are allowed and the model asks for five pings.
+
+A claim that holds only for the lesson's prepared (scripted) replies is written, at the top level
+of a check cell, as `expect(claim, message, observed=...)` instead of `assert claim, message`. With
+the scripted model it is an ordinary check. With a live or local model it is not evaluated: it is
+reported as "not checked" with `observed` — what the model actually did — so a real model's reply
+never earns a ✓ it was not checked for.
 
 Running the file as a script runs every code cell in order (the solution after the starter, so
 it wins). `run_cells` runs the starter or the solution, then the checks, in one namespace.
@@ -18,10 +37,12 @@ import ast
 import json
 import re
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import trace
+from .models import model_mode
 
 CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
 
@@ -35,24 +56,34 @@ class Cell:
 
     @property
     def role(self) -> str:
-        """markdown, check, exercise, solution or code."""
+        """markdown, hint, predict, check, exercise, solution or code."""
         if self.kind == "markdown":
-            return "markdown"
+            return next((tag for tag in ("hint", "predict") if tag in self.tags), "markdown")
         for tag in ("check", "solution", "exercise"):
             if tag in self.tags:
                 return tag
         return "code"
 
 
+PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
+
+
 @dataclass
 class Check:
-    """One check's outcome, as the page shows it: ✓/✗, its name, and the message when it failed."""
+    """One check's outcome, as the page shows it: its name, its status and a message.
+
+    `status` is "passed", "failed" or "not checked" (a claim about prepared replies, not evaluated
+    with a live or local model; the message says what the model did). `ok` is True only for passed.
+    """
     name: str
     ok: bool
     message: str = ""
+    status: str = ""
 
     def __post_init__(self):
         self.message = trace.redact_text(self.message)  # shown on the page and in the terminal
+        self.status = self.status or (PASSED if self.ok else FAILED)
+        self.ok = self.status == PASSED
 
 
 @dataclass
@@ -68,13 +99,71 @@ class LessonResult:
 
     @property
     def ok(self) -> bool:
-        """True when no cell raised and every check passed (and there was at least one)."""
-        return self.error is None and bool(self.checks) and all(c.ok for c in self.checks)
+        """True when no cell raised, no check failed and at least one check passed."""
+        return (self.error is None and any(c.status == PASSED for c in self.checks)
+                and not any(c.status == FAILED for c in self.checks))
+
+    def count(self, status: str) -> int:
+        """How many checks have this status."""
+        return sum(c.status == status for c in self.checks)
 
     def to_dict(self) -> dict:
         """The result as plain data (what the page receives)."""
         return {"ok": self.ok, "error": self.error, "events": self.events,
-                "checks": [{"name": c.name, "ok": c.ok, "message": c.message} for c in self.checks]}
+                "checks": [{"name": c.name, "ok": c.ok, "status": c.status, "message": c.message}
+                           for c in self.checks]}
+
+
+@dataclass
+class Prediction:
+    """A predict cell: the question, the choices, the index of the right one, and why."""
+    question: str
+    choices: list[str]
+    answer: int
+    why: str = ""
+
+
+CHOICE = re.compile(r"^\s*[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.+?)\s*$")
+
+
+def read_prediction(source: str) -> Prediction:
+    """Parse a predict cell's markdown: question lines, `- [ ]`/`- [x]` choices, then why.
+
+    Raises ValueError when it has fewer than two choices or not exactly one ticked.
+    """
+    before, choices, after, answer = [], [], [], []
+    for line in source.splitlines():
+        match = CHOICE.match(line)
+        if match and not after:
+            if match["mark"] != " ":
+                answer.append(len(choices))
+            choices.append(match["text"])
+        elif choices:
+            after.append(line)
+        else:
+            before.append(line)
+    if len(choices) < 2 or len(answer) != 1:
+        raise ValueError(f"a predict cell needs two or more `- [ ]` choices with exactly one ticked "
+                         f"`- [x]`; this one has {len(choices)} choices and {len(answer)} ticked")
+    return Prediction("\n".join(before).strip(), choices, answer[0], "\n".join(after).strip())
+
+
+def solution_index(cells: list[Cell], exercise: int) -> int | None:
+    """The index of an exercise's solution: the next cell after its hints, if it is a solution."""
+    i = exercise + 1
+    while i < len(cells) and cells[i].role == "hint":
+        i += 1
+    return i if i < len(cells) and cells[i].role == "solution" else None
+
+
+def hints(cells: list[Cell], exercise: int) -> list[str]:
+    """The hints of the exercise at index `exercise`, in order."""
+    out = []
+    for cell in cells[exercise + 1:]:
+        if cell.role != "hint":
+            break
+        out.append(cell.source)
+    return out
 
 
 def parse_header(rest: str) -> tuple[str, list[str]]:
@@ -132,10 +221,9 @@ def program(cells: list[Cell], solution: bool = False) -> list[tuple[int, Cell]]
     chosen = []
     for i, cell in enumerate(cells):
         role = cell.role
-        if role in ("markdown", "check"):
+        if role in ("markdown", "hint", "predict", "check"):
             continue
-        if role == "exercise" and solution and any(
-                c.role == "solution" for c in cells[i + 1:i + 2]):
+        if role == "exercise" and solution and solution_index(cells, i) is not None:
             continue
         if role == "solution" and not solution:
             continue
@@ -151,13 +239,22 @@ def learner_traceback(exc: BaseException) -> str:
     return "".join(tb.format()).rstrip()
 
 
-def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None = None) -> LessonResult:
-    """Run the code cells, then every check; a cell that raises stops the code and fails the checks."""
+def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None = None,
+              on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
+    """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
+
+    `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
+    """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
     events: list[dict] = []
     stop_listening = trace.listen(events.append)
+    chosen = dict(program(cells, solution))
     try:
-        for index, cell in program(cells, solution):
+        for index, cell in enumerate(cells):
+            if cell.role == "predict" and on_predict is not None:
+                on_predict(read_prediction(cell.source))
+            if index not in chosen:
+                continue
             try:
                 exec(compile(cell.source, f"<cell {index + 1}>", "exec"), ns)
             except Exception as exc:
@@ -175,6 +272,26 @@ def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None 
         stop_listening()
 
 
+def expect(claim, message: str = "", observed: str = "") -> None:
+    """A check that holds only for the lesson's prepared replies (see the module docstring).
+
+    Scripted: fails like `assert claim, message`. Live or local: not evaluated; when the lesson runs
+    as a plain script it prints `observed` (the runner reports it as "not checked" instead).
+    """
+    mode = model_mode()
+    if mode == "scripted":
+        if not claim:
+            raise AssertionError(message or "the expected claim does not hold")
+    else:
+        print(f"not checked with a {mode} model: {observed or message}")
+
+
+def is_expect(stmt: ast.stmt) -> bool:
+    """Is this statement a top-level `expect(...)` call?"""
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "expect")
+
+
 def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
     """The statements of a check cell, each assert named by the comment above it (or its source)."""
     tree = ast.parse(cell.source)
@@ -182,10 +299,11 @@ def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
     out = []
     for stmt in tree.body:
         name = ""
-        if isinstance(stmt, ast.Assert):
+        if isinstance(stmt, ast.Assert) or is_expect(stmt):
+            claim = stmt.test if isinstance(stmt, ast.Assert) else (stmt.value.args or [stmt.value])[0]
             above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
             name = above[1:].strip() if above.startswith("#") else ast.get_source_segment(
-                cell.source, stmt.test) or "check"
+                cell.source, claim) or "check"
         out.append((name, stmt))
     return out
 
@@ -196,7 +314,7 @@ def check_names(cells: list[Cell]) -> list[str]:
     for cell in cells:
         if cell.role == "check":
             try:
-                names.extend(n for n, s in check_statements(cell) if isinstance(s, ast.Assert))
+                names.extend(n for n, s in check_statements(cell) if isinstance(s, ast.Assert) or is_expect(s))
             except SyntaxError:
                 names.append("check cell")
     return names
@@ -210,6 +328,9 @@ def run_check_cell(cell: Cell, index: int, ns: dict) -> list[Check]:
         return [Check(f"check cell {index + 1}", False, f"the check cell has a syntax error: {exc}")]
     results = []
     for name, stmt in statements:
+        if is_expect(stmt):
+            results.append(run_expect(name, stmt.value, index, ns))
+            continue
         code = compile(ast.Module([stmt], type_ignores=[]), f"<cell {index + 1}>", "exec")
         try:
             exec(code, ns)
@@ -224,6 +345,32 @@ def run_check_cell(cell: Cell, index: int, ns: dict) -> list[Check]:
     return results
 
 
-def run_file(path, solution: bool = False) -> LessonResult:
+def run_expect(name: str, call: ast.Call, index: int, ns: dict) -> Check:
+    """One `expect(claim, message, observed=...)`: checked with the scripted model, else not checked."""
+    args = {k.arg: k.value for k in call.keywords if k.arg}
+    for key, value in zip(("claim", "message", "observed"), call.args):
+        args[key] = value
+    if "claim" not in args:
+        return Check(name, False, "expect(...) needs a claim: expect(claim, message, observed=...)")
+
+    def value(key: str, default=""):
+        if key not in args:
+            return default
+        return eval(compile(ast.Expression(args[key]), f"<cell {index + 1}>", "eval"), ns)
+
+    mode = model_mode()
+    try:
+        if mode != "scripted":
+            observed = value("observed") or "this claim holds only for the lesson's prepared replies"
+            return Check(name, False, f"{observed}", status=NOT_CHECKED)
+        if value("claim"):
+            return Check(name, True)
+        return Check(name, False, str(value("message")) or f"failed: {name}")
+    except Exception as exc:
+        return Check(name, False, f"{type(exc).__name__}: {exc}")
+
+
+def run_file(path, solution: bool = False,
+             on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
     """Read a lesson file and run it (starter or solution) with its checks."""
-    return run_cells(parse(Path(path).read_text(encoding="utf-8")), solution)
+    return run_cells(parse(Path(path).read_text(encoding="utf-8")), solution, on_predict=on_predict)

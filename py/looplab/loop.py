@@ -12,31 +12,28 @@ exactly one of these ways, all of them in `run_agent` below:
 Every tool call stored in memory gets exactly one tool message with its id — also a call that
 was refused, skipped (after a stop) or malformed — so the record is always complete.
 
-What a malformed reply does (see `read_reply`):
+What a malformed reply does (the details are in messages.py, `read_reply`):
 - not a dict (None, a string, a list)          -> stop `error`, nothing added to memory
 - no text and no tool calls                      -> stop `error`, nothing added to memory
 - content that is a list of parts                -> the text parts joined
 - `tool_calls` a single dict                     -> treated as a list of one
-- a call that is not a dict, or has no name      -> an `error:` result naming the tools
+- a call that is not a dict, or has no name      -> not run; answered with an `error:` result
 - a call with no id, an id that is not text,
   or an id already used                          -> given an id of ours, then an `error:` result
 - arguments that are not JSON text (a dict ...)  -> written as JSON text (the Toolbox validates them)
 """
 
 import inspect
-import json
 import time
 from collections.abc import Callable
 
 from .memory import Memory
+from .messages import call_ids, read_reply, tool_message
+# The rest of reply normalisation, importable from here as it was before messages.py:
+from .messages import arguments_text, id_problem, read_calls, text_of  # noqa: F401
 from .policy import Gate
 from .tools import Toolbox
 from .trace import Emitter, redact_text
-
-
-def tool_message(call_id: str, result: str) -> dict:
-    """The message that answers one tool call."""
-    return {"role": "tool", "tool_call_id": call_id, "content": result}
 
 
 def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, max_steps: int = 6,
@@ -61,8 +58,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             emit("policy_block", step=0, gate="input", reason=verdict.reason)
             return stop("blocked", 0, detail=verdict.reason)
     memory.add({"role": "user", "content": task})
-    used_ids = {c.get("id") for m in memory.history if isinstance(m.get("tool_calls"), list)
-                for c in m["tool_calls"] if isinstance(c, dict)}
+    used_ids = call_ids(memory.history)
 
     for step in range(1, max_steps + 1):
         messages = memory.messages(budget)
@@ -104,7 +100,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
                 answer_call(memory, emit, step, call_id, name, broken[call_id], 0.0)
                 continue
             if toolbox.needs_approval(name):
-                approved, why = ask(approve, name, arguments)
+                approved, why = ask_for_approval(approve, name, arguments)
                 emit("approval_needed", step=step, call_id=call_id, tool=name, approved=approved)
                 if not approved:
                     answer_call(memory, emit, step, call_id, name,
@@ -133,8 +129,8 @@ def skip(memory: Memory, calls: list[dict], why: str) -> None:
         memory.add(tool_message(call["id"], f"error: skipped: {why}"))
 
 
-def ask(approve: Callable | None, name: str, arguments) -> tuple[bool, str]:
-    """Ask the approval callback, `approve(name)` or `approve(name, arguments)`; it fails closed."""
+def ask_for_approval(approve: Callable | None, name: str, arguments) -> tuple[bool, str]:
+    """Ask a person whether a call may run, via `approve(name)` or `approve(name, arguments)`; fails closed."""
     if approve is None:
         return False, ""
     try:
@@ -146,81 +142,3 @@ def ask(approve: Callable | None, name: str, arguments) -> tuple[bool, str]:
     except Exception as exc:
         return False, f" (the approval check failed: {exc})"
 
-
-def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str | None]:
-    """A model's reply as a clean assistant message, its broken calls (id -> error text), or why it cannot be one."""
-    if not isinstance(raw, dict):
-        return {}, {}, f"the model's reply was {type(raw).__name__}, not an assistant message dict"
-    reply = {k: v for k, v in raw.items() if k not in ("role", "content", "tool_calls")}
-    reply["role"] = "assistant"
-    reply["content"] = text_of(raw.get("content"))
-    calls = raw.get("tool_calls") or []
-    if isinstance(calls, dict):
-        calls = [calls]
-    if not isinstance(calls, list):
-        return {}, {}, f"the model's tool_calls was {type(calls).__name__}, not a list"
-    if not calls and not (reply["content"] or "").strip():
-        return {}, {}, "the model's reply had no text and no tool calls"
-    broken = {}
-    if calls:
-        reply["tool_calls"], broken = read_calls(calls, step, used_ids)
-    return reply, broken, None
-
-
-def text_of(content) -> str | None:
-    """A message's content as text: None stays None, content parts are joined, anything else is JSON."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}, {"type": "image_url"}]
-        return "".join(str(p.get("text") or "") if isinstance(p, dict) else str(p) for p in content)
-    return json.dumps(content, default=str)
-
-
-def arguments_text(arguments) -> str:
-    """Tool-call arguments as the JSON text memory holds (a dict, or any other value, is encoded)."""
-    if arguments is None:
-        return "{}"
-    if isinstance(arguments, str):
-        return arguments
-    try:
-        return json.dumps(arguments, default=str)
-    except ValueError:  # a circular structure
-        return json.dumps(str(arguments))
-
-
-def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str, str]]:
-    """Normalise tool calls; malformed ones get an id of ours and an error text to answer with.
-
-    `seen` holds the ids already in memory (it is updated), so an id is never answered twice.
-    """
-    out, broken = [], {}
-    sent = {c.get("id") for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)}
-    for i, call in enumerate(calls, start=1):
-        problem = None
-        if not isinstance(call, dict):
-            call, problem = {}, "error: the tool call was not an object; send {\"id\", \"function\": {\"name\", \"arguments\"}}"
-        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
-        name, arguments = fn.get("name"), arguments_text(fn.get("arguments"))
-        call_id, why = call.get("id"), id_problem(call.get("id"), seen)
-        if why:
-            call_id = f"call_{step}_{i}"
-            while call_id in seen or call_id in sent:  # never an id a later call of this reply has
-                call_id += "_"
-            problem = problem or f"error: the tool call {why}; it was not run — call the tool again"
-        if not isinstance(name, str) or not name:
-            problem = problem or "error: the tool call has no function name; name one of the tools"
-            name = "?"
-        seen.add(call_id)
-        out.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
-        if problem:
-            broken[call_id] = problem
-    return out, broken
-
-
-def id_problem(call_id, seen: set) -> str | None:
-    """Why a call's id cannot be used (None when it can): missing, not text, or already used."""
-    if call_id is None or call_id == "":
-        return "had no id"
-    if not isinstance(call_id, str):
-        return f"had an id that is not text ({call_id!r})"
-    return f"reused the id {call_id!r}" if call_id in seen else None

@@ -31,16 +31,16 @@ def test_a_solved_lesson_passes_and_exits_zero():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "scripted model · solution code" in done.stdout
     assert "Eastside, by 205." in done.stdout           # the lesson's own output is shown
-    assert "✗" not in done.stdout and done.stdout.count("✓") == 9
-    assert "9 of 9 checks passed." in done.stdout
+    assert "✗" not in done.stdout and done.stdout.count("✓") == 16
+    assert "16 of 16 checks passed." in done.stdout
 
 
 def test_a_starter_fails_its_checks_and_says_why():
     done = looplab("run", "4")                           # a lesson number works too
     assert done.returncode == 1
     assert "✗ the ping run stopped at the step limit after three steps" in done.stdout
-    assert "this exercise expects 'step_limit': is max_steps 3?" in done.stdout
-    assert "add --solution" in done.stdout
+    assert "this exercise expects 'step_limit' after 3: look at max_steps" in done.stdout
+    assert "--solution runs it solved" in done.stdout and "--hints" in done.stdout
 
 
 def test_a_cell_that_raises_fails_the_run(tmp_path):
@@ -81,3 +81,64 @@ def test_live_without_settings_says_what_to_set():
     done = looplab("run", "1", "--live", "--solution")
     assert done.returncode == 1
     assert "LLM_BASE_URL" in done.stdout
+
+
+FORMAT_LESSON = '''# %% [markdown]
+# # Format
+
+# %% [markdown] tags=["predict"]
+# How many greetings will print?
+#
+# - [ ] one
+# - [x] two
+#
+# The loop runs twice.
+
+# %%
+from looplab.lesson import expect
+for _ in range(2):
+    print("hello from the cell")
+
+# %% tags=["exercise"]
+reply = "Chas, Alex."
+
+# %% [markdown] tags=["hint"]
+# The name is in the first message.
+
+# %% [markdown] tags=["hint"]
+# Write `reply = "Chris"`.
+
+# %% tags=["solution"]
+reply = "Chris"
+
+# %% tags=["check"]
+# the reply names Chris
+expect("Chris" in reply, f"the reply was {reply!r}", observed=f"the model answered {reply!r}")
+# the reply is text
+assert isinstance(reply, str)
+'''
+
+
+def test_predictions_print_before_the_code_and_hints_on_request(tmp_path):
+    lesson = tmp_path / "98-format.py"
+    lesson.write_text(FORMAT_LESSON, encoding="utf-8")
+    done = looplab("run", str(lesson), "--hints", "1")
+    out = done.stdout
+    assert done.returncode == 1 and "✗ the reply names Chris" in out
+    assert out.index("? Predict: How many greetings will print?") < out.index("hello from the cell")
+    assert "    b) two\n  Answer: b) two\n  The loop runs twice." in out
+    assert "Hints for exercise 1 (cell 4):\n  1. The name is in the first message." in out
+    assert 'Write `reply = "Chris"`' not in out                        # only the first hint asked for
+    every = looplab("run", str(lesson), "--hints").stdout
+    assert '  2. Write `reply = "Chris"`.' in every and "Hints for exercise 1" not in looplab("run", str(lesson)).stdout
+
+
+def test_a_claim_for_prepared_replies_is_not_checked_live(tmp_path):
+    lesson = tmp_path / "98-format.py"
+    lesson.write_text(FORMAT_LESSON, encoding="utf-8")
+    done = looplab("run", str(lesson), "--live", LLM_BASE_URL="http://127.0.0.1:9", LLM_MODEL="m")
+    out = done.stdout
+    assert done.returncode == 0, out
+    assert "– the reply names Chris  (not checked)\n      the model answered 'Chas, Alex.'" in out
+    assert "✓ the reply names Chris" not in out and "✓ the reply is text" in out
+    assert "1 of 1 checks passed · 1 not checked with a live model." in out

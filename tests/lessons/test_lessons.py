@@ -13,7 +13,7 @@ import pytest
 from dataclasses import replace
 from pathlib import Path
 
-from looplab.lesson import parse, run_cells, run_file
+from looplab.lesson import parse, read_prediction, run_cells, run_file, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
@@ -46,12 +46,19 @@ def test_the_lesson_is_well_formed(path):
     assert "check" in roles, "a lesson needs a check cell"
     for i, role in enumerate(roles):
         if role == "exercise":
-            assert i + 1 < len(roles) and roles[i + 1] == "solution", \
-                f"exercise cell {i + 1} must be followed by its solution"
+            assert solution_index(cells, i) is not None, \
+                f"exercise cell {i + 1} must be followed by its solution (hint cells may come between)"
         if role == "solution":
-            assert roles[i - 1] == "exercise", f"solution cell {i + 1} has no exercise before it"
+            start = i - 1
+            while roles[start] == "hint":
+                start -= 1
+            assert roles[start] == "exercise", f"solution cell {i + 1} has no exercise before it"
+        if role == "hint":
+            assert roles[i + 1] in ("hint", "solution"), f"hint cell {i + 1} is not before a solution"
+        if role == "predict":
+            read_prediction(cells[i].source)  # raises when its choices or answer are malformed
     for cell in cells:
-        if cell.role != "markdown":
+        if cell.kind == "code":  # hint and predict cells are prose too
             compile(cell.source, path.name, "exec")
             # Pyodide-friendly: no threads, sockets or subprocesses in lesson code
             for word in ("import threading", "import socket", "import subprocess", "asyncio.to_thread"):
@@ -80,7 +87,7 @@ def test_each_exercise_alone_fails_a_check(path, capsys):
                 if i == keep:
                     chosen.append(replace(cell, tags=[]))      # this starter runs as plain code
             elif cell.role == "solution":
-                if i != keep + 1:
+                if i != solution_index(cells, keep):
                     chosen.append(replace(cell, tags=[]))      # every other exercise is solved
             else:
                 chosen.append(cell)

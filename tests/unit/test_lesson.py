@@ -2,7 +2,10 @@
 
 import json
 
-from looplab.lesson import Cell, check_names, parse, program, run_cells, to_text
+from hypothesis import given, strategies as st
+
+from looplab.lesson import (Cell, Prediction, check_names, expect, hints, parse, program, read_prediction,
+                            run_cells, solution_index, to_text)
 
 LESSON = '''# ---
 # jupyter:
@@ -66,7 +69,7 @@ def test_events_of_runs_are_collected():
              Cell("code", "assert True", ["check"])]
     result = run_cells(cells)
     assert [e["type"] for e in result.events][0] == "run_start" and result.events[-1]["stopped"] == "final"
-    assert result.to_dict()["checks"] == [{"name": "True", "ok": True, "message": ""}]
+    assert result.to_dict()["checks"] == [{"name": "True", "ok": True, "status": "passed", "message": ""}]
 
 
 def test_round_trip_and_names():
@@ -89,3 +92,124 @@ def test_error_texts_never_hold_the_key(monkeypatch):
     assert "plain-configured-key-42" not in seen
     assert "refused: [redacted]" in raising.error and "[redacted]" in raising.checks[0].message
     assert failing.checks[0].message == "the key [redacted] did not work"
+
+
+HINTED = '''# %% [markdown]
+# # Hinted
+
+# %% [markdown] tags=["predict"]
+# What will `total` be?
+#
+# - [ ] 2
+# - [x] 3
+# - [ ] an error
+#
+# One plus two is three.
+
+# %%
+total = 1 + 2
+
+# %% tags=["exercise"]
+answer = 0
+
+# %% [markdown] tags=["hint"]
+# Look at `total`.
+
+# %% [markdown] tags=["hint"]
+# Write `answer = total`.
+
+# %% tags=["solution"]
+answer = total
+
+# %% tags=["check"]
+# the answer is the total
+assert answer == 3, f"answer is {answer}; it should be the total"
+'''
+
+
+def test_hint_and_predict_cells_have_roles_and_the_solution_skips_hints():
+    cells = parse(HINTED)
+    assert [c.role for c in cells] == ["markdown", "predict", "code", "exercise", "hint", "hint",
+                                       "solution", "check"]
+    assert [c.source for _, c in program(cells, solution=True)] == ["total = 1 + 2", "answer = total"]
+    assert [c.source for _, c in program(cells)] == ["total = 1 + 2", "answer = 0"]
+    assert hints(cells, 3) == ["Look at `total`.", "Write `answer = total`."] and hints(cells, 2) == []
+    assert solution_index(cells, 3) == 6
+
+
+def test_a_prediction_reads_its_question_choices_answer_and_why():
+    cells = parse(HINTED)
+    prediction = read_prediction(cells[1].source)
+    assert prediction == Prediction("What will `total` be?", ["2", "3", "an error"], 1, "One plus two is three.")
+    seen = []
+    run_cells(cells, solution=True, on_predict=seen.append)
+    assert seen == [prediction]
+
+
+def test_a_prediction_needs_choices_and_exactly_one_answer():
+    for source in ["Which?\n\n- [ ] a\n- [ ] b", "Which?\n\n- [x] a\n- [x] b", "Which?\n\n- [x] a"]:
+        try:
+            read_prediction(source)
+        except ValueError as exc:
+            assert "exactly one ticked" in str(exc)
+        else:
+            raise AssertionError(f"accepted {source!r}")
+
+
+EXPECTING = [
+    Cell("code", "from looplab.lesson import expect\nreply = 'Chas, Alex.'"),
+    Cell("code", "# the reply names Chris\n"
+                 "expect('Chris' in reply, f'the reply was {reply!r}', observed=f'the model answered {reply!r}')\n"
+                 "# a claim that would raise is never evaluated with a real model\n"
+                 "expect(reply['no such key'], 'unreachable')\n"
+                 "# the reply is text\n"
+                 "assert isinstance(reply, str), 'not text'", ["check"]),
+]
+
+
+def test_expect_is_an_ordinary_check_with_the_scripted_model(monkeypatch):
+    monkeypatch.setenv("LOOPLAB_MODEL", "scripted")
+    result = run_cells(EXPECTING)
+    assert [c.status for c in result.checks] == ["failed", "failed", "passed"]
+    assert result.checks[0].name == "the reply names Chris" and result.checks[0].message == "the reply was 'Chas, Alex.'"
+    assert result.checks[1].message.startswith("TypeError") and not result.ok
+
+
+def test_expect_is_never_a_pass_with_a_live_or_local_model(monkeypatch):
+    for mode in ("live", "local"):
+        monkeypatch.setenv("LOOPLAB_MODEL", mode)
+        result = run_cells(EXPECTING)
+        assert [c.status for c in result.checks] == ["not checked", "not checked", "passed"]
+        assert result.checks[0].message == "the model answered 'Chas, Alex.'" and not result.checks[0].ok
+        assert "prepared replies" in result.checks[1].message
+        assert result.ok and result.count("not checked") == 2
+        assert result.to_dict()["checks"][0]["status"] == "not checked"
+
+
+@given(st.one_of(st.booleans(), st.integers(), st.text(), st.none()))
+def test_a_true_claim_is_still_not_checked_live(claim):
+    import os
+    old = os.environ.get("LOOPLAB_MODEL")
+    os.environ["LOOPLAB_MODEL"] = "live"
+    try:
+        result = run_cells([Cell("code", f"claim = {claim!r}"),
+                            Cell("code", "expect(claim, 'no', observed=repr(claim))", ["check"])],
+                           namespace={"expect": expect, "__name__": "__lesson__"})
+    finally:
+        os.environ.pop("LOOPLAB_MODEL") if old is None else os.environ.__setitem__("LOOPLAB_MODEL", old)
+    assert [c.status for c in result.checks] == ["not checked"]
+    assert result.checks[0].message == repr(claim) and not result.checks[0].ok
+
+
+def test_expect_as_plain_python(monkeypatch, capsys):
+    monkeypatch.setenv("LOOPLAB_MODEL", "scripted")
+    expect(True, "fine")
+    try:
+        expect(False, "the claim failed")
+    except AssertionError as exc:
+        assert str(exc) == "the claim failed"
+    else:
+        raise AssertionError("expect(False) passed")
+    monkeypatch.setenv("LOOPLAB_MODEL", "live")
+    expect(False, "the claim failed", observed="the model said no")
+    assert capsys.readouterr().out == "not checked with a live model: the model said no\n"

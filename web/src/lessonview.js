@@ -1,5 +1,6 @@
 // One lesson on the page: prose cells rendered (markdown-it, then DOMPurify), code cells in
-// editors whose edits are saved as you type, check cells shown read-only, solutions on request.
+// editors whose edits are saved as you type, check cells shown read-only, an exercise's hints
+// revealed one at a time and its solution on request, predict questions answered by a button.
 
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
@@ -20,6 +21,13 @@ export function renderMarkdown(text) {
       link.rel = "noopener noreferrer";
     }
   }
+  return box;
+}
+
+/** A choice's markdown as inline nodes (a choice is one line: `code`, *emphasis*). */
+function inline(text) {
+  const box = document.createElement("span");
+  box.innerHTML = DOMPurify.sanitize(markdown.renderInline(text));
   return box;
 }
 
@@ -57,7 +65,10 @@ export class LessonView {
         this.root.append(this.checkCell(cell, index));
       } else if (cell.role === "solution") {
         this.root.append(this.solutionCell(cell, index));
+      } else if (cell.role === "predict" && cell.prediction) {
+        this.root.append(this.predictCell(cell.prediction, index));
       }
+      // hint cells are drawn with the solution they come before (solutionCell)
     });
   }
 
@@ -119,7 +130,58 @@ export class LessonView {
       const view = this.editors.get(exercise);
       if (view) setText(view, cell.source);
     });
-    box.append(el("div", { class: "cell-actions" }, show, use), mount);
+    const hints = this.hintsBefore(index);
+    box.append(el("div", { class: "cell-actions" }, hints ? hints.button : null, show, use));
+    if (hints) box.append(hints.list);
+    box.append(mount);
+    return box;
+  }
+
+  /** The hint cells just before a solution: a button that reveals them one at a time, and their list. */
+  hintsBefore(index) {
+    const texts = [];
+    for (let i = index - 1; i >= 0 && this.lesson.cells[i].role === "hint"; i--) texts.unshift(this.lesson.cells[i].source);
+    if (!texts.length) return null;
+    const list = el("ol", { class: "hints", "aria-label": "Hints", hidden: "" });
+    const button = el("button", { type: "button", class: "ghost", "data-testid": "show-hint" });
+    const label = () => {
+      const shown = list.children.length;
+      button.textContent = shown ? `Next hint (${shown + 1} of ${texts.length})` : `Show a hint (1 of ${texts.length})`;
+    };
+    button.addEventListener("click", () => {
+      const hint = el("li", { class: "hint", "data-testid": "hint", tabindex: "-1" }, renderMarkdown(texts[list.children.length]));
+      list.append(hint);
+      list.hidden = false;
+      hint.focus();
+      if (list.children.length === texts.length) button.hidden = true;
+      else label();
+    });
+    label();
+    return { button, list };
+  }
+
+  /** Predict, then run: the question, one button per choice; a choice shows whether it was right, and why. */
+  predictCell({ question, choices, answer, why }, index) {
+    const box = el("section", { class: "cell cell-predict", "data-testid": "predict", "data-cell": index, "aria-label": "Predict before you run" });
+    box.append(el("div", { class: "cell-head" }, el("span", { class: "cell-kind" }, "Predict — then run")));
+    box.append(renderMarkdown(question));
+    const verdict = el("div", { class: "predict-verdict", "aria-live": "polite" });
+    const group = el("div", { class: "predict-choices", role: "group", "aria-label": "Your prediction" });
+    choices.forEach((choice, i) => {
+      const button = el("button", { type: "button", class: "ghost predict-choice", "data-testid": "predict-choice", "aria-pressed": "false" });
+      button.append(inline(choice));
+      button.addEventListener("click", () => {
+        for (const other of group.children) {
+          other.setAttribute("aria-pressed", String(other === button));
+          other.dataset.right = String(other === group.children[answer]);
+        }
+        box.dataset.answered = i === answer ? "right" : "wrong";
+        const head = i === answer ? "Right." : `Not quite: the answer is ${choices[answer].replace(/`/g, "")}.`;
+        verdict.replaceChildren(el("p", { class: "predict-head" }, head), why ? renderMarkdown(why) : "");
+      });
+      group.append(button);
+    });
+    box.append(group, verdict);
     return box;
   }
 

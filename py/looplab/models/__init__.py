@@ -13,23 +13,31 @@ from .errors import ModelError
 from .scripted import ScriptExhausted, ScriptedModel, call, calls, failing, final, scripted
 
 
+MODES = ("scripted", "local", "live")
+
+
 def model_mode() -> str:
-    """`scripted` or `live`, from the LOOPLAB_MODEL environment variable (default: scripted)."""
+    """`scripted`, `local` or `live`, from the LOOPLAB_MODEL environment variable (default: scripted)."""
     mode = os.environ.get("LOOPLAB_MODEL", "scripted").strip().lower()
-    return "live" if mode == "live" else "scripted"
+    return mode if mode in MODES else "scripted"
 
 
 def pick_model(offline: list | Callable) -> Callable:
-    """The lesson's model: its scripted replies (or offline model function), or the live endpoint.
+    """The lesson's model: its scripted replies (or offline model function), the local or the live one.
 
-    `offline` is a list of prepared replies or a model function (a rule-based fake brain);
-    in live mode (LOOPLAB_MODEL=live) the configured endpoint is used instead.
+    `offline` is a list of prepared replies or a model function (a rule-based fake brain); with
+    LOOPLAB_MODEL=live the configured endpoint is used instead, with LOOPLAB_MODEL=local the
+    model running in the browser page.
     """
-    if model_mode() == "live":
+    mode = model_mode()
+    if mode == "live":
         from .live import live_model
         return live_model()
+    if mode == "local":
+        from .local import local_model
+        return local_model()
     return offline if callable(offline) else scripted(offline)
 
 
 __all__ = ["ModelError", "ScriptExhausted", "ScriptedModel", "call", "calls", "failing", "final", "scripted",
-           "model_mode", "pick_model"]
+           "MODES", "model_mode", "pick_model"]

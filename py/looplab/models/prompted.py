@@ -23,7 +23,7 @@ import re
 import uuid
 from collections.abc import Callable
 
-from ..loop import text_of
+from ..messages import text_of
 from .errors import ModelError
 from .limits import RAISE_IT, limit_text
 

@@ -16,7 +16,7 @@ A reply the token limit cut (`status: "incomplete"`, `incomplete_details.reason:
 
 from collections.abc import Callable
 
-from ..loop import text_of
+from ..messages import text_of
 from .endpoint import Endpoint
 from .errors import ModelError
 from .limits import check_cut
