@@ -44,6 +44,18 @@ def checks(stdout: str) -> dict[str, list[str]]:
     return out
 
 
+def silent_unchecked(stdout: str) -> list[str]:
+    """The not-checked checks printed without a line under them saying what the model did."""
+    listing = stdout.split("\nChecks:\n", 1)[1] if "\nChecks:\n" in stdout else ""
+    lines, silent = listing.splitlines(), []
+    for i, line in enumerate(lines):
+        found = re.match(r"^  (\S+) (.+)$", line)
+        if found and found.group(1) not in ("✓", "✗"):
+            if not (i + 1 < len(lines) and lines[i + 1].startswith("      ") and lines[i + 1].strip()):
+                silent.append(found.group(2))
+    return silent
+
+
 def stops(stdout: str) -> tuple[int, list[str]]:
     """How many runs started, and each run's stop reason, from the --trace lines."""
     started = len(re.findall(r"^\s*· run_start ", stdout, re.M))

@@ -8,7 +8,7 @@ a check that holds only for the prepared replies is reported as not checked in l
 """
 
 import pytest
-from curriculum import FIGURES, KEY, LESSONS, STOPS, checks, figures, run_lesson, stops
+from curriculum import FIGURES, KEY, LESSONS, STOPS, checks, figures, run_lesson, silent_unchecked, stops
 from llamaserver import MODEL_NAME
 
 
@@ -30,6 +30,9 @@ def test_the_lesson_runs_live_against_a_real_server(path, recorder):
     # that should be marked so (it is then "not checked" in live mode, never a ✓ and never a ✗).
     assert not marks["failed"], marks["failed"]
     assert run["exit"] == 0
+    unchecked = len(marks["not checked"])   # claims about the prepared replies: said, with what the model did
+    assert (f"· {unchecked} not checked with a live model" in run["stdout"]) == (unchecked > 0)
+    assert silent_unchecked(run["stdout"]) == []
 
 
 def test_the_lessons_really_talked_to_the_server(recorder, llama):
