@@ -22,12 +22,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import llama  # noqa: E402  (scripts/llama.py: where the server and the model are)
+from fakeserver import QuietServer  # noqa: E402  (no traceback when a client that timed out hangs up)
 
 MODEL_NAME = "smollm2-135m-instruct"  # the name the server answers to (--alias)
 
@@ -116,8 +117,7 @@ class Recorder:
         self.target = f"http://127.0.0.1:{server.port}"
         self.replies: list[dict] = []  # {"path", "tokens", "finish", "chars"}
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self.handler())
-        self.httpd.daemon_threads = True
+        self.httpd = QuietServer(("127.0.0.1", 0), self.handler())
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
