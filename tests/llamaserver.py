@@ -9,7 +9,8 @@ tokens the server says it wrote (`usage.completion_tokens`) and whether the limi
         with Recorder(server) as proxy:            # the same API on another port, recorded
             proxy.url, proxy.replies
 
-The server is stopped on exit whatever happened (the context manager: terminate, then kill).
+The server is stopped on exit whatever happened: the context manager terminates it (then kills
+it), and Linux ends it if the process that started it dies first.
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ class LlamaServer:
             command += ["--api-key", self.key]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         out = self.log.open("w")
-        # In our process group: a Ctrl-C (or CI ending the job) reaches the server too.
-        self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # In our process group, so a Ctrl-C reaches the server too; and told to end when we end,
+        # so not even a killed test run leaves it behind.
+        self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        preexec_fn=end_with_parent)
         out.close()
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
@@ -101,6 +104,16 @@ class LlamaServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def end_with_parent() -> None:
+    """In the child, before exec: ask Linux to send it SIGTERM when its parent dies (PR_SET_PDEATHSIG)."""
+    import ctypes
+    import signal
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: the context manager's stop() is still there
 
 
 def free_port() -> int:

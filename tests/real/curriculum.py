@@ -25,10 +25,15 @@ def run_lesson(path: Path, base_url: str, key: str, model: str, timeout: float =
     environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", LLM_BASE_URL=base_url,
                        LLM_API_KEY=key, LLM_MODEL=model, LLM_TIMEOUT="180", **env)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "looplab", "run", str(path), "--solution", "--live", "--trace"],
-                          cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
-    return {"lesson": path.stem, "seconds": round(time.perf_counter() - started, 1), "exit": done.returncode,
-            "stdout": done.stdout, "stderr": done.stderr}
+    try:
+        done = subprocess.run([sys.executable, "-m", "looplab", "run", str(path), "--solution", "--live", "--trace"],
+                              cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
+        exit_code, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as late:   # a row that says so, rather than no row
+        exit_code, stdout, stderr = f"timeout {timeout:g} s", late.stdout or "", late.stderr or ""
+        stdout, stderr = [t.decode(errors="replace") if isinstance(t, bytes) else t for t in (stdout, stderr)]
+    return {"lesson": path.stem, "seconds": round(time.perf_counter() - started, 1), "exit": exit_code,
+            "stdout": stdout, "stderr": stderr}
 
 
 def checks(stdout: str) -> dict[str, list[str]]:
