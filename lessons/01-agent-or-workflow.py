@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 1 · Agent or workflow?
 #
-# Welcome to Loop Lab. Over fifteen short lessons you will build an AI agent from nothing but
+# Welcome to Loop Lab. Lesson by lesson you will build an AI agent from nothing but
 # plain Python: the loop, the tools, the memory, the rules that keep it safe, and the ways it
 # knows to stop. Every cell on this page runs. Change anything and press **Run**.
 #

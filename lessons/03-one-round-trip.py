@@ -274,7 +274,7 @@ def dispatch_tool(name, arguments_json, tools):
 # Three small tests pin the dispatcher down: the tool gives the same order for the same input,
 # a valid call finds its tool and keeps its call id, and an unknown tool runs **no** function.
 #
-# `run_call` wraps the dispatcher's result in the shape the **Responses API** (lesson 13) wants
+# `run_call` wraps the dispatcher's result in the shape the **Responses API** (lesson 14) wants
 # back: an item `{"type": "function_call_output", "call_id": ..., "output": <text>}`. It is
 # that API's name for what chat completions calls a `tool` message with a `tool_call_id`: the
 # result of one call, quoting the call's id. The output is text, so the dict goes in as JSON.

@@ -137,7 +137,7 @@ for message in memory.history:
 # The little `run_turns` harness leaves a lot out on purpose: no provider adapter, one tool call
 # per turn, no memory beyond the run, no network, no timeouts, no approval for side effects, and
 # it raises where it should hand the model an error it can act on. Each has a home in this
-# course: adapters (13), several calls per reply and errors as results (`run_agent`, 4), memory
+# course: adapters (14), several calls per reply and errors as results (`run_agent`, 4), memory
 # (8, 9), approvals (10). The orchestration itself should stay this small and this testable.
 #
 # ## Exercise 1: an adapter from chat completions to turns
@@ -203,7 +203,7 @@ print(turn_for_call)
 # %% [markdown]
 # ## Exercise 2: an adapter from the Responses API
 #
-# Lesson 13 calls the Responses API for real. Its reply is a list of `output` items. Write
+# Lesson 14 calls the Responses API for real. Its reply is a list of `output` items. Write
 # `from_responses(output)`, which turns them into **one chat-completions assistant message**:
 # the text of every `message` item's `output_text` parts joined into `content` (or `None` if
 # there is none), and each `function_call` item a tool call whose `id` is the item's
@@ -271,7 +271,7 @@ def from_responses(output):
 # %% [markdown]
 # Where a trusted reference exists, test against it. `looplab.models.responses.read_output` is
 # the adapter Loop Lab uses in live mode; your function should agree with it on these two
-# replies (it also keeps the raw items, for reasons lesson 13 explains; we compare the rest).
+# replies (it also keeps the raw items, for reasons lesson 14 explains; we compare the rest).
 
 # %%
 from looplab.models.responses import read_output, OUTPUT_KEY

@@ -11,7 +11,7 @@
 # meetings: if you want the important lines there next time, you copy them back before the
 # meeting starts.
 #
-# ¹ *A footnote for the Responses API (lesson 13).* It can keep a conversation on the provider's
+# ¹ *A footnote for the Responses API (lesson 14).* It can keep a conversation on the provider's
 # side: send `previous_response_id` and the server puts the earlier turns back in for you, so
 # your request carries only the new message. That is state kept by the **server**, not by the
 # model: the model is still handed the whole conversation on every call, and still remembers

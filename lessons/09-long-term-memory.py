@@ -20,10 +20,10 @@
 # %%
 from looplab import Toolbox, Memory, run_agent, FactStore, HashEmbedder, extract_facts, recall_query
 from looplab.recall import cosine, parse_facts
-from looplab.models import pick_model, model_mode, final
+from looplab.models import pick_model, final
 from looplab.models.rules import rule_model
+from looplab.lesson import expect
 
-live = model_mode() == "live"
 
 # %% [markdown]
 # ## Step 1: extract facts, with the model
@@ -97,6 +97,19 @@ FACTS = [
 ]
 store = FactStore()          # in live mode you could pass embedder=looplab.models.live.live_embedder()
 store.add(FACTS)
+
+# %% [markdown] tags=["predict"]
+# None of the eleven facts is about Paris. Asked for the top `k=3` facts for "What is the
+# temperature in Paris right now?", how many does the store return?
+#
+# - [ ] none: no fact is relevant
+# - [ ] one: the closest, the temperature preference
+# - [x] three, whatever their scores
+#
+# A top-k search always returns k results; it ranks, it does not judge. Whether the best of them
+# is good enough is for you to decide from the scores.
+
+# %%
 for question in ("What is my name?", "What is the temperature in Paris right now?",
                  "Is it currently warmer in Singapore than in Jakarta?"):
     print(question)
@@ -125,19 +138,56 @@ print(len(FactStore.load("/tmp/looplab-facts.json")), "facts loaded back")
 
 # %% tags=["exercise"]
 def answer_with_memory(question, store, k=3):
+    """Run the agent on the question with the top k facts from the store in its system message."""
     system = "You are a helpful assistant. Use the conversation and relevant memories below."
     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 
+# %% [markdown] tags=["hint"]
+# Two steps before the run: ask the store for the facts (`store.search(question, k=k)` gives
+# `(fact, score)` pairs), then add them to the text of `system`.
+
+# %% [markdown] tags=["hint"]
+# One fact a line reads well: `"\n".join(f"- {fact}" for fact, score in found)`, after a line
+# such as "Relevant long-term memories:".
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def answer_with_memory(question, store, k=3):
+#     found = [fact for fact, score in store.search(question, k=k)]
+#     system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
+#               "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
+#     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
+# ```
+
 # %% tags=["solution"]
 def answer_with_memory(question, store, k=3):
+    """Run the agent on the question with the top k facts from the store in its system message."""
     found = [fact for fact, score in store.search(question, k=k)]
     system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
               "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 
 # %%
-named = answer_with_memory("What is my name?", store)
-print(named["answer"])
+class ListStore:
+    """A stand-in store that hands out its facts in order and notes what it was asked."""
+    def __init__(self, facts):
+        self.facts, self.asked = facts, []
+    def search(self, question, k=3):
+        self.asked.append((question, k))
+        return [(fact, 1.0) for fact in self.facts[:k]]
+
+def attempt(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        return {"answer": f"raised {type(exc).__name__}: {exc}", "stopped": "raised"}
+
+named = attempt(answer_with_memory, "What is my name?", store)
+dana_store = ListStore(["The user's name is Dana.", "The user likes tea."])
+dana = attempt(answer_with_memory, "What is my name?", dana_store, k=2)
+nameless = attempt(answer_with_memory, "What is my name?", ListStore(["The user likes tea."]), k=1)
+print(named["answer"], "|", dana["answer"], "|", nameless["answer"])
+print("the stand-in store was asked:", dana_store.asked)
 
 # %% [markdown]
 # ## Step 4: build the query from recent messages
@@ -164,10 +214,27 @@ recent = [
 
 # %% tags=["exercise"]
 def make_query(recent, user_message, k=3):
+    """The text of the last k messages with text, then the new message, joined by spaces."""
     return user_message
+
+# %% [markdown] tags=["hint"]
+# `recent[-k:]` is the last k messages (all of them when there are fewer). Some messages carry no
+# text at all (an assistant message that only calls a tool has `content` None): leave those out.
+
+# %% [markdown] tags=["hint"]
+# Collect `m["content"]` for those that have one, add `user_message` at the end, and
+# `" ".join(...)` the list.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def make_query(recent, user_message, k=3):
+#     texts = [m["content"] for m in recent[-k:] if m.get("content")]
+#     return " ".join(texts + [user_message])
+# ```
 
 # %% tags=["solution"]
 def make_query(recent, user_message, k=3):
+    """The text of the last k messages with text, then the new message, joined by spaces."""
     texts = [m["content"] for m in recent[-k:] if m.get("content")]
     return " ".join(texts + [user_message])
 
@@ -178,6 +245,16 @@ with_context = store.search(query, k=1)[0][0]
 print("query:", query)
 print("'200.' alone finds:  ", alone)
 print("with the context:    ", with_context)
+longer = recent + [{"role": "assistant", "content": None, "tool_calls": []},
+                   {"role": "user", "content": "Microsoft, please."}]
+QUERIES = {
+    "k=1": attempt(make_query, recent, "200.", k=1),
+    "no history": attempt(make_query, [], "200."),
+    "k bigger than the history": attempt(make_query, recent, "200.", k=10),
+    "a message with no text": attempt(make_query, longer, "200.", k=2),
+}
+for label, made in QUERIES.items():
+    print(f"{label:26} -> {made!r}")
 
 # %% tags=["check"]
 # the extracted facts are a list of sentences
@@ -186,12 +263,28 @@ assert isinstance(facts, list) and all(isinstance(f, str) for f in facts), f"ext
 assert len(store) == 11, f"the store holds {len(store)} facts"
 # the name fact is the best match for "What is my name?"
 assert store.search("What is my name?", k=1)[0][0].startswith("The user's name"), "retrieval lost the name fact"
+# the store is asked for the question's top k facts
+assert dana_store.asked == [("What is my name?", 2)], (
+    f"answer_with_memory asked the store {dana_store.asked}; call store.search(question, k=k) once")
 # the retrieved facts reached the model, and it answered with the name
-assert live or "Chris" in (named["answer"] or ""), (
-    f"the helper said {named['answer']!r}; put the retrieved facts into the system message")
+expect("Chris" in (named["answer"] or ""),
+       f"the helper said {named['answer']!r}; put the retrieved facts into the system message",
+       observed=f"the model answered {named['answer']!r}; the fake brain reads 'Chris' from the system message")
+# another store, another name: the answer comes from the facts found, not from the lesson
+expect("Dana" in (dana["answer"] or "") and "Dana" not in (nameless["answer"] or ""),
+       f"with a store naming Dana the helper said {dana['answer']!r}, and with no name fact "
+       f"{nameless['answer']!r}; write the facts the store returns into the system message",
+       observed=f"the model answered {dana['answer']!r} with Dana's facts and {nameless['answer']!r} without")
 # the query joins recent messages and the new one
 assert query.endswith("200.") and "stocks" in query, (
     f"make_query gave {query!r}; join the recent messages' text and the new message")
+# k limits how many recent messages go in, and a short or empty history is fine
+assert QUERIES["k=1"] == "How many would you like, and at what price? 200." and QUERIES["no history"] == "200." \
+    and QUERIES["k bigger than the history"] == "Please buy some stocks for me. How many would you like, and at what price? 200.", (
+    f"make_query gave {QUERIES}; take recent[-k:], then the new message")
+# messages with no text are left out
+assert QUERIES["a message with no text"] == "Microsoft, please. 200.", (
+    f"make_query gave {QUERIES['a message with no text']!r}; skip messages whose content is None")
 # with context, retrieval finds the brokerage fact
 assert "brokerage" in with_context, (
     f"the query {query!r} found {with_context!r}; the recent messages should bring 'stocks' into it")

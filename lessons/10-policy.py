@@ -18,19 +18,23 @@
 # action?" button.
 
 # %%
+import json
 import zlib
 from looplab import Toolbox, Memory, run_agent, printer, Gate, forbid
-from looplab.models import pick_model, model_mode, call, final
+from looplab.models import pick_model, scripted, final
 from looplab.models.rules import rule_model
+from looplab.lesson import expect
 
-live = model_mode() == "live"
 
 # %% [markdown]
-# ## Rules and gates
+# ## Rules and a gate
 #
 # A **rule** is a function of the text: it returns `True` when the text may pass, or a reason
-# (a string) when it may not. A `Gate` runs its rules in order, and the first refusal wins. A
-# rule that crashes refuses too: a guard must **fail closed**.
+# (a string) when it may not. A **gate** runs its rules in order, and the first refusal wins.
+#
+# Two details make a gate trustworthy. Only `True` lets a text through: a rule that returns
+# `None` (it forgot its `return`) or `False` refuses. And a rule that **crashes** refuses too:
+# a guard must **fail closed**, because a bug in a guard must not open the door.
 
 # %%
 def no_delete(text):
@@ -42,14 +46,142 @@ def short(text):
 def broken_rule(text):
     raise RuntimeError("the rule has a bug")
 
-print(Gate(no_delete, short).check("add 10 and 5"))
-print(Gate(no_delete, short).check("delete the database"))
-print(Gate(broken_rule).check("anything"))
-print(Gate(forbid("drop table", "rm -rf")).check("please DROP TABLE users"))
+print(no_delete("add 10 and 5"), "|", no_delete("delete the database"))
 
 # %% [markdown]
-# Give a gate to `run_agent` as `input_gate=` and a refused task ends the run with `stopped`
-# `"blocked"` after **zero** steps: the model was never called.
+# ## Exercise 1: the gate
+#
+# Write `check_gate(text, rules)`. It returns `(True, None)` when every rule returns `True`,
+# and `(False, reason)` for the first rule that does not: its reason when it returned one, or
+# a sentence of yours when it returned something else or raised. Rules after the first refusal
+# are not run.
+
+# %% tags=["exercise"]
+def check_gate(text, rules):
+    """(True, None) when every rule lets the text pass, else (False, the first refusal's reason)."""
+    for rule in rules:
+        if rule(text) is False:
+            return False, "refused"
+    return True, None
+
+# %% [markdown] tags=["hint"]
+# Compare with `is not True`, not with `is False`: `None`, `False` and a reason all refuse. And
+# run each rule inside `try:`, so a crashing rule refuses instead of crashing the gate.
+
+# %% [markdown] tags=["hint"]
+# Keep what the rule returned: when it is a non-empty string it is the reason; otherwise make one
+# that names the rule, such as `f"refused by {rule.__name__}"`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def check_gate(text, rules):
+#     for rule in rules:
+#         try:
+#             result = rule(text)
+#         except Exception as exc:
+#             return False, f"the rule {rule.__name__} failed: {exc}"
+#         if result is not True:
+#             return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
+#     return True, None
+# ```
+
+# %% tags=["solution"]
+def check_gate(text, rules):
+    """(True, None) when every rule lets the text pass, else (False, the first refusal's reason)."""
+    for rule in rules:
+        try:
+            result = rule(text)
+        except Exception as exc:                 # a broken rule fails closed
+            return False, f"the rule {rule.__name__} failed: {exc}"
+        if result is not True:
+            return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
+    return True, None
+
+# %%
+ran = []
+
+def counted(text):
+    ran.append(text)
+    return True
+
+def forgetful(text):
+    if "x" in text:
+        return True                              # and for any other text, it returns None
+
+def attempt(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
+GATE_CASES = {
+    "no rules": attempt(check_gate, "anything", []),
+    "all pass": attempt(check_gate, "add 10 and 5", [no_delete, short, counted]),
+    "one refuses": attempt(check_gate, "delete the database", [short, no_delete]),
+    "first refusal wins": attempt(check_gate, "delete " + "x" * 600, [no_delete, short, counted]),
+    "returns None": attempt(check_gate, "hello", [forgetful]),
+    "returns False": attempt(check_gate, "hello", [lambda text: False]),
+    "raises": attempt(check_gate, "anything", [broken_rule, counted]),
+}
+for label, verdict in GATE_CASES.items():
+    print(f"{label:18} -> {verdict}")
+print("counted ran on:", [t[:12] for t in ran])
+
+# %% [markdown]
+# ## Exercise 2: your rules
+#
+# Now the rules themselves. Write
+#
+# - `INPUT_RULES`, refusing a task that mentions "delete" or "drop table", in any case, each
+#   with a reason that starts with `blocked:`;
+# - `OUTPUT_RULES`, refusing an answer that mentions a password, or that contains an e-mail
+#   address (something like `name@example.org`).
+#
+# Both are lists of functions. A rule may be a `def` or a `lambda`.
+
+# %% tags=["exercise"]
+INPUT_RULES = []
+OUTPUT_RULES = []
+
+# %% [markdown] tags=["hint"]
+# `no_delete` above is one input rule already. The pattern is always
+# `condition_that_is_fine or "the reason"`.
+
+# %% [markdown] tags=["hint"]
+# Lower-case the text first so "DROP TABLE" is caught. For the e-mail address, the module `re`
+# helps: `re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", text)` finds one.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# import re
+#
+# INPUT_RULES = [
+#     lambda t: "delete" not in t.lower() or "blocked: deleting data needs a person",
+#     lambda t: "drop table" not in t.lower() or "blocked: dropping a table needs a person",
+# ]
+# OUTPUT_RULES = [
+#     lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
+#     lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
+# ]
+# ```
+
+# %% tags=["solution"]
+import re
+
+INPUT_RULES = [
+    lambda t: "delete" not in t.lower() or "blocked: deleting data needs a person",
+    lambda t: "drop table" not in t.lower() or "blocked: dropping a table needs a person",
+]
+OUTPUT_RULES = [
+    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
+    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
+]
+
+# %% [markdown]
+# ## The gates around the loop
+#
+# The input gate sits before the loop, the output gate after it. Here both are your
+# `check_gate` with your rules, around `run_agent`:
 
 # %%
 box = Toolbox()
@@ -59,40 +191,38 @@ def add(a: float, b: float) -> float:
     "Add two numbers."
     return a + b
 
-print(run_agent("delete the database", pick_model(rule_model), box, Memory(""),
-                input_gate=Gate(no_delete), tracer=printer()))
+def guarded(task, model):
+    """Your gates around the loop: the answer, or why it was held back."""
+    ok, reason = check_gate(task, INPUT_RULES)
+    if not ok:
+        return f"BLOCKED: {reason}"
+    result = run_agent(task, model, box, Memory("Be concise."))
+    ok, reason = check_gate(result["answer"] or "", OUTPUT_RULES)
+    return result["answer"] if ok else f"REDACTED: {reason}"
+
+never_called = scripted([])                       # raises if the model is asked anything
+print(attempt(guarded, "Delete the database, please.", never_called))
+print(attempt(guarded, "What is the admin password?", pick_model([final("The admin password: hunter2.")])))
+print(attempt(guarded, "add 10 and 5", pick_model(rule_model)))
 
 # %% [markdown]
-# An output gate sees the final answer. It can refuse it outright, or, gentler, rewrite the
-# parts that must not leave: an e-mail address, a password. `redactions` maps a regular
-# expression to its replacement.
+# ## The hardened version: `Gate`
+#
+# `looplab.Gate` (in `looplab/policy.py`) is the same contract: rules that return `True` or a
+# reason, first refusal wins, a crash refuses. It adds a reason that names the failing rule,
+# `forbid(...)` for the common "must not mention" rule, and **redactions**: an output gate that,
+# gentler than refusing, rewrites the parts that must not leave. Given to `run_agent` as
+# `input_gate=` and `output_gate=`, a refusal ends the run with `stopped` `"blocked"`, and a
+# refused task takes **zero** steps: the model is never called.
 
 # %%
+print(Gate(broken_rule).check("anything"))
+print(Gate(forbid("drop table", "rm -rf")).check("please DROP TABLE users"))
 privacy = Gate(redactions={r"[\w.+-]+@[\w-]+\.[\w.]+": "[e-mail]"})
 print(privacy.check("Write to chris@example.org for the notes.").text)
-
-# %% [markdown]
-# ## Exercise 1: two gates
-#
-# Write `input_gate`, which refuses any task mentioning "delete" or "drop table", and
-# `output_gate`, which rewrites `password: <something>` (or `password=<something>`) as
-# `password: [redacted]`.
-
-# %% tags=["exercise"]
-input_gate = Gate()
-output_gate = Gate()
-
-# %% tags=["solution"]
-input_gate = Gate(forbid("delete", "drop table", reason="blocked: deleting data needs a person"))
-output_gate = Gate(redactions={r"password\s*[:=]\s*\S+": "password: [redacted]"})
-
-# %%
-blocked = run_agent("Delete the database, please.", pick_model(rule_model), box, Memory(""),
-                    input_gate=input_gate)
+blocked = run_agent("Delete the database, please.", never_called, box, Memory(""),
+                    input_gate=Gate(*INPUT_RULES), tracer=printer())
 print(blocked)
-leaky_model = pick_model([final("The admin password: hunter2, keep it safe.")])
-cleaned = run_agent("What is the admin password?", leaky_model, box, Memory(""), output_gate=output_gate)
-print(cleaned)
 
 # %% [markdown]
 # ## Which tools need a person?
@@ -139,26 +269,59 @@ for name in shop.names():
 # `approve` may take the tool's name, or its name **and its arguments**, so a person (or a rule
 # standing in for them) can decide on the actual order, not just on the tool.
 #
-# ## Exercise 2: an approval with limits
+# ## Exercise 3: an approval with limits
 #
 # Write `approve(name, arguments)`: return `True` for a `buy_shares` order worth **at most
-# 1,000** in total (amount × price), `False` for anything bigger. The arguments arrive as JSON
-# text.
+# 1,000** in total (amount × price), `False` for anything bigger and for any other tool. The
+# arguments arrive as JSON text, and an approval must fail closed too: arguments it cannot
+# read (not JSON, no price) get `False`, not an exception.
 
 # %% tags=["exercise"]
-import json
-
 def approve(name, arguments):
+    """True to let this call run, False to stop and ask a person."""
     return True
 
-# %% tags=["solution"]
-import json
+# %% [markdown] tags=["hint"]
+# Three questions in order: is it `buy_shares` at all? can the arguments be read? is
+# amount × price at most 1,000?
 
+# %% [markdown] tags=["hint"]
+# `order = json.loads(arguments)` inside `try:`; `except (ValueError, KeyError, TypeError):`
+# covers unreadable JSON, a missing field and a field that is not a number.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def approve(name, arguments):
+#     if name != "buy_shares":
+#         return False
+#     try:
+#         order = json.loads(arguments)
+#         return order["amount"] * order["price"] <= 1000
+#     except (ValueError, KeyError, TypeError):
+#         return False
+# ```
+
+# %% tags=["solution"]
 def approve(name, arguments):
+    """True to let this call run, False to stop and ask a person."""
     if name != "buy_shares":
         return False
-    order = json.loads(arguments)
-    return order["amount"] * order["price"] <= 1000
+    try:
+        order = json.loads(arguments)
+        return order["amount"] * order["price"] <= 1000
+    except (ValueError, KeyError, TypeError):   # unreadable arguments fail closed
+        return False
+
+# %% [markdown] tags=["predict"]
+# Two orders go through the loop with your `approve`: 5 Microsoft shares at 100 dollars, then
+# 100 Apple shares at 350. How does the second run end?
+#
+# - [ ] `final`: the model is told the order failed and says so
+# - [x] `needs_person`: the run stops and waits for a person
+# - [ ] `error`: the refused tool raises
+#
+# 100 × 350 is 35,000, over the limit, so `approve` says no. The loop answers the call with an
+# `error:` result (so the call is not left without one) and stops with `needs_person`.
 
 # %%
 small = run_agent("Buy 5 shares of Microsoft for 100 dollars.", pick_model(rule_model), shop, Memory(""),
@@ -168,29 +331,83 @@ big = run_agent("Buy 100 shares of Apple for 350 dollars.", pick_model(rule_mode
 print(small)
 print(big)
 print("orders placed:", orders)
+ORDERS = {
+    "500": attempt(approve, "buy_shares", '{"symbol": "MSFT", "amount": 5, "price": 100}'),
+    "exactly 1,000": attempt(approve, "buy_shares", '{"symbol": "MSFT", "amount": 10, "price": 100}'),
+    "1,000.50": attempt(approve, "buy_shares", '{"symbol": "MSFT", "amount": 10, "price": 100.05}'),
+    "another tool": attempt(approve, "delete_note", '{"note_id": "n1"}'),
+    "not JSON": attempt(approve, "buy_shares", "five shares please"),
+    "no price": attempt(approve, "buy_shares", '{"symbol": "AAPL", "amount": 3}'),
+}
+print(ORDERS)
 
 # %% tags=["check"]
-# the input gate blocks a task that mentions delete
-assert blocked["stopped"] == "blocked" and blocked["steps"] == 0, (
+# with no rules, or rules that all pass, the gate says (True, None)
+assert GATE_CASES["no rules"] == (True, None) and GATE_CASES["all pass"] == (True, None), (
+    f"check_gate gave {GATE_CASES['no rules']!r} with no rules and {GATE_CASES['all pass']!r} when every "
+    "rule passes; both should be (True, None)")
+# a refusing rule gives (False, its reason)
+assert GATE_CASES["one refuses"] == (False, "blocked: deleting needs a person, not a chatbot"), (
+    f"check_gate gave {GATE_CASES['one refuses']!r} for 'delete the database'; return (False, reason) "
+    "with the reason the rule returned")
+# the first refusal wins, and later rules are not run
+assert GATE_CASES["first refusal wins"] == (False, "blocked: deleting needs a person, not a chatbot") \
+    and not any(t.startswith("delete") for t in ran), (
+    f"check_gate gave {GATE_CASES['first refusal wins']!r} with two refusing rules and ran the third on "
+    f"{[t[:12] for t in ran]}; stop at the first rule that refuses")
+# a rule that returns None or False refuses
+assert [GATE_CASES[k][0] if isinstance(GATE_CASES[k], tuple) else GATE_CASES[k]
+        for k in ("returns None", "returns False")] == [False, False], (
+    f"check_gate gave {GATE_CASES['returns None']!r} and {GATE_CASES['returns False']!r} for rules that "
+    "return None and False; only True lets a text pass")
+# a rule that raises refuses with a reason, and the gate does not raise
+assert isinstance(GATE_CASES["raises"], tuple) and GATE_CASES["raises"][0] is False \
+    and isinstance(GATE_CASES["raises"][1], str) and GATE_CASES["raises"][1], (
+    f"check_gate gave {GATE_CASES['raises']!r} for a rule that raises; catch the exception and refuse "
+    "with a reason (fail closed)")
+refused = lambda rules, text: not Gate(*rules).check(text).ok
+# your input rules refuse delete and drop table, in any case, with a 'blocked:' reason
+assert all(refused(INPUT_RULES, t) for t in ("delete the database", "Please DELETE it", "drop table users",
+                                              "DROP TABLE notes")) \
+    and all(str(Gate(*INPUT_RULES).check(t).reason).startswith("blocked:") for t in ("delete it", "drop table x")), (
+    f"INPUT_RULES has {len(INPUT_RULES)} rules; they should refuse 'delete' and 'drop table' in any case, "
+    "each with a reason starting 'blocked:'")
+# your input rules let ordinary tasks pass
+assert not any(refused(INPUT_RULES, t) for t in ("add 10 and 5", "what is my name?", "Drop me a line")), (
+    "INPUT_RULES refused an ordinary task: "
+    + str([t for t in ("add 10 and 5", "what is my name?", "Drop me a line") if refused(INPUT_RULES, t)]))
+# your output rules refuse a password and an e-mail address
+assert all(refused(OUTPUT_RULES, t) for t in ("The admin password: hunter2.", "PASSWORD=x",
+                                               "Write to chris@example.org.", "mail ops-team+1@notes.example.com")), (
+    "OUTPUT_RULES let through: " + str([t for t in ("The admin password: hunter2.", "PASSWORD=x",
+        "Write to chris@example.org.", "mail ops-team+1@notes.example.com") if not refused(OUTPUT_RULES, t)]))
+# your output rules let ordinary answers pass
+assert not any(refused(OUTPUT_RULES, t) for t in ("10 + 5 = 15.", "The meeting is at 10 a.m.", "Email me later.")), (
+    "OUTPUT_RULES refused an ordinary answer: "
+    + str([t for t in ("10 + 5 = 15.", "The meeting is at 10 a.m.", "Email me later.") if refused(OUTPUT_RULES, t)]))
+# a refused task takes zero steps: the model is never called
+assert blocked["stopped"] == "blocked" and blocked["steps"] == 0 and not never_called.calls, (
     f"the run stopped with {blocked['stopped']!r} after {blocked['steps']} steps; the input gate "
     "should refuse 'delete' before the model is called")
-# the input gate also blocks drop table
-assert not input_gate.check("please DROP TABLE notes").ok, "the input gate let 'drop table' through"
-# the input gate lets ordinary tasks pass
-assert input_gate.check("add 10 and 5").ok, "the input gate refused 'add 10 and 5'"
-# the output gate redacts the password
-assert output_gate.check("password: hunter2").text == "password: [redacted]", (
-    f"the output gate turned 'password: hunter2' into {output_gate.check('password: hunter2').text!r}")
-# the answer that reached the user has no password in it
-assert "hunter2" not in str(cleaned["answer"]), f"the answer was {cleaned['answer']!r}"
 # buy_shares needs approval, the others do not
 assert shop.needs_approval("buy_shares") and not shop.needs_approval("add_numbers") \
     and not shop.needs_approval("get_temperature"), "only buy_shares spends money"
-# the small order was approved and placed
-assert live or small["stopped"] == "final" and ("MSFT", 5, 100) in orders, (
-    f"the order of 5 x 100 was not placed ({small}); it is worth 500, within the limit")
-# the big order waits for a person
+# orders up to 1,000 are approved, bigger ones and other tools are not
+assert [ORDERS[k] for k in ("500", "exactly 1,000", "1,000.50", "another tool")] == [True, True, False, False], (
+    f"approve gave {ORDERS}; True up to and including 1,000 in total, False above it and for other tools")
+# arguments approve cannot read get False, not an exception
+assert ORDERS["not JSON"] is False and ORDERS["no price"] is False, (
+    f"approve gave {ORDERS['not JSON']!r} for arguments that are not JSON and {ORDERS['no price']!r} for "
+    "an order with no price; an approval that cannot read the order says no")
+# the big order was never placed
 assert not any(amount * price > 1000 for _, amount, price in orders), (
     f"orders placed: {orders}; an order worth more than 1,000 must not be approved")
+# the small order was approved and placed
+expect(small["stopped"] == "final" and ("MSFT", 5, 100) in orders,
+       f"the order of 5 x 100 was not placed ({small}); it is worth 500, within the limit",
+       observed=f"the model's run ended {small['stopped']!r} and the orders placed were {orders}; the fake "
+                "brain buys 5 MSFT at 100")
 # the run with the big order stopped to ask a person
-assert live or big["stopped"] == "needs_person", f"the big order ended with {big['stopped']!r}"
+expect(big["stopped"] == "needs_person", f"the big order ended with {big['stopped']!r}",
+       observed=f"the model's run ended {big['stopped']!r}; the fake brain asks for 100 AAPL at 350, which "
+                "needs a person")

@@ -16,10 +16,10 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent, TaskQueue
-from looplab.models import pick_model, model_mode, call, final
+from looplab.models import pick_model, call, final
 from looplab.models.rules import rule_model
+from looplab.lesson import expect
 
-live = model_mode() == "live"
 
 box = Toolbox()
 
@@ -62,7 +62,8 @@ print("queue stopped:", queue.stopped, "| tasks run:", len(queue.results))
 #
 # This fake model has learnt a bad habit: every task, it schedules another "check again".
 # Without a cap the queue would never empty (here it gives up after fifty, so that the lesson
-# cannot hang).
+# cannot hang). It is a fake in every mode, live included: it is here to test the cap, not a
+# model.
 
 # %%
 def always_more(messages, tools):
@@ -76,7 +77,20 @@ def always_more(messages, tools):
 capped = TaskQueue(max_tasks=5)
 capped.add_tool(box)
 capped.schedule("check the visits 0")
-capped.run(lambda task: run_agent(task, pick_model(always_more), box, Memory("")))
+
+# %% [markdown] tags=["predict"]
+# The runaway starts with one task and schedules one more each time. With `max_tasks=5`, how
+# does the queue end?
+#
+# - [ ] it never ends: every task adds another
+# - [x] five tasks run, it stops with `task_limit`, and one task is left waiting
+# - [ ] five tasks run and the queue is empty
+#
+# The cap counts tasks run, not tasks scheduled. The fifth task scheduled a sixth before the cap
+# stopped the queue, so that one waits, never run.
+
+# %%
+capped.run(lambda task: run_agent(task, always_more, box, Memory("")))
 print(capped.stopped, len(capped.results), "tasks run;", len(capped.pending), "left waiting")
 
 # %% [markdown]
@@ -98,18 +112,41 @@ mine.register("schedule", "Schedule a follow-up task; it runs after the current 
               lambda task: todo.append(task) or f"scheduled: {task}")
 
 def my_agent(task):
-    return run_agent(task, pick_model(always_more), mine, Memory(""))
+    return run_agent(task, always_more, mine, Memory(""))
 
 # %% tags=["exercise"]
 def process(tasks, agent_fn, max_tasks):
+    """Run tasks first in, first out, at most max_tasks of them; return (results, why it stopped)."""
     results = []
     while tasks:
         task = tasks.pop()
         results.append({"task": task, "result": agent_fn(task)})
     return results, "empty"
 
+# %% [markdown] tags=["hint"]
+# Two things to fix in the starter: which end of the list `pop` takes from, and a check, before
+# each task runs, of how many have run already.
+
+# %% [markdown] tags=["hint"]
+# `tasks.pop(0)` takes the oldest. At the top of the `while`, `if len(results) >= max_tasks:
+# return results, "task_limit"`: checked there, a queue that empties exactly at the cap still
+# says "empty".
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def process(tasks, agent_fn, max_tasks):
+#     results = []
+#     while tasks:
+#         if len(results) >= max_tasks:
+#             return results, "task_limit"
+#         task = tasks.pop(0)
+#         results.append({"task": task, "result": agent_fn(task)})
+#     return results, "empty"
+# ```
+
 # %% tags=["solution"]
 def process(tasks, agent_fn, max_tasks):
+    """Run tasks first in, first out, at most max_tasks of them; return (results, why it stopped)."""
     results = []
     while tasks:
         if len(results) >= max_tasks:
@@ -123,20 +160,47 @@ todo[:] = ["check the visits 0", "check the staff 0"]
 processed, why = process(todo, my_agent, max_tasks=5)
 print(why, len(processed), "tasks:", [r["task"] for r in processed][:6])
 
+def run_process(tasks, max_tasks):
+    """Your scheduler on plain tasks with an agent that only notes each one: (tasks run, why, left)."""
+    try:
+        done, reason = process(tasks, lambda task: task.upper(), max_tasks)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}", None, tasks
+    return [r["task"] for r in done], reason, tasks
+
+PLAIN = {
+    "nothing to do": run_process([], 3),
+    "three, cap 5": run_process(["a", "b", "c"], 5),
+    "three, cap 3": run_process(["a", "b", "c"], 3),
+    "three, cap 2": run_process(["a", "b", "c"], 2),
+}
+for label, outcome in PLAIN.items():
+    print(f"{label:14} -> ran {outcome[0]}, said {outcome[1]!r}, left {outcome[2]}")
+
 # %% tags=["check"]
 # the follow-up the agent scheduled ran as a task of its own
-assert live or [r["task"] for r in queue.results] == [
-    "add 2 and 3, then schedule a follow-up: uppercase the word done", "uppercase the word done"], (
-    f"the queue ran {[r['task'] for r in queue.results]}")
-# the cap stopped the runaway queue
-assert capped.stopped == "task_limit" and len(capped.results) == 5 or live, (
+expect([r["task"] for r in queue.results] == [
+           "add 2 and 3, then schedule a follow-up: uppercase the word done", "uppercase the word done"],
+       f"the queue ran {[r['task'] for r in queue.results]}",
+       observed=f"the queue ran {[r['task'] for r in queue.results]}; the fake brain schedules "
+                "'uppercase the word done' as a follow-up")
+# the cap stopped the runaway queue after five tasks
+assert capped.stopped == "task_limit" and len(capped.results) == 5, (
     f"the capped queue stopped with {capped.stopped!r} after {len(capped.results)} tasks")
 # your scheduler stops at the cap
 assert len(processed) <= 5, (
     f"your scheduler ran {len(processed)} tasks; stop once max_tasks (5) have run")
 # your scheduler says why it stopped
-assert live or why == "task_limit", f"process() said {why!r}; with work still waiting it should say 'task_limit'"
+assert why == "task_limit", f"process() said {why!r}; with work still waiting it should say 'task_limit'"
 # your scheduler takes tasks first in, first out
 assert [r["task"] for r in processed][:2] == ["check the visits 0", "check the staff 0"], (
-    f"the first tasks run were {[r['task'] for r in processed][:2]}; take tasks from the front "
-    "(tasks.pop(0)), so the oldest runs first")
+    f"the first tasks run were {[r['task'] for r in processed][:2]}; take the oldest task first")
+# with nothing to do it runs nothing and says empty
+assert PLAIN["nothing to do"][:2] == ([], "empty"), f"process([], ...) gave {PLAIN['nothing to do'][:2]}"
+# a queue that empties within the cap, or exactly at it, says empty
+assert PLAIN["three, cap 5"][:2] == (["a", "b", "c"], "empty") and PLAIN["three, cap 3"][:2] == (["a", "b", "c"], "empty"), (
+    f"three tasks gave {PLAIN['three, cap 5'][:2]} with a cap of 5 and {PLAIN['three, cap 3'][:2]} with a cap of 3; "
+    "both ran everything, so both should say 'empty'")
+# a cap below the work stops with task_limit and leaves the rest waiting
+assert PLAIN["three, cap 2"] == (["a", "b"], "task_limit", ["c"]), (
+    f"three tasks with a cap of 2 gave {PLAIN['three, cap 2']}; run a and b, say 'task_limit', leave c in the list")

@@ -38,7 +38,7 @@ def test_every_check_of_the_lesson_passes_in_the_page(lesson_page, site_url, slu
     assert results, f"{slug}: no checks were shown"
     failed = [(name, message) for ok, name, message in results if not ok]
     assert not failed, f"{slug}: {failed}\n{page.get_by_test_id('output').inner_text()[-2000:]}"
-    # a lesson that imports the openai SDK gets it from the site (lesson 13 would skip that part)
+    # a lesson that imports the openai SDK gets it from the site (lesson 14 would skip that part)
     assert "is not installed here" not in page.get_by_test_id("output").inner_text()
     expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{slug}"]')).to_have_attribute("data-state", "passed")
     page.get_by_test_id("reset").click()

@@ -87,3 +87,22 @@ def test_repeated_malformed_replies_stop_the_run_with_error():
     result = run_agent("x", prompted(inner, repairs=1), box(), Memory("s"))
     assert result["stopped"] == "error" and "JSON action format after 2 tries" in result["detail"]
     inner.assert_used()
+
+
+@pytest.mark.parametrize("react", [False, True])
+def test_the_prompt_states_the_rules_lesson_12_teaches(react):
+    prompt = system_prompt("Be helpful.", box().schemas(), react=react)
+    assert prompt.startswith("Be helpful.\n\n") and "- add: Add two numbers." in prompt
+    for rule in ("Use only the tools listed above", "Call one tool at a time",
+                 "ask the user for it in a final_answer instead of guessing", "Never write a"):
+        assert rule in prompt, rule
+    assert "tool result yourself" in prompt
+
+
+def test_the_react_prompt_asks_for_a_short_reason_and_no_invented_observation():
+    prompt = system_prompt("", box().schemas(), react=True)
+    assert "short reason" in prompt and "step by step" not in prompt.lower()
+    assert "Never write an observation or a tool result yourself" in prompt
+    assert prompt.index('"thought"') < prompt.index('"name": "<tool name>"')
+    plain = system_prompt("", box().schemas())
+    assert '"thought"' not in plain and "observation" not in plain

@@ -33,18 +33,25 @@ JSON_RULES = """You can use these tools:
 Answer with exactly one JSON object and nothing else, in one of these two forms:
 {{"type": "tool_call", "name": "<tool name>", "arguments": {{<arguments>}}}}
 {{"type": "final_answer", "answer": "<your answer>"}}
-Call one tool at a time. The result comes back as "Tool result from <tool name>: ...".
-If information is missing, ask the user in a final_answer instead of guessing."""
+Rules:
+- Use only the tools listed above. If none of them fits, say so in a final_answer.
+- Call one tool at a time. Its result comes back as "Tool result from <tool name>: ...".
+- If an argument a tool needs is missing, ask the user for it in a final_answer instead of guessing.
+- Never write a tool result yourself: wait for the one that comes back."""
 
 REACT_RULES = """You can use these tools:
 {tools}
 
-Think step by step, then choose exactly one action. Answer with exactly one JSON object and
-nothing else, in one of these two forms, always writing the "thought" first:
-{{"type": "tool_call", "thought": "<what you know, what is missing, what you do next>", "name": "<tool name>", "arguments": {{<arguments>}}}}
-{{"type": "final_answer", "thought": "<why you can answer now>", "answer": "<your answer>"}}
-Call one tool at a time. The result comes back as "Tool result from <tool name>: ...".
-If information is missing, ask the user in a final_answer instead of guessing."""
+Before each action, give a short reason (one or two sentences) as the "thought": what you know,
+what is missing, what you do next. Answer with exactly one JSON object and nothing else, in one
+of these two forms, writing the "thought" before the tool or the answer:
+{{"type": "tool_call", "thought": "<short reason>", "name": "<tool name>", "arguments": {{<arguments>}}}}
+{{"type": "final_answer", "thought": "<short reason you can answer now>", "answer": "<your answer>"}}
+Rules:
+- Use only the tools listed above. If none of them fits, say so in a final_answer.
+- Call one tool at a time. Its result comes back as "Tool result from <tool name>: ...".
+- If an argument a tool needs is missing, ask the user for it in a final_answer instead of guessing.
+- Never write an observation or a tool result yourself: wait for the one that comes back."""
 
 
 def describe_tools(tools: list[dict]) -> str:

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 13 · Real models: raw HTTP, the openai SDK, the Responses API
+# # 14 · Real models: raw HTTP, the openai SDK, the Responses API
 #
 # Every lesson so far ran on prepared replies or a fake brain, and every one would have run the
 # same on a real model, because a model in Loop Lab is just a function
@@ -23,6 +23,7 @@ from looplab.models import model_mode
 from looplab.models.chat import chat_payload, read_chat_reply, wire_message
 from looplab.models.responses import responses_payload, read_output, OUTPUT_KEY
 from looplab.trace import redact_text
+from looplab.lesson import expect
 
 live = model_mode() == "live"
 if live:
@@ -82,13 +83,36 @@ RECORDED_CHAT = [
 
 # %% tags=["exercise"]
 def build_request(messages, tools):
+    """The (url, headers, body) of one POST to the chat completions endpoint."""
     url = BASE_URL + "/chat"
     headers = {"Content-Type": "application/json"}
     body = {"messages": messages, "tools": tools}
     return url, headers, body
 
+# %% [markdown] tags=["hint"]
+# Compare with the three bullets above: the path, the two headers (the key only when there is
+# one), and the body's three parts. `wire_message(m)` cleans one message.
+
+# %% [markdown] tags=["hint"]
+# The body starts as `{"model": MODEL, "messages": [wire_message(m) for m in messages]}`; add
+# `"tools"` only `if tools:`. The key goes in as `f"Bearer {API_KEY}"`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def build_request(messages, tools):
+#     url = BASE_URL + "/chat/completions"
+#     headers = {"Content-Type": "application/json"}
+#     if API_KEY:
+#         headers["Authorization"] = f"Bearer {API_KEY}"
+#     body = {"model": MODEL, "messages": [wire_message(m) for m in messages]}
+#     if tools:
+#         body["tools"] = tools
+#     return url, headers, body
+# ```
+
 # %% tags=["solution"]
 def build_request(messages, tools):
+    """The (url, headers, body) of one POST to the chat completions endpoint."""
     url = BASE_URL + "/chat/completions"
     headers = {"Content-Type": "application/json"}
     if API_KEY:
@@ -106,10 +130,30 @@ def build_request(messages, tools):
 
 # %% tags=["exercise"]
 def read_reply(data):
+    """The assistant message in a decoded chat completion."""
     return data["choices"][0]
+
+# %% [markdown] tags=["hint"]
+# Look at `RECORDED_CHAT` above: the message sits one level deeper than the choice, and it carries
+# fields the loop has no use for.
+
+# %% [markdown] tags=["hint"]
+# Take `message = data["choices"][0]["message"]`, build a new dict with `role` and `content`, and
+# copy `tool_calls` only when `message.get("tool_calls")` is not empty.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def read_reply(data):
+#     message = data["choices"][0]["message"]
+#     reply = {"role": "assistant", "content": message.get("content")}
+#     if message.get("tool_calls"):
+#         reply["tool_calls"] = message["tool_calls"]
+#     return reply
+# ```
 
 # %% tags=["solution"]
 def read_reply(data):
+    """The assistant message in a decoded chat completion."""
     message = data["choices"][0]["message"]
     reply = {"role": "assistant", "content": message.get("content")}
     if message.get("tool_calls"):
@@ -120,6 +164,17 @@ def read_reply(data):
 # The model function is then a few lines. `post` is the transport: offline, a stand-in that
 # records the request and answers from the recording; live, `looplab.http.post_json`, which
 # uses urllib in CPython and a synchronous XHR in the browser.
+
+# %% [markdown] tags=["predict"]
+# The run below makes two requests. The second body's `messages`: what follows the system and
+# user messages?
+#
+# - [ ] only the text "5004", as a user message
+# - [x] the assistant message with the tool call `call_rec1`, then a `tool` message with id `call_rec1` and "5004"
+# - [ ] nothing new: the server remembers the first request
+#
+# The endpoint keeps nothing between requests, so the whole exchange is sent again, and the
+# result travels in a `tool` message under the id of the call it answers.
 
 # %%
 sent_raw = []
@@ -184,6 +239,14 @@ for request in sent_raw:
 # Offline, the client gets a transport that answers from the recording, so the SDK really runs,
 # builds its request and parses the reply, without a network. That makes it a trusted
 # reference: the body your `build_request` wrote should be **exactly** the body the SDK sends.
+#
+# Why the cell below imports `httpx2`, a library no lesson used before: the openai SDK does not
+# open connections itself. It sends every request through **httpx2**, the HTTP client it is built
+# on (the successor of `httpx`), and an httpx2 client takes a **transport**, the one part that
+# actually sends. `httpx2.MockTransport(answer)` is a transport that hands each request to our
+# function `answer` instead of the network: we record the body the SDK built and return the
+# recorded reply. Live, the SDK gets its usual transport (in the browser, Loop Lab's
+# `httpx2_jsfetch`, which sends with the browser's own XHR); nothing else changes.
 
 # %%
 try:
@@ -267,6 +330,19 @@ for body in sent_responses:
 # a particular endpoint for tool calling; with an adapter per format, switching is a setting:
 # `LLM_API=chat`, `responses`, `sdk` or `prompted`.)
 
+# %%
+# More inputs for your two functions: no tools, bookkeeping fields, a text reply.
+_, _, no_tools_body = build_request([{"role": "user", "content": "hi"}], [])
+_, _, kept_body = build_request([{"role": "system", "content": "Be brief.", "tokens": 400},
+                                 {"role": "assistant", "content": None, "thought": "add them",
+                                  "tool_calls": RECORDED_CHAT[0]["choices"][0]["message"]["tool_calls"]},
+                                 {"role": "tool", "tool_call_id": "call_rec1", "content": "5004", "tokens": 3}],
+                                box.schemas())
+TEXT_REPLY = completion({"role": "assistant", "content": "Hello.", "refusal": None, "annotations": []}, "stop")
+print(no_tools_body)
+print(kept_body["messages"])
+print(read_reply(TEXT_REPLY))
+
 # %% tags=["check"]
 # the request goes to /chat/completions
 assert sent_raw and sent_raw[0]["url"] == BASE_URL + "/chat/completions", (
@@ -277,25 +353,47 @@ assert sent_raw and sent_raw[0]["body"].get("model") == MODEL and sent_raw[0]["b
 # the key travels as a bearer token
 assert not API_KEY or (sent_raw and sent_raw[0]["headers"].get("Authorization") == f"Bearer {API_KEY}"), (
     "send the key in an 'Authorization: Bearer <key>' header")
+# with no tools, the body has no "tools" key at all
+assert "tools" not in no_tools_body and no_tools_body.get("messages") == [{"role": "user", "content": "hi"}], (
+    f"build_request gave the body {no_tools_body} for one message and no tools; leave 'tools' out")
+# bookkeeping fields (tokens, thought) stay home, the tool message keeps its id
+assert "tokens" not in json.dumps(kept_body.get("messages")) and "thought" not in json.dumps(kept_body.get("messages")) \
+    and kept_body["messages"][2].get("tool_call_id") == "call_rec1", (
+    f"build_request sent {kept_body.get('messages')}; pass each message through wire_message")
+# a text reply is read with no tool_calls key
+assert read_reply(TEXT_REPLY) == {"role": "assistant", "content": "Hello."}, (
+    f"read_reply gave {read_reply(TEXT_REPLY)} for a text reply; keep only role and content (and "
+    "tool_calls when there are some)")
 # read_reply returns the assistant message, not the whole choice
-assert live or raw_run.get("stopped") == "final" and raw_run.get("answer") == "1002 + 4002 = 5004.", (
-    f"the raw-HTTP run gave {raw_run}; read_reply should return data['choices'][0]['message'] as an "
-    "assistant message")
-# your reply reader agrees with Loop Lab's adapter
-assert read_reply(RECORDED_CHAT[0]) == read_chat_reply(RECORDED_CHAT[0]), (
-    f"yours: {read_reply(RECORDED_CHAT[0])}\nLoop Lab's: {read_chat_reply(RECORDED_CHAT[0])}")
+expect(raw_run.get("stopped") == "final" and raw_run.get("answer") == "1002 + 4002 = 5004.",
+       f"the raw-HTTP run gave {raw_run}; read_reply should return the message inside the first choice "
+       "as an assistant message",
+       observed=f"the raw-HTTP run ended {raw_run.get('stopped')!r} with {raw_run.get('answer')!r}; the "
+                "recorded replies answer '1002 + 4002 = 5004.'")
+# your reply reader agrees with Loop Lab's adapter on every recorded reply
+assert all(read_reply(r) == read_chat_reply(r) for r in RECORDED_CHAT + [TEXT_REPLY]), "\n".join(
+    f"yours: {read_reply(r)}\nLoop Lab's: {read_chat_reply(r)}" for r in RECORDED_CHAT + [TEXT_REPLY]
+    if read_reply(r) != read_chat_reply(r))
 # your request body is exactly the one the openai SDK sends
-assert live or not have_sdk or [r["body"] for r in sent_raw] == sent_sdk, (
-    "your bodies differ from the SDK's:\n" + json.dumps([r["body"] for r in sent_raw])[:300] + "\n"
-    + json.dumps(sent_sdk)[:300])
+expect(not have_sdk or [r["body"] for r in sent_raw] == sent_sdk,
+       "your bodies differ from the SDK's:\n" + json.dumps([r["body"] for r in sent_raw])[:300] + "\n"
+       + json.dumps(sent_sdk)[:300],
+       observed=f"your bodies went to the live endpoint ({len(sent_raw)} requests); the SDK's bodies are "
+                "recorded only offline, so they were not compared")
 # the SDK run ended the same way
-assert not have_sdk or live or sdk_run["answer"] == "1002 + 4002 = 5004.", sdk_run
+expect(not have_sdk or sdk_run["answer"] == "1002 + 4002 = 5004.", f"the SDK run gave {sdk_run}",
+       observed=f"the SDK run ended {sdk_run and sdk_run.get('stopped')!r} with "
+                f"{sdk_run and sdk_run.get('answer')!r}; the recorded replies answer '1002 + 4002 = 5004.'")
 # the Responses request sends the result with the call's call_id
-assert live or {"type": "function_call_output", "call_id": "call_r1", "output": "5004"} in sent_responses[-1]["input"], (
-    "the second Responses request should carry a function_call_output with call_id 'call_r1'")
+expect(bool(sent_responses) and {"type": "function_call_output", "call_id": "call_r1", "output": "5004"}
+       in sent_responses[-1]["input"],
+       "the second Responses request should carry a function_call_output with call_id 'call_r1'",
+       observed=f"the live Responses run ended {responses_run['stopped']!r}; its requests are not recorded "
+                "here, a recorded run sends the output under call_id 'call_r1'")
 # the reasoning item is sent back with the call it led to
-assert live or [i.get("type") for i in sent_responses[-1]["input"]][2:4] == ["reasoning", "function_call"], (
-    "the output items (reasoning, then function_call) go back into the next input unchanged")
+expect(bool(sent_responses) and [i.get("type") for i in sent_responses[-1]["input"]][2:4] == ["reasoning", "function_call"],
+       "the output items (reasoning, then function_call) go back into the next input unchanged",
+       observed="a live model's output items depend on the model; the recorded reply has a reasoning item")
 # every run ended with a reason
 assert all(r is None or r.get("stopped") in ("final", "step_limit", "error", "needs_person")
            for r in (raw_run, sdk_run, responses_run)), (raw_run, sdk_run, responses_run)
