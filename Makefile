@@ -25,7 +25,7 @@ node_modules/.stamp: package-lock.json package.json
 	touch $@
 
 test-py: venv
-	$(PY) -m pytest tests/unit tests/lessons tests/live
+	$(PY) -m pytest tests/unit tests/lessons tests/live tests/site
 
 include mk/pyodide.mk
 include mk/web.mk

@@ -11,7 +11,7 @@
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
 SITE_SOURCES := $(shell find web/src web/styles web/bench py/looplab py-extra lessons -type f -not -name '*.pyc' 2>/dev/null) \
-	web/index.html web/sw.js scripts/build_site.py wheels.lock.json pyproject.toml package-lock.json
+	web/index.html web/sw.js scripts/build_site.py scripts/wheelfile.py wheels.lock.json pyproject.toml package-lock.json
 
 .PHONY: chromium
 
@@ -36,7 +36,7 @@ test-e2e: venv node wheels-site wheels-openai chromium
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
 # (The site does not need this: scripts/build_site.py builds them from source into web/dist/py.)
 EXTRA_WHEELS := .cache/wheels/httpx2_jsfetch-0.1.0-py3-none-any.whl
-$(EXTRA_WHEELS): py-extra/build.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
+$(EXTRA_WHEELS): py-extra/build.py scripts/wheelfile.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
 	$(PY) py-extra/build.py .cache/wheels
 
 bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS) llama

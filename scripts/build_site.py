@@ -21,14 +21,14 @@ The "openai" group (the SDK and its dependencies, ~5 MB) is served but neither l
 nor precached: the worker loads it when a run needs it, and the service worker keeps it once
 fetched (see web/sw.js, LAZY).
 
-Uses only the standard library, node_modules (npm ci) and .cache/wheels
-(scripts/wheels.py site openai).
+Uses the standard library, `packaging` (requirements-test.txt: the wheels' environment markers),
+node_modules (npm ci) and .cache/wheels (scripts/wheels.py site openai); wheels are written by
+scripts/wheelfile.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import dataclasses
 import hashlib
 import importlib.util
@@ -41,6 +41,10 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from wheelfile import canonical, sha256_file, write_wheel
+
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
 NODE = ROOT / "node_modules"
@@ -49,11 +53,11 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 SITE_GROUPS = ("site", "openai")  # wheel groups the site serves, when wheels.lock.json has them
 LAZY_GROUPS = ("openai",)  # served, loaded only when a run needs them, not precached
 PY_EXTRA = ROOT / "py-extra"  # our own source for wheels PyPI has no usable build of (httpx2_jsfetch)
-# The Pyodide the site runs, for the environment markers of the wheels' Requires-Dist.
+# The Pyodide the site runs, for the environment markers of the wheels' Requires-Dist (the
+# Python version and the Emscripten release come from Pyodide's lock file, see `target`).
 TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
           "platform_machine": "wasm32", "implementation_name": "cpython",
-          "platform_python_implementation": "CPython", "extra": ""}
-ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same source gives the same wheel bytes
+          "platform_python_implementation": "CPython", "platform_version": ""}
 
 sys.path.insert(0, str(ROOT / "py"))
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
@@ -61,14 +65,6 @@ from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells
 
 class BuildError(Exception):
     """Something the build needs is missing; the message says how to get it."""
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    return sha256_bytes(path.read_bytes())
 
 
 # --- the looplab wheel -------------------------------------------------------------------------
@@ -80,31 +76,10 @@ def project_meta() -> dict:
 def build_looplab_wheel(dest: Path) -> Path:
     """A py3-none-any wheel of py/looplab, written by hand (no build backend, no network)."""
     meta = project_meta()
-    name, version = meta["name"], meta["version"]
-    dist_info = f"{name}-{version}.dist-info"
-    files: list[tuple[str, bytes]] = []
-    package = ROOT / "py" / name
-    for path in sorted(package.rglob("*.py")):
-        files.append((path.relative_to(ROOT / "py").as_posix(), path.read_bytes()))
-    metadata = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-                f"Summary: {meta.get('description', '')}\nRequires-Python: {meta.get('requires-python', '')}\n")
-    wheel_meta = "Wheel-Version: 1.0\nGenerator: looplab build_site.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    files.append((f"{dist_info}/METADATA", metadata.encode()))
-    files.append((f"{dist_info}/WHEEL", wheel_meta.encode()))
-    record = []
-    for arcname, data in files:
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{arcname},sha256={digest},{len(data)}")
-    record.append(f"{dist_info}/RECORD,,")
-    files.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode()))
-    out = dest / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for arcname, data in files:
-            info = zipfile.ZipInfo(arcname, ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, data)
-    return out
+    package = ROOT / "py" / meta["name"]
+    files = {path.relative_to(ROOT / "py").as_posix(): path.read_bytes() for path in sorted(package.rglob("*.py"))}
+    return write_wheel(dest, meta["name"], meta["version"], files, summary=meta.get("description", ""),
+                       requires_python=meta.get("requires-python", ""), generator="looplab build_site.py")
 
 
 # --- Pyodide and the site's lock file ----------------------------------------------------------
@@ -124,41 +99,22 @@ def wheel_imports(path: Path) -> list[str]:
     return sorted(names)
 
 
-def canonical(name: str) -> str:
-    """A distribution name as PEP 503 compares it: pydantic_core -> pydantic-core."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+def target(info: dict) -> dict:
+    """The marker environment of the site's Pyodide, from its lock file's `info`
+    ({"python": "3.14.2", "platform": "emscripten_5_0_3", ...})."""
+    python = info["python"]
+    release = info.get("platform", "").removeprefix("emscripten_").replace("_", ".")
+    return {**TARGET, "python_version": ".".join(python.split(".")[:2]), "python_full_version": python,
+            "implementation_version": python, "platform_release": release}
 
 
-def version_tuple(text: str) -> tuple:
-    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+def marker_holds(requirement: Requirement, environment: dict) -> bool:
+    """Whether a requirement applies on the site's Pyodide (PEP 508, evaluated by `packaging`);
+    one that needs an extra does not: the site installs no extras."""
+    return requirement.marker is None or requirement.marker.evaluate({**environment, "extra": ""})
 
 
-def marker_holds(marker: str, python: str) -> bool:
-    """Evaluate an environment marker (PEP 508) for the site's Pyodide, e.g.
-    `sys_platform == 'emscripten' and python_version >= '3.12'`; any `extra == ...` is false."""
-    env = {**TARGET, "python_version": ".".join(python.split(".")[:2]), "python_full_version": python}
-    compare = re.compile(r"""(\w+|'[^']*'|"[^"]*")\s*(==|!=|<=|>=|<|>|~=|not in|in)\s*(\w+|'[^']*'|"[^"]*")""")
-
-    def value(token: str) -> str:
-        return token[1:-1] if token[0] in "'\"" else env.get(token, "")
-
-    def test(match) -> str:
-        left, op, right = match.group(1), match.group(2), match.group(3)
-        a, b = value(left), value(right)
-        if "version" in left or "version" in right:
-            a, b = version_tuple(a), version_tuple(b)
-            op = {"~=": ">="}.get(op, op)
-        result = {"==": a == b, "!=": a != b, "<=": a <= b, ">=": a >= b, "<": a < b, ">": a > b,
-                  "in": a in b, "not in": a not in b}[op]
-        return f" {result} "
-
-    expression = compare.sub(test, marker)
-    if not re.fullmatch(r"[\s()]*((True|False|and|or|not)[\s()]*)*", expression):
-        raise BuildError(f"cannot read the environment marker {marker!r}")
-    return bool(eval(expression, {"__builtins__": {}}))  # only True/False/and/or/not/parentheses
-
-
-def wheel_requires(path: Path, python: str) -> list[str]:
+def wheel_requires(path: Path, environment: dict) -> list[str]:
     """The canonical names of the distributions a wheel needs on the site's Pyodide."""
     with zipfile.ZipFile(path) as zf:
         name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
@@ -167,10 +123,13 @@ def wheel_requires(path: Path, python: str) -> list[str]:
     for line in metadata.splitlines():
         if not line.startswith("Requires-Dist:"):
             continue
-        requirement, _, marker = line.split(":", 1)[1].partition(";")
-        if marker.strip() and not marker_holds(marker.strip(), python):
-            continue
-        needs.append(canonical(re.match(r"\s*([A-Za-z0-9._-]+)", requirement).group(1)))
+        try:
+            requirement = Requirement(line.split(":", 1)[1].strip())
+            holds = marker_holds(requirement, environment)
+        except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName) as error:
+            raise BuildError(f"{path.name}: cannot read {line!r}: {error}") from error
+        if holds:
+            needs.append(canonical(requirement.name))
     return needs
 
 
@@ -227,7 +186,7 @@ def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) 
     brings exactly the wheels the SDK imports, and nothing from anywhere else.
     """
     upstream = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
-    python = upstream["info"]["python"]
+    environment = target(upstream["info"])
     py_dir = out / "py"
     served = {canonical(e["name"]) for e, _ in wheels}
     packages = {}
@@ -235,14 +194,14 @@ def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) 
         if path.parent != py_dir:
             shutil.copy2(path, py_dir / path.name)
         name = canonical(entry["name"])
-        missing = [d for d in wheel_requires(path, python) if d not in served]
+        missing = [d for d in wheel_requires(path, environment) if d not in served]
         if missing:
             raise BuildError(f"{path.name} needs {', '.join(missing)} on Pyodide, which the site does not serve: "
                              f"add it to the {entry['group']!r} group of wheels.lock.json")
         packages[name] = {
             "name": name, "version": entry["version"], "file_name": path.name,
             "install_dir": "site", "sha256": entry["sha256"], "package_type": "package",
-            "imports": wheel_imports(path), "depends": sorted(set(wheel_requires(path, python))),
+            "imports": wheel_imports(path), "depends": sorted(set(wheel_requires(path, environment))),
             "unvendored_tests": False,
         }
     break_cycles(packages)
@@ -327,7 +286,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             index.append({"slug": slug, "number": int(match["number"]), "title": parsed["title"],
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
                           "checks": len(lesson_format.check_names(cells)),
-                          "hash": sha256_bytes(text.encode())[:16]})
+                          "hash": hashlib.sha256(text.encode()).hexdigest()[:16]})
     index.sort(key=lambda item: (item["number"], item["slug"]))
     (dest / "index.json").write_text(json.dumps({"lessons": index}, indent=1, ensure_ascii=False) + "\n")
     return index

@@ -29,14 +29,14 @@ target, so check a resolved group for a missing or extra dependency.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from wheelfile import canonical, sha256_file as sha256
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "wheels.lock.json"
@@ -52,20 +52,6 @@ TARGET = [
 
 class WheelError(Exception):
     """A download failed or a file does not match its pin."""
-
-
-def sha256(path: Path) -> str:
-    """The hex sha256 of a file."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def canonical(name: str) -> str:
-    """A project name as PEP 503 normalises it (Pygments, typing_extensions -> pygments, typing-extensions)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def parse_wheel_name(filename: str) -> tuple[str, str]:

@@ -3,7 +3,7 @@
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
 tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean),
 memory (Memory), recall (long-term facts), policy (gates), tasks (task queue), trace (events),
-tokens (counting), models (scripted and live).
+tokens (counting), models (scripted and live), mcp (tools offered and used over MCP).
 """
 
 from .loop import run_agent

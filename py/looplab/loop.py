@@ -39,9 +39,13 @@ from .trace import Emitter, redact_text
 def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, max_steps: int = 6,
               approve: Callable | None = None, *, max_tool_calls: int | None = None,
               input_gate: Gate | None = None, output_gate: Gate | None = None,
-              budget: int | None = None, tracer: Callable[[dict], None] | None = None) -> dict:
-    """Run one task to a stop; see the module docstring for the five ways a run ends."""
-    emit = Emitter(tracer)
+              budget: int | None = None, tracer: Callable[[dict], None] | None = None,
+              name: str | None = None) -> dict:
+    """Run one task to a stop; see the module docstring for the five ways a run ends.
+
+    `name` (e.g. "researcher") is put as `agent` on every event, for runs that call each other.
+    """
+    emit = Emitter(tracer, agent=name)
     emit("run_start", task=task, max_steps=max_steps, tools=toolbox.names())
     ran = 0  # tool calls run so far
 
@@ -138,7 +142,9 @@ def ask_for_approval(approve: Callable | None, name: str, arguments) -> tuple[bo
     except (TypeError, ValueError):
         wants_args = False
     try:
-        return bool(approve(name, arguments) if wants_args else approve(name)), ""
+        answer = approve(name, arguments) if wants_args else approve(name)
     except Exception as exc:
         return False, f" (the approval check failed: {exc})"
+    reason = getattr(answer, "reason", "")  # an approvals.Decision carries the person's reason
+    return bool(answer), (f": {reason}" if reason and not answer else "")
 

@@ -29,10 +29,9 @@ class Verdict:
 class Gate:
     """Rules that may refuse a text, and redactions applied to a text that passes."""
 
-    def __init__(self, *rules: Rule, redactions: dict[str, str] | None = None, name: str = "gate"):
+    def __init__(self, *rules: Rule, redactions: dict[str, str] | None = None):
         self.rules = list(rules)
         self.redactions = [(re.compile(p, re.IGNORECASE), r) for p, r in (redactions or {}).items()]
-        self.name = name
 
     def check(self, text) -> Verdict:
         """Run the rules; the first that does not return True refuses. A rule that raises refuses too."""

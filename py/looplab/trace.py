@@ -5,6 +5,8 @@ policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seco
 started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
 carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view;
 a `model_reply` the token limit ended early carries `cut: "length"`.
+A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
+emits, so the events of agents that call each other stay apart in one trace.
 When no tracer and no listener is there, no event is built at all.
 
 A tracer is any callable that takes one event: `Collector()` keeps them, `printer()` prints them.
@@ -75,8 +77,9 @@ def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
 class Emitter:
     """Builds events for one run and hands them, redacted, to a tracer (or drops them if none)."""
 
-    def __init__(self, tracer: Callable[[dict], None] | None = None):
+    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None):
         self.tracer = tracer
+        self.agent = agent  # the run's name, put on every event when given
         self.start = time.perf_counter()
 
     def __call__(self, type: str, **fields) -> dict | None:
@@ -84,6 +87,8 @@ class Emitter:
             return None  # nobody is listening: build nothing
         fields = {k: v() if callable(v) else v for k, v in fields.items()}  # costly fields are computed lazily
         event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
+        if self.agent:
+            event["agent"] = self.agent
         event = redact(event)  # the configured keys and anything shaped like a key
         if self.tracer is not None:
             self.tracer(event)
@@ -117,7 +122,13 @@ class Collector:
 
 
 def describe(event: dict, width: int = 100) -> str:
-    """One human line for an event: `step 2 tool_call read_note {"note_id": "n1"}`."""
+    """One human line for an event: `step 2 tool_call read_note {"note_id": "n1"}`, `[researcher] ...` for a named run."""
+    line = describe_kind(event, width)
+    return f"[{event['agent']}] {line}" if event.get("agent") else line
+
+
+def describe_kind(event: dict, width: int) -> str:
+    """The line for an event without its agent's name."""
     kind = event.get("type", "?")
     step = f"step {event['step']} " if "step" in event else ""
 

@@ -387,3 +387,27 @@ def test_leaving_a_lesson_during_a_run_stops_it_without_touching_the_next_lesson
     wait_ready(page)
     expect(page.get_by_test_id("checks")).to_contain_text("Run the lesson to check your code.")
     assert page.get_by_test_id("output").inner_text() == ""
+
+
+def test_key_shaped_text_the_code_prints_is_redacted_everywhere_on_the_page(page, site_url):
+    """One redaction rule for what a run sends the page (web/src/redact.js, the key shapes of
+    looplab.trace): no key was configured here, the shapes alone hide what the code prints."""
+    open_lesson(page, site_url)
+    key, token = "sk-proj-" + "Ab3x" * 6, "ghp_" + "9Zq" * 12
+    set_code(page, "import sys\n"
+                   "key = 'sk-' + 'proj-' + 'Ab3x' * 6\n"  # built at run time: the code shows no key
+                   "token = 'gh' + 'p_' + '9Zq' * 12\n"
+                   "print('the key is', key)\n"
+                   "print('Authorization: Bearer', 'token.' * 4, file=sys.stderr)\n"
+                   "model = pick_model([final('use ' + token)])\n"
+                   "result = run_agent('What is 2 + 3?', model, box, Memory('s'))\n"
+                   "print('answer:', result['answer'])")
+    results = run(page)
+    assert results[0][0] is True and results[1] == (False, "the answer mentions 5", "the answer was 'use [redacted]'")
+    output = page.get_by_test_id("output")
+    expect(output).to_contain_text("the key is [redacted]")
+    expect(output).to_contain_text("Authorization: [redacted]")
+    expect(output).to_contain_text("answer: use [redacted]")
+    expect(page.get_by_test_id("trace")).to_contain_text("answer: use [redacted]")
+    html = page.content()
+    assert key not in html and token not in html and "token.token." not in html

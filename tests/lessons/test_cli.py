@@ -142,3 +142,21 @@ def test_a_claim_for_prepared_replies_is_not_checked_live(tmp_path):
     assert "– the reply names Chris  (not checked)\n      the model answered 'Chas, Alex.'" in out
     assert "✓ the reply names Chris" not in out and "✓ the reply is text" in out
     assert "1 of 1 checks passed · 1 not checked with a live model." in out
+
+
+def test_ask_person_asks_on_the_terminal(tmp_path):
+    script = tmp_path / "approve.py"
+    script.write_text(
+        "from looplab import Memory, Toolbox, call, final, run_agent, scripted\n"
+        "from looplab.approvals import ask_person\n"
+        "box = Toolbox()\n"
+        "box.register('send', 'Send a mail.', None, lambda: 'sent', needs_approval=True)\n"
+        "for _ in range(2):\n"
+        "    r = run_agent('Send it.', scripted([call('send'), final('Sent.')]), box, Memory('s'), approve=ask_person)\n"
+        "    print(r['stopped'], r.get('detail', ''))\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
+    done = subprocess.run([sys.executable, str(script)], input="y\nnot today\n", capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(ROOT / "py")}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Allow send({})? Type y to approve, or a reason to refuse: final" in done.stdout
+    assert "needs_person send needs a person's approval: not today" in done.stdout

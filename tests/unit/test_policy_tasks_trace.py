@@ -8,7 +8,7 @@ from looplab.trace import EVENT_TYPES, describe, redact, redact_text
 
 
 def test_gate_first_refusal_wins_and_rules_fail_closed():
-    gate = Gate(lambda t: "delete" not in t or "blocked: no delete", max_length(10), name="input")
+    gate = Gate(lambda t: "delete" not in t or "blocked: no delete", max_length(10))
     assert gate.check("hello").ok and gate.check("hello").text == "hello"
     assert gate.check("delete it all now").reason == "blocked: no delete"
     assert gate.check("x" * 11).reason == "blocked: 11 characters is over the limit of 10"

@@ -1,11 +1,22 @@
-// The page: lesson list, the lesson, Run/Stop/Reset, the panels, settings, theme, shortcuts.
-// Python runs in a worker (runner.js); the page never blocks on it.
+// The page: the lesson on screen, its runs, and the wiring of the parts (chrome.js, lessonlist.js,
+// progressfile.js, shortcuts.js, panels.js, settings.js). Python runs in a worker (runner.js);
+// the page never blocks on it.
+//
+// One run, one lesson: a run belongs to the lesson view it was started for. Its output, events
+// and results are drawn only while that view is on screen (its progress is saved either way).
+// A Run pressed while a lesson is on its way, or while the last lesson's run is still stopping,
+// waits and then runs the lesson being opened; opening yet another lesson cancels it.
 
 import { Runner } from "./runner.js";
 import { LessonView } from "./lessonview.js";
-import { Output, Trace, Context, showChecks } from "./panels.js";
+import { Output, Trace, Context, showChecks, tally, describeTally } from "./panels.js";
 import { Settings, setupDialog } from "./settings.js";
-import { isModified, loadProgress, saveProgress, exportAll, importAll, loadTheme, saveTheme } from "./storage.js";
+import { loadProgress, saveProgress } from "./storage.js";
+import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
+import { renderLessonList } from "./lessonlist.js";
+import { setupProgressFile } from "./progressfile.js";
+import { setupShortcuts } from "./shortcuts.js";
+import { setupApproval } from "./approval.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -13,75 +24,43 @@ const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
 const ui = {
   list: byTest("lesson-list"),
   text: byTest("lesson-text"),
+  checks: byTest("checks"),
   run: byTest("run"),
   stop: byTest("stop"),
   reset: byTest("reset"),
   toggle: byTest("model-toggle"),
   settings: byTest("settings"),
-  status: byTest("status"),
-  statusText: $("[data-role=status-text]"),
-  progress: $("[data-role=progress]"),
   title: $("[data-role=title]"),
   modified: $("[data-role=modified]"),
   mode: $("[data-role=mode]"),
-  toast: $("[data-role=toast]"),
 };
 
+const status = new StatusLine({ root: byTest("status"), text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
 const output = new Output(byTest("output"));
 const trace = new Trace(byTest("trace"));
 const context = new Context(byTest("context-view"));
 const settings = new Settings();
+const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
 
 let lessons = [];
-let view = null; // LessonView
-let current = null; // index entry of the shown lesson
+let view = null; // the LessonView on screen
+let current = null; // its entry in lessons/index.json
+let showing = 0; // the latest showLesson call: its lesson is on screen, or on its way
+let shown = 0; // the showLesson call whose lesson is on screen
+let active = null; // the run in progress: {view, meta}
+let wanted = 0; // a Run pressed for the lesson of showLesson call N, not started yet
 let runner = null;
 let pythonInfo = null;
 let loadingSince = performance.now();
+let shownModified = null; // the lesson's "modified" state as the list shows it
+let editorKeys = [];
+let setTab = () => {};
+let dialog = null;
+let approve = null; // the approval dialog's ask (approval.js)
 
-// --- status line -------------------------------------------------------------------------------
+const modeName = () => (settings.live ? "live" : "scripted");
 
-function status(text, state, extra = {}) {
-  ui.statusText.textContent = text;
-  ui.status.dataset.state = state;
-  for (const [key, value] of Object.entries(extra)) ui.status.dataset[key] = value;
-}
-
-function mb(bytes) {
-  return (bytes / 1e6).toFixed(1);
-}
-
-function toast(text, ms = 6000) {
-  ui.toast.textContent = text;
-  ui.toast.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (ui.toast.hidden = true), ms);
-}
-
-// --- lesson list and routing -------------------------------------------------------------------
-
-function renderList() {
-  const progress = loadProgress();
-  ui.list.replaceChildren(...lessons.map((lesson) => {
-    const record = progress[lesson.slug] || {};
-    const modified = isModified(lesson.slug);
-    const state = record.passed ? "passed" : record.passedOnce ? "passed-before" : record.checks !== undefined ? "tried" : "new";
-    const mark = { passed: "✓", "passed-before": "✓", tried: "✗", new: "" }[state];
-    const item = document.createElement("li");
-    item.dataset.slug = lesson.slug;
-    item.dataset.state = state;
-    const link = document.createElement("a");
-    link.href = `#/${lesson.slug}`;
-    link.innerHTML = `<span class="num"></span><span class="name"></span><span class="mark" aria-hidden="true"></span>`;
-    link.querySelector(".num").textContent = String(lesson.number).padStart(2, "0");
-    link.querySelector(".name").textContent = lesson.title;
-    link.querySelector(".mark").textContent = mark + (modified ? " •" : "");
-    link.title = `${lesson.title}${state === "passed" ? " — all checks passed" : state === "tried" ? " — not all checks pass yet" : ""}${modified ? " — modified" : ""}`;
-    if (current && lesson.slug === current.slug) link.setAttribute("aria-current", "page");
-    item.append(link);
-    return item;
-  }));
-}
+// --- the lesson on screen ----------------------------------------------------------------------
 
 async function fetchJSON(url) {
   const response = await fetch(url, { cache: "no-cache" });
@@ -89,19 +68,19 @@ async function fetchJSON(url) {
   return response.json();
 }
 
-let showing = 0; // the latest showLesson call: an earlier one still loading must not replace it
-
 async function showLesson(slug) {
   const meta = lessons.find((l) => l.slug === slug) || lessons[0];
   if (!meta) {
     ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." }));
     return;
   }
-  const ticket = ++showing;
-  if (runner && runner.running) runner.stop();
+  const ticket = ++showing; // an earlier call still loading must not replace this one
+  if (runner && runner.running) runner.stop(); // leaving a lesson stops its run
+  updateButtons();
   const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
   if (ticket !== showing) return;
   current = meta;
+  shown = ticket;
   shownModified = null;
   document.title = `${meta.title} · Loop Lab`;
   ui.title.textContent = meta.title;
@@ -111,15 +90,28 @@ async function showLesson(slug) {
   trace.clear();
   context.clear();
   const record = loadProgress()[meta.slug];
-  showChecks(byTest("checks"), (record && record.results) || [], { pending: !record });
-  if (record && record.results) byTest("checks").dataset.stale = "true";
-  byTest("lesson-text").scrollTop = 0;
+  delete ui.checks.dataset.running;
+  showChecks(ui.checks, (record && record.results) || [], { pending: !record });
+  if (record && record.results) ui.checks.dataset.stale = "true";
+  else delete ui.checks.dataset.stale;
+  ui.text.scrollTop = 0;
   $("#lesson").scrollTop = 0;
   ui.text.dataset.slug = meta.slug;
   document.body.dataset.lesson = meta.slug;
   if (!performance.getEntriesByName("looplab:prose").length) {
     requestAnimationFrame(() => performance.mark("looplab:prose")); // first prose on screen (bench/startup.py)
   }
+  followLesson();
+  updateButtons();
+  startWanted();
+}
+
+// The status line never goes on describing a lesson that has left the screen.
+function followLesson() {
+  if (active) status.show(`Opened ${current.title}; stopping the run of ${active.meta.title}…`, "stopping", { about: view });
+  else if (!status.about || status.about === view) return;
+  else if (runner && runner.ready) status.show(`Ready · ${current.title} · ${modeName()} model`, "ready", { about: view });
+  else status.show(`${current.title} · Python is starting again…`, "loading", { about: view });
 }
 
 function route() {
@@ -134,7 +126,9 @@ function go(delta) {
   if (next) location.hash = `#/${next.slug}`;
 }
 
-let shownModified = null; // the lesson's "modified" state as the list shows it
+function renderList() {
+  renderLessonList(ui.list, lessons, current && current.slug);
+}
 
 // Called on every edit: the list is drawn again only when the lesson's modified state changes.
 function onModified(modified) {
@@ -146,251 +140,197 @@ function onModified(modified) {
 
 // --- running -----------------------------------------------------------------------------------
 
+const runningHere = () => Boolean(active && active.view === view && shown === showing);
+
 function updateButtons() {
-  const running = Boolean(runner && runner.running);
-  ui.run.disabled = !runner || !runner.ready || running || !view;
-  ui.stop.disabled = !running;
-  document.body.dataset.running = String(running);
+  ui.run.disabled = !runner || !runner.ready || !view || runningHere();
+  ui.stop.disabled = !(runningHere() || wanted);
+  document.body.dataset.running = String(Boolean(active));
 }
 
-async function run() {
-  if (runner && !runner.ready && view) toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
-  if (!view || !runner || !runner.ready || runner.running) return;
+/** Run (the button, Ctrl/Cmd+Enter): the lesson on screen, or the one on its way once it is shown. */
+function run() {
+  if (!view) return;
+  if (!runner || (!runner.ready && !pythonInfo)) {
+    status.toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
+    return;
+  }
+  if (runningHere()) return;
+  wanted = showing;
+  startWanted();
+  if (wanted && shown === showing && !active) status.toast(`${current.title} runs as soon as Python is ready again.`, 3000);
+}
+
+function startWanted() {
+  if (wanted && wanted !== showing) wanted = 0; // another lesson was opened since
+  if (wanted && shown === showing && !active && runner && runner.ready) {
+    wanted = 0;
+    start();
+  }
+  updateButtons();
+}
+
+async function start() {
   if (settings.live) {
     const problem = settings.problem();
     if (problem) {
-      toast(`Live model: ${problem}.`);
-      openSettings();
+      status.toast(`Live model: ${problem}.`);
+      dialog.open();
       return;
     }
   }
+  const run = { view, meta: current, step: 0 };
+  active = run;
   output.clear();
   trace.clear();
   context.clear();
-  const checks = byTest("checks");
-  delete checks.dataset.stale;
-  checks.dataset.running = "true";
-  const { slug, title } = current;
+  delete ui.checks.dataset.stale;
+  ui.checks.dataset.running = "true";
   const started = performance.now();
-  ui.status.dataset.runStarted = String(started);
-  delete ui.status.dataset.runEnded;
-  delete ui.status.dataset.extrasMs;
-  status(`Running ${current.title} with the ${settings.live ? "live" : "scripted"} model…`, "running");
+  status.stamp({ runStarted: started, runEnded: undefined, extrasMs: undefined });
+  status.show(`Running ${run.meta.title} with the ${modeName()} model…`, "running", { about: view });
   if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
-  const promise = runner.run(view.cells(), { env: settings.env() });
+  const onScreen = (draw) => (value) => view === run.view && draw(value);
+  const promise = runner.run(view.cells(), {
+    env: settings.env(),
+    on: {
+      stdout: onScreen((text) => output.write(text, "stdout")),
+      stderr: onScreen((text) => output.write(text, "stderr")),
+      event: onScreen((event) => {
+        if (event.type === "model_call") run.step = event.step;
+        trace.add(event);
+        context.add(event);
+      }),
+      // Python asks the page (asking.js): only approvals so far (looplab's ask_person)
+      ask: (kind, request, options) => (kind === "approval" && view === run.view
+        ? approve(request, { ...options, step: run.step })
+        : { unavailable: `the page has no answer to a "${kind}" question here` }),
+    },
+  });
   updateButtons();
   const result = await promise;
+  active = null;
   const ended = performance.now();
-  ui.status.dataset.runEnded = String(ended);
-  if (result.extras) ui.status.dataset.extrasMs = String(result.extras.ms); // bench/sdk_browser.py reads it
-  delete checks.dataset.running;
+  // bench/startup.py and bench/sdk_browser.py read these
+  status.stamp({ runEnded: ended, extrasMs: result.extras ? result.extras.ms : undefined });
+  delete ui.checks.dataset.running;
+  if (view === run.view) report(run, result, ((ended - started) / 1000).toFixed(2));
+  else left(run, result);
   updateButtons();
-  const seconds = ((ended - started) / 1000).toFixed(2);
-  if (!current || current.slug !== slug) {
-    // The learner left the lesson, which stopped the run: its panels now show the other lesson.
-    if (result.interrupted) status(`Stopped ${title}: you opened another lesson.`, "stopped");
-    else if (!result.crashed) saveProgress(slug, progressRecord(result));
-    renderList();
+  startWanted();
+}
+
+// A run of the lesson on screen ended: its panels and the status line say how.
+function report(run, result, seconds) {
+  const { slug, title } = run.meta;
+  if (result.outcome === "crashed") {
+    output.note(result.message);
+    status.show(`${result.message} Starting Python again…`, "crashed");
+    showChecks(ui.checks, [], {});
     return;
   }
-  if (result.crashed) {
-    output.note(result.crashed);
-    status(`${result.crashed} Starting Python again…`, "crashed");
-    showChecks(checks, [], {});
-    return;
-  }
-  if (result.interrupted) {
-    output.note(result.terminated ? "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)" : "Stopped: KeyboardInterrupt.");
-    showChecks(checks, [], {});
-    status(`Stopped after ${seconds} s.${result.terminated ? " Starting Python again…" : ""}`, "stopped");
+  if (result.outcome !== "checked") {
+    const restarted = result.outcome === "restarted";
+    output.note(restarted ? "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)" : "Stopped: KeyboardInterrupt.");
+    showChecks(ui.checks, [], {});
+    status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", { about: run.view });
     return;
   }
   if (result.error) output.write(result.error + "\n", "error");
-  showChecks(checks, result.checks);
-  const passed = result.checks.filter((c) => c.ok).length;
-  saveProgress(slug, progressRecord(result));
+  showChecks(ui.checks, result.checks);
+  const record = progressRecord(result);
+  saveProgress(slug, record);
   renderList();
-  status(`Done in ${seconds} s · ${passed} of ${result.checks.length} checks passed${result.error ? " · your code raised an error (see Output)" : ""}`, result.ok ? "passed" : "failed");
+  status.show(`Done in ${seconds} s · ${title}: ${describeTally(tally(result.checks))}${result.error ? " · your code raised an error (see Output)" : ""}`,
+    record.passed ? "passed" : "failed", { about: run.view });
 }
 
+// A run of a lesson the learner has left ended (opening the other lesson stopped it): nothing of
+// it is drawn; finished checks are saved; the status line speaks of the lesson on screen.
+function left(run, result) {
+  if (result.outcome === "crashed") return; // said by the crashed callback
+  if (result.outcome === "checked") {
+    saveProgress(run.meta.slug, progressRecord(result));
+    renderList();
+    status.show(`Opened ${current.title}; ${run.meta.title} had finished (${describeTally(tally(result.checks))}).`, "ready", { about: view });
+  } else {
+    const restarted = result.outcome === "restarted";
+    status.show(`Stopped ${run.meta.title}: you opened ${current.title}.${restarted ? " Starting Python again…" : ""}`, "stopped", { about: view });
+  }
+}
+
+/** A lesson passes when its code raised nothing and no check failed (and one at least passed:
+ * claims not checked with a live model alone do not make a pass), as looplab's LessonResult.ok. */
 function progressRecord(result) {
-  const passed = result.checks.filter((c) => c.ok).length;
-  return { passed: result.ok, checks: passed, total: result.checks.length, at: Date.now(), results: result.checks };
+  const counts = tally(result.checks);
+  const passed = !result.error && counts.passed > 0 && counts.failed === 0;
+  return { passed, checks: counts.passed, total: result.checks.length, at: Date.now(), results: result.checks };
 }
 
+/** Stop (the button, Esc, Ctrl+.): the run of the lesson on screen, or a Run still waiting. */
 function stop() {
-  if (runner && runner.running) {
-    status("Stopping…", "stopping");
+  wanted = 0;
+  if (runningHere() && runner.running) {
+    status.show("Stopping…", "stopping", { about: view });
     runner.stop();
   }
+  updateButtons();
 }
 
 function startRunner(build) {
   runner = new Runner(build, {
+    starting({ restart }) {
+      // After a Stop that had to terminate, or a crash, a new worker loads: the status line shows it.
+      if (restart) loadingSince = performance.now();
+      updateButtons();
+    },
     progress({ stage, loaded, total }) {
       if (runner && runner.ready) return;
-      ui.progress.max = total;
-      ui.progress.value = Math.min(loaded, total);
-      ui.progress.hidden = false;
-      status(`${stage[0].toUpperCase() + stage.slice(1)}… ${mb(loaded)} of ${mb(total)} MB`, "loading", { stage });
+      status.loading(loaded, total);
+      status.show(`${stage[0].toUpperCase() + stage.slice(1)}… ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`, "loading", { stage });
     },
     ready(info) {
       pythonInfo = info;
-      ui.progress.value = ui.progress.max;
-      ui.progress.hidden = true;
+      status.loaded();
       const ms = Math.round(performance.now() - loadingSince);
-      ui.status.dataset.readyAt = String(performance.now());
-      ui.status.dataset.workerTimes = JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin });
+      status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
-      status(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s · ${settings.live ? "live" : "scripted"} model${info.isolated ? "" : " · Stop restarts Python (page is not cross-origin isolated)"}`, "ready", { stage: "ready" });
-      updateButtons();
+      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s · ${modeName()} model${info.isolated ? "" : " · Stop restarts Python (page is not cross-origin isolated)"}`, "ready", { stage: "ready" });
       registerServiceWorker();
-    },
-    stdout: (text) => output.write(text, "stdout"),
-    stderr: (text) => output.write(text, "stderr"),
-    event(event) {
-      trace.add(event);
-      context.add(event);
+      startWanted(); // a Run pressed while Python was starting again
     },
     crashed(message, { restart }) {
       loadingSince = performance.now();
       const text = restart ? message : `${message} Reload the page to try again.`;
-      status(text, "crashed");
-      toast(text);
+      status.show(text, "crashed");
+      status.toast(text);
+      if (!restart) wanted = 0;
       updateButtons();
     },
   });
-  // After a Stop that had to terminate, or a crash, the runner starts a new worker: show its loading.
-  const restart = runner.start.bind(runner);
-  runner.start = () => {
-    loadingSince = performance.now();
-    restart();
-    updateButtons();
-  };
 }
 
 // --- model toggle and settings -----------------------------------------------------------------
 
-let dialog = null;
-
-function openSettings() {
-  dialog.open();
-}
-
 function showMode() {
-  ui.mode.textContent = settings.live ? "live" : "scripted";
+  ui.mode.textContent = modeName();
   ui.toggle.setAttribute("aria-pressed", String(settings.live));
   ui.toggle.dataset.mode = settings.values.mode;
   document.body.dataset.mode = settings.values.mode;
 }
 
-// --- theme -------------------------------------------------------------------------------------
-
-function effectiveTheme() {
-  return document.documentElement.dataset.theme || (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
-}
-
-function toggleTheme() {
-  const next = effectiveTheme() === "dark" ? "light" : "dark";
-  document.documentElement.dataset.theme = next;
-  saveTheme(next);
-}
-
-// --- phone tabs and panel tabs -----------------------------------------------------------------
-
-function setTab(tab) {
-  document.body.dataset.tab = tab;
-  for (const button of document.querySelectorAll(".phone-tabs button")) button.setAttribute("aria-pressed", String(button.dataset.tab === tab));
-}
-
-function setPanel(name) {
-  for (const tab of document.querySelectorAll(".panel-tabs [role=tab]")) tab.setAttribute("aria-selected", String(tab.dataset.panel === name));
-  for (const body of document.querySelectorAll("[data-panel-body]")) body.hidden = body.dataset.panelBody !== name;
-}
-
-// --- keyboard ----------------------------------------------------------------------------------
-
-// In an editor these come first: Mod-Enter would insert a line, and Esc during a run means Stop
-// (not CodeMirror's "Esc then Tab leaves the editor", which stays for when nothing runs). A key an
-// editor handled is not handled again by onKey below (its default is prevented).
-const editorKeys = [
-  { key: "Mod-Enter", run: () => (run(), true) },
-  { key: "Ctrl-.", run: () => (stop(), true) },
-  { key: "Escape", run: () => Boolean(runner && runner.running) && (stop(), true) },
-];
-
-function typing(target) {
-  return target && (target.closest(".cm-editor") || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable);
-}
-
-function onKey(event) {
-  if (event.defaultPrevented) return;
-  const mod = event.ctrlKey || event.metaKey;
-  if (mod && event.key === "Enter") {
-    event.preventDefault();
-    run();
-  } else if ((event.key === "Escape" && runner && runner.running && !document.querySelector("dialog[open]")) || (event.ctrlKey && event.key === ".")) {
-    event.preventDefault();
-    stop();
-  } else if (event.altKey && event.key === "PageDown") {
-    event.preventDefault();
-    go(1);
-  } else if (event.altKey && event.key === "PageUp") {
-    event.preventDefault();
-    go(-1);
-  } else if (!typing(event.target) && !mod && !event.altKey && !document.querySelector("dialog[open]")) {
-    if (event.key === "?") {
-      event.preventDefault();
-      $("[data-role=help-dialog]").showModal();
-    } else if (event.key === "n") go(1);
-    else if (event.key === "p") go(-1);
-  }
-}
-
-// --- service worker ----------------------------------------------------------------------------
-
-// A new build's service worker takes over as soon as it has cached everything (skipWaiting);
-// this page keeps running the code it loaded, and says a reload brings the new version.
-const hadController = "serviceWorker" in navigator && Boolean(navigator.serviceWorker.controller);
-if ("serviceWorker" in navigator) {
-  navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (hadController) toast("A new version of Loop Lab is ready: reload the page to use it.", 15000);
-  });
-}
-
-// Registered once Python is ready, so its precaching does not compete with the first load
-// (it then mostly revalidates what the HTTP cache already holds).
-function registerServiceWorker() {
-  if (!("serviceWorker" in navigator) || registerServiceWorker.done) return;
-  registerServiceWorker.done = true;
-  navigator.serviceWorker.register("sw.js").catch((error) => console.warn("service worker not registered:", error));
-}
-
-// --- export / import ---------------------------------------------------------------------------
-
-function exportProgress() {
-  const blob = new Blob([JSON.stringify(exportAll(), null, 1)], { type: "application/json" });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = `looplab-progress-${new Date().toISOString().slice(0, 10)}.json`;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-}
-
-async function importProgress(file) {
-  try {
-    const count = importAll(JSON.parse(await file.text()));
-    toast(`Imported edits for ${count} lesson${count === 1 ? "" : "s"}.`);
-    route();
-  } catch (error) {
-    toast(`Could not import ${file.name}: ${error.message}`);
-  }
+function toggleMode() {
+  settings.setMode(settings.live ? "scripted" : "live");
+  showMode();
+  if (settings.live && settings.problem()) dialog.open();
+  if (pythonInfo) status.show(`Ready · ${settings.live ? `live model ${settings.values.model} at ${settings.values.baseUrl}` : "scripted model"}`, "ready");
 }
 
 // --- start -------------------------------------------------------------------------------------
 
 async function main() {
-  document.addEventListener("keydown", onKey);
+  const help = setupHelp($("[data-role=help]"), $("[data-role=help-dialog]"));
+  editorKeys = setupShortcuts({ run, stop, stoppable: () => runningHere() || Boolean(wanted), go, help });
   ui.run.addEventListener("click", run);
   ui.stop.addEventListener("click", stop);
   ui.reset.addEventListener("click", () => {
@@ -399,40 +339,28 @@ async function main() {
       renderList();
     }
   });
-  ui.toggle.addEventListener("click", () => {
-    settings.setMode(settings.live ? "scripted" : "live");
-    showMode();
-    if (settings.live && settings.problem()) openSettings();
-    if (pythonInfo) status(`Ready · ${settings.live ? `live model ${settings.values.model} at ${settings.values.baseUrl}` : "scripted model"}`, "ready");
-  });
+  ui.toggle.addEventListener("click", toggleMode);
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
-  ui.settings.addEventListener("click", openSettings);
-  $("[data-role=theme]").addEventListener("click", toggleTheme);
-  $("[data-role=help]").addEventListener("click", () => $("[data-role=help-dialog]").showModal());
+  ui.settings.addEventListener("click", () => dialog.open());
+  approve = setupApproval($("[data-role=approval-dialog]"));
+  setupTheme($("[data-role=theme]"));
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));
-  $("[data-role=export]").addEventListener("click", exportProgress);
-  const importFile = $("[data-role=import]");
-  $("[data-role=import-button]").addEventListener("click", () => importFile.click());
-  importFile.addEventListener("change", () => {
-    if (importFile.files[0]) importProgress(importFile.files[0]);
-    importFile.value = ""; // the same file can be imported again
+  setupProgressFile(
+    { exportButton: $("[data-role=export]"), importButton: $("[data-role=import-button]"), input: $("[data-role=import]") },
+    {
+      imported(count) {
+        status.toast(`Imported edits for ${count} lesson${count === 1 ? "" : "s"}.`);
+        route();
+      },
+      failed: (text) => status.toast(text),
+    });
+  setupDrawer($("[data-role=menu]"), ui.list);
+  setTab = setupTabs({
+    phoneButtons: document.querySelectorAll(".phone-tabs button"),
+    panelTabs: document.querySelectorAll(".panel-tabs [role=tab]"),
+    panelBodies: document.querySelectorAll("[data-panel-body]"),
   });
-  const menu = $("[data-role=menu]");
-  const setMenu = (open) => {
-    document.body.classList.toggle("menu-open", open);
-    menu.setAttribute("aria-expanded", String(open));
-  };
-  menu.addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
-  ui.list.addEventListener("click", () => setMenu(false));
-  document.addEventListener("keydown", (event) => {  // Esc closes the phone's lesson drawer
-    if (event.key === "Escape" && document.body.classList.contains("menu-open")) {
-      setMenu(false);
-      menu.focus();
-    }
-  });
-  for (const button of document.querySelectorAll(".phone-tabs button")) button.addEventListener("click", () => setTab(button.dataset.tab));
-  for (const tab of document.querySelectorAll(".panel-tabs [role=tab]")) tab.addEventListener("click", () => setPanel(tab.dataset.panel));
   window.addEventListener("hashchange", route);
   showMode();
 
@@ -440,7 +368,7 @@ async function main() {
   try {
     build = await fetchJSON("build.json");
   } catch (error) {
-    status(`The site could not load its build information (${error.message}). Reload the page.`, "crashed");
+    status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed");
     return;
   }
   for (const key of ["indexURL", "lockFileURL"]) build[key] = new URL(build[key], document.baseURI).href;
@@ -449,7 +377,7 @@ async function main() {
     lessons = (await fetchJSON("lessons/index.json")).lessons;
     await route();
   } catch (error) {
-    status(`The lessons could not be loaded (${error.message}).`, "crashed");
+    status.show(`The lessons could not be loaded (${error.message}).`, "crashed");
   }
   updateButtons();
 }

@@ -1,4 +1,4 @@
-// The run's panels: output console (stdout/stderr, traceback), checks (✓/✗ with messages),
+// The run's panels: output console (stdout/stderr, traceback), checks (✓/✗/– with messages),
 // trace (the agent's events step by step) and context (what the model was sent last).
 
 import { el } from "./dom.js";
@@ -74,6 +74,32 @@ export class Output {
 }
 
 // --- checks ------------------------------------------------------------------------------------
+// A check passed (✓: its claim was evaluated and held), failed (✗), or was not checked (–: a
+// claim that holds only for the prepared scripted replies, not evaluated with a live model; its
+// message says what the model did). A looplab without `status` reports only `ok`.
+
+const SHOWN = {
+  passed: { mark: "✓", css: "pass", say: "passed: " },
+  failed: { mark: "✗", css: "fail", say: "failed: " },
+  "not checked": { mark: "–", css: "unchecked", say: "not checked: " },
+};
+
+/** "passed", "failed" or "not checked". */
+export function checkStatus(check) {
+  return check.status || (check.ok ? "passed" : "failed");
+}
+
+/** How many checks passed, failed and were not checked, and how many were checked at all. */
+export function tally(checks) {
+  const count = (status) => checks.filter((c) => checkStatus(c) === status).length;
+  const passed = count("passed"), failed = count("failed"), unchecked = count("not checked");
+  return { passed, failed, unchecked, checked: checks.length - unchecked };
+}
+
+/** "7 of 7 checks passed · 2 not checked with a live model" */
+export function describeTally({ passed, unchecked, checked }) {
+  return `${passed} of ${checked} checks passed${unchecked ? ` · ${unchecked} not checked with a live model` : ""}`;
+}
 
 export function showChecks(root, checks, { pending = false } = {}) {
   root.replaceChildren();
@@ -83,16 +109,17 @@ export function showChecks(root, checks, { pending = false } = {}) {
   }
   const list = el("ul", { class: "checklist" });
   for (const check of checks) {
-    const state = pending ? "pending" : check.ok ? "pass" : "fail";
-    const mark = pending ? "•" : check.ok ? "✓" : "✗";
-    list.append(el("li", { class: `check check-${state}`, "data-ok": pending ? "" : String(check.ok) },
-      el("span", { class: "check-mark", "aria-hidden": "true" }, mark),
-      el("span", { class: "sr-only" }, pending ? "not run: " : check.ok ? "passed: " : "failed: "),
+    const status = checkStatus(check);
+    const shown = pending ? { mark: "•", css: "pending", say: "not run: " } : SHOWN[status] || SHOWN.failed;
+    list.append(el("li", { class: `check check-${shown.css}`, "data-ok": pending ? "" : String(check.ok), "data-status": pending ? "" : status },
+      el("span", { class: "check-mark", "aria-hidden": "true" }, shown.mark),
+      el("span", { class: "sr-only" }, shown.say),
       el("span", { class: "check-name" }, check.name),
-      check.message && !check.ok ? el("span", { class: "check-message" }, check.message) : null));
+      !pending && status === "not checked" ? el("span", { class: "check-unchecked-label" }, "not checked") : null,
+      check.message && status !== "passed" ? el("span", { class: "check-message" }, check.message) : null));
   }
-  const passed = checks.filter((c) => c.ok).length;
-  if (!pending) root.append(el("p", { class: passed === checks.length ? "summary pass" : "summary fail" }, `${passed} of ${checks.length} checks passed`));
+  const counts = tally(checks);
+  if (!pending) root.append(el("p", { class: counts.failed ? "summary fail" : "summary pass" }, describeTally(counts)));
   root.prepend(list);
 }
 
@@ -119,17 +146,20 @@ export class Trace {
     this.root.replaceChildren();
     this.list = el("ol", { class: "trace" });
     this.root.append(this.list);
-    this.count = 0;
     this.root.dataset.empty = "true";
   }
 
   add(event) {
-    this.count++;
     delete this.root.dataset.empty;
     const kind = event.type;
     const item = el("li", { class: `ev ev-${kind}`, "data-type": kind });
     const step = event.step !== undefined ? el("span", { class: "ev-step" }, `step ${event.step}`) : null;
     item.append(el("span", { class: "ev-kind" }, LABELS[kind] || kind));
+    // A named run (run_agent(..., name=...)) tags its events, so nested agents stay apart.
+    if (event.agent) {
+      item.dataset.agent = event.agent;
+      item.append(el("span", { class: "ev-agent" }, event.agent));
+    }
     if (step) item.append(step);
     const body = this.describe(event);
     if (body) item.append(body);
@@ -142,7 +172,7 @@ export class Trace {
       case "run_start":
         return el("span", { class: "ev-text" }, `“${shorten(e.task, 200)}” · tools: ${(e.tools || []).join(", ") || "none"} · at most ${e.max_steps ?? "?"} steps`);
       case "model_call":
-        return el("span", { class: "ev-text" }, `${Array.isArray(e.context) ? e.context.length : e.messages ?? "?"} messages${e.context_tokens !== undefined ? ` (${e.context_tokens} tokens)` : ""}, ${e.tools ?? 0} tools`);
+        return el("span", { class: "ev-text" }, `${e.messages ?? "?"} messages${e.context_tokens !== undefined ? ` (${e.context_tokens} tokens)` : ""}, ${e.tools ?? 0} tools`);
       case "model_reply": {
         const parts = [`${Math.round(e.ms || 0)} ms`];
         if (e.ok === false) parts.push(`unusable: ${e.content}`);
@@ -177,7 +207,7 @@ export class Trace {
 
 // --- context -----------------------------------------------------------------------------------
 
-/** What the model saw on its last call (the model_call event's `context`, when the package sends it). */
+/** What the model saw on its last call: the model_call event's `context`. */
 export class Context {
   constructor(root) {
     this.root = root;
@@ -186,33 +216,20 @@ export class Context {
 
   clear() {
     this.root.replaceChildren(el("p", { class: "muted" }, "The messages the model is sent appear here when a lesson calls a model."));
-    this.last = null;
   }
 
   add(event) {
-    if (event.type === "model_call") {
-      this.last = event;
-      this.show(event);
-    } else if (event.type === "model_reply" && this.last && !Array.isArray(this.last.context)) {
-      this.show(this.last, event);
-    }
+    if (event.type === "model_call") this.show(event);
   }
 
-  show(call, reply) {
-    const count = Array.isArray(call.context) ? call.context.length : call.messages ?? "?";
+  show(call) {
+    const messages = call.context || [];
     const tokens = call.context_tokens !== undefined ? ` (${call.context_tokens} tokens)` : "";
     const head = el("p", { class: "ctx-head" }, `Step ${call.step ?? "?"}: `,
-      `${count} messages${tokens} and ${call.tools ?? 0} tools sent to the model`);
-    const children = [head];
-    if (Array.isArray(call.context)) {
-      const list = el("ol", { class: "ctx" });
-      for (const message of call.context) list.append(this.message(message));
-      children.push(list);
-    } else {
-      children.push(el("p", { class: "muted" }, "(This version of looplab reports only how many messages were sent, not the messages themselves.)"));
-      if (reply) children.push(el("p", {}, `Reply: ${reply.tool_calls ? `${reply.tool_calls} tool call(s)` : shorten(reply.content, 300)}`));
-    }
-    this.root.replaceChildren(...children);
+      `${messages.length} messages${tokens} and ${call.tools ?? 0} tools sent to the model`);
+    const list = el("ol", { class: "ctx" });
+    for (const message of messages) list.append(this.message(message));
+    this.root.replaceChildren(head, list);
   }
 
   message(m) {

@@ -2,16 +2,18 @@
 // Every message is a plain object with a `type`; nothing else crosses the boundary.
 //
 // page -> worker
-//   init   {interrupt: SharedArrayBuffer | null, build}     load Pyodide and looplab from this site;
-//                                                          `build` is build.json (indexURL, lockFileURL, sizes)
+//   init   {interrupt, answers, build}                     load Pyodide and looplab from this site;
+//                                                          `build` is build.json (indexURL, lockFileURL,
+//                                                          sizes); `interrupt` and `answers` are
+//                                                          SharedArrayBuffers (null when the page is not
+//                                                          cross-origin isolated)
 //   run    {id, cells: [{kind, source, tags}], solution, env}
 //                                                          run a lesson's code cells then its checks
 //                                                          (looplab.lesson.run_cells), after loading any
 //                                                          package of the site's lock the code imports
 //                                                          (and openai for LLM_API=sdk); `env` holds
-//                                                          LOOPLAB_MODEL, LLM_BASE_URL, LLM_API_KEY,
-//                                                          LLM_MODEL, LLM_API, LLM_MAX_TOKENS, set in
-//                                                          os.environ for this run
+//                                                          the ENV_KEYS below, set in os.environ for
+//                                                          this run
 //
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
@@ -19,8 +21,15 @@
 //   ready    {python, pyodide, isolated, times}            Python is loaded; runs may start (`times`:
 //                                                          ms marks of the load, for bench/startup.py)
 //   stdout   {id, text}  /  stderr {id, text}              the learner's output, in batches
-//   event    {id, event}                                   one trace event (looplab.trace), already
-//                                                          redacted of keys
+//   event    {id, event}                                   one trace event (looplab.trace)
+//                                                          (everything a run sends is redacted of
+//                                                          keys first: redact.js)
+//   ask      {id, kind, request, blocking}                 Python asks the page and (when `blocking`)
+//                                                          waits: kind "approval" {tool, arguments} ->
+//                                                          {approved, reason}. The page answers by
+//                                                          writing into the `answers` buffer (asking.js),
+//                                                          not by a message; not blocking: the page was
+//                                                          not isolated, Python went on without an answer
 //   done     {id, result: {ok, error, checks}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
 //                                                          KeyboardInterrupt ended it; `extras`
@@ -35,7 +44,8 @@
 
 export const SIGINT = 2;
 
-/** The environment variables a run may set: runner.js sends only these (bridge.py reads the same list). */
+/** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
+ * sets the same list (its ENV_KEYS; tests/site/test_page_rules.py checks the two agree). */
 export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */

@@ -2,26 +2,35 @@
 // Messages: see protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "./protocol.js";
+import { answerBuffer, writeAnswer } from "./asking.js";
+
+/** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
+ * Python, or Python crashed (and is restarted when it had loaded). */
+export const OUTCOMES = ["checked", "interrupted", "restarted", "crashed"];
 
 export class Runner {
   /**
    * @param {object} build  build.json
-   * @param {object} on     callbacks: progress, ready, stdout, stderr, event, crashed(message, {restart})
+   * @param {object} on     callbacks: starting({restart}) (a worker is starting: the first one, or
+   *                        a new one after a Stop that terminated or a crash), progress, ready,
+   *                        crashed(message, {restart})
    */
   constructor(build, on) {
     this.build = build;
     this.on = on;
     this.worker = null;
     this.ready = false;
-    this.current = null; // {id, resolve}
+    this.current = null; // {id, resolve, timer, on}
     this.nextId = 1;
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     this.start();
   }
 
   start() {
+    const restart = this.worker !== null;
     this.ready = false;
     this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.answers = answerBuffer(this.isolated);
     const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
     this.worker = worker;
     worker.onmessage = (event) => this.receive(worker, event.data);
@@ -29,12 +38,13 @@ export class Runner {
       event.preventDefault();
       this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
     };
-    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, build: this.build });
+    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build });
+    this.on.starting({ restart });
   }
 
   receive(worker, message) {
     if (worker !== this.worker) return; // a message from a worker we already replaced
-    const run = this.current;
+    const run = this.current && message.id === this.current.id ? this.current : null;
     switch (message.type) {
       case "progress":
         this.on.progress(message);
@@ -45,13 +55,16 @@ export class Runner {
         break;
       case "stdout":
       case "stderr":
-        if (run && message.id === run.id) this.on[message.type](message.text);
+        if (run) run.on[message.type](message.text);
         break;
       case "event":
-        if (run && message.id === run.id) this.on.event(message.event);
+        if (run) run.on.event(message.event);
+        break;
+      case "ask":
+        this.ask(run, message);
         break;
       case "done":
-        if (run && message.id === run.id) this.finish({ ...message.result, interrupted: message.interrupted, extras: message.extras || null });
+        if (run) this.finish({ ...message.result, outcome: message.interrupted ? "interrupted" : "checked", extras: message.extras || null });
         break;
       case "fatal":
         this.crash(worker, message.message);
@@ -59,12 +72,28 @@ export class Runner {
     }
   }
 
+  /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal})` answers;
+   * a blocking question's answer goes to the answer buffer, unless the run ended meanwhile. */
+  ask(run, { kind, request, blocking }) {
+    const controller = new AbortController();
+    if (run && blocking) run.asking = controller; // a run that waits: its end or Stop takes the question away
+    const handler = run && run.on.ask;
+    Promise.resolve()
+      .then(() => (handler ? handler(kind, request, { blocking, signal: controller.signal }) : { unavailable: `the page cannot answer a "${kind}" question` }))
+      .catch((error) => ({ unavailable: `the page could not answer: ${error && error.message ? error.message : error}` }))
+      .then((answer) => {
+        if (run && run.asking === controller) run.asking = null;
+        if (blocking && !controller.signal.aborted && (!run || this.current === run)) writeAnswer(this.answers, answer || {});
+      });
+  }
+
   finish(result) {
     const run = this.current;
     if (!run) return;
     this.current = null;
     clearTimeout(run.timer);
-    run.resolve(result);
+    if (run.asking) run.asking.abort(); // a question still open (a dialog) goes away with its run
+    run.resolve({ ok: false, error: null, checks: [], extras: null, ...result });
   }
 
   /** The worker failed: a fresh one when this one had loaded Python (a crash in a run); when
@@ -75,16 +104,21 @@ export class Runner {
     worker.terminate();
     this.ready = false;
     this.on.crashed(message, { restart });
-    this.finish({ ok: false, error: null, checks: [], crashed: message });
+    this.finish({ outcome: "crashed", message });
     if (restart) this.start();
   }
 
-  /** Run a lesson; resolves with {ok, error, checks, interrupted?, terminated?, crashed?, extras?}. */
-  run(cells, { solution = false, env = {} } = {}) {
+  /**
+   * Run a lesson's cells; `on` receives this run's stdout(text), stderr(text) and event(event),
+   * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
+   * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
+   * `message` says why Python crashed.
+   */
+  run(cells, { solution = false, env = {}, on }) {
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.current = { id, resolve, timer: null };
+      this.current = { id, resolve, timer: null, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
       this.worker.postMessage({ type: "run", id, cells, solution, env: known });
     });
@@ -98,9 +132,10 @@ export class Runner {
   stop() {
     const run = this.current;
     if (!run) return;
+    if (run.asking) run.asking.abort();
     if (this.interrupt) {
-      this.interrupt[0] = SIGINT;
-      run.timer = setTimeout(() => this.terminate(run), STOP_GRACE_MS);
+      this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
+      run.timer = run.timer || setTimeout(() => this.terminate(run), STOP_GRACE_MS);
     } else {
       this.terminate(run);
     }
@@ -109,7 +144,7 @@ export class Runner {
   terminate(run) {
     if (this.current !== run) return;
     this.worker.terminate();
-    this.finish({ ok: false, error: null, checks: [], interrupted: true, terminated: true });
+    this.finish({ outcome: "restarted" });
     this.start();
   }
 }

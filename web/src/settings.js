@@ -3,6 +3,7 @@
 // Python only as LLM_API_KEY in a run's environment, and is never put in the page's DOM.
 
 import { loadSettings, saveSettings, loadKey, saveKey } from "./storage.js";
+import { redact } from "./redact.js";
 
 export const PRESETS = {
   openai: { label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", api: "chat" },
@@ -60,12 +61,6 @@ export class Settings {
 }
 
 // --- Test connection ---------------------------------------------------------------------------
-
-function redact(text, key) {
-  text = String(text ?? "");
-  if (key && key.length >= 4) text = text.split(key).join("[redacted]");
-  return text.replace(/\bsk-[A-Za-z0-9_-]{12,}/g, "[redacted]");
-}
 
 /** Ask the service worker whether anything answers at `url` at all (a no-cors request). */
 function probe(url) {

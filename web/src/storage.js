@@ -127,10 +127,6 @@ export function saveKey(key, remember) {
   }
 }
 
-export function loadTheme() {
-  return read("theme", null);
-}
-
 export function saveTheme(theme) {
   write("theme", theme);
 }

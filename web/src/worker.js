@@ -2,10 +2,13 @@
 // Messages: see protocol.js.
 
 import bridgeSource from "./bridge.py";
+import { redact } from "./redact.js";
+import { clearAnswer, waitForAnswer } from "./asking.js";
 
 let pyodide = null;
 let bridge = null;
 let interrupt = null; // Uint8Array over the page's SharedArrayBuffer, or null
+let answers = null; // the answer buffer (asking.js), shared with the page, or null
 let runId = null;
 
 const post = (message) => self.postMessage(message);
@@ -70,9 +73,10 @@ function wasmFailure() {
   });
 }
 
-async function init({ interrupt: buffer, build }) {
+async function init({ interrupt: buffer, answers: answerBuffer, build }) {
   total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
+  answers = answerBuffer || null;
   self.fetch = countingFetch;
   try {
     progress("loading Python");
@@ -93,6 +97,7 @@ async function init({ interrupt: buffer, build }) {
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.FS.writeFile("/home/pyodide/looplab_bridge.py", bridgeSource);
     pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+    pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
     bridge = pyodide.pyimport("looplab_bridge");
     if (interrupt) bridge.interruptible_sleep();
     times.looplab = performance.now();
@@ -126,8 +131,9 @@ let sentInWindow = 0;
 
 let secret = ""; // this run's API key: never shown, even when the learner prints it
 
+// Everything a run sends the page passes here: output, events, the result, error messages.
 function hide(text) {
-  return secret ? text.split(secret).join("[redacted]") : text;
+  return redact(text, secret);
 }
 
 function write(stream, text) {
@@ -153,40 +159,27 @@ function flush() {
 // --- one run -------------------------------------------------------------------------------
 
 // Extra packages come only from this site's lock file, and only when a run needs them: what the
-// lesson's code imports (e.g. `import openai`), and the openai SDK for LLM_API=sdk in live mode.
-// loadPackage follows the lock's `depends` (read from each wheel's metadata at build time) and
-// checks every wheel's sha256. Returns {packages, ms} when it loaded something, else null.
+// lesson's code imports (e.g. `import openai`; Pyodide maps import names to packages through the
+// lock's `imports`), and the openai SDK for LLM_API=sdk in live mode. loadPackage follows the
+// lock's `depends` (read from each wheel's metadata at build time) and checks every wheel's
+// sha256. Returns {packages, ms} when it loaded something, else null.
 async function loadExtras(id, cells, env) {
-  const code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
-  const wanted = new Set();
-  try {
-    for (const name of pyodide.pyimport("pyodide.code").find_imports(code).toJs()) wanted.add(name);
-  } catch {
-    /* a syntax error: the run itself will report it */
-  }
-  if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") wanted.add("openai");
-  const lock = pyodide.lockfile.packages;
-  const packages = Object.values(lock)
-    .filter((p) => p.imports.some((name) => wanted.has(name)))
-    .map((p) => p.name)
-    .filter((name) => !(name in pyodide.loadedPackages));
-  if (!packages.length) return null;
-  const all = new Set(); // with their dependencies, to say what is coming
-  const add = (name) => {
-    if (all.has(name) || name in pyodide.loadedPackages || !lock[name]) return;
-    all.add(name);
-    lock[name].depends.forEach(add);
-  };
-  packages.forEach(add);
-  const names = [...all];
-  post({ type: "stdout", id, text: `(loading ${names.join(", ")} from this site, once…)\n` });
+  let code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
+  if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") code += "\nimport openai";
   const started = performance.now();
   const errors = [];
-  await pyodide.loadPackage(packages, { messageCallback: () => {}, errorCallback: (text) => errors.push(text) });
-  const ms = Math.round(performance.now() - started);
+  const loaded = await pyodide.loadPackagesFromImports(code, {
+    // "Loading a, b, c" comes first, naming every package about to load, dependencies included.
+    messageCallback: (text) => {
+      if (text.startsWith("Loading ")) post({ type: "stdout", id, text: `(loading ${text.slice(8)} from this site, once…)\n` });
+    },
+    errorCallback: (text) => errors.push(text),
+  });
   if (errors.length) throw new Error(errors.join("; "));
+  if (!loaded.length) return null;
+  const ms = Math.round(performance.now() - started);
   post({ type: "stdout", id, text: `(loaded in ${(ms / 1000).toFixed(1)} s)\n` });
-  return { packages: names, ms };
+  return { packages: loaded.map((p) => p.name), ms };
 }
 
 async function run({ id, cells, solution, env }) {
@@ -199,7 +192,7 @@ async function run({ id, cells, solution, env }) {
   try {
     extras = await loadExtras(id, cells, env);
   } catch (error) {
-    post({ type: "stderr", id, text: `Could not load a package: ${error && error.message ? error.message : error}\n` });
+    post({ type: "stderr", id, text: hide(`Could not load a package: ${error && error.message ? error.message : error}\n`) });
   }
   const sendEvent = (text) => {
     flush(); // output printed before an event shows before it
@@ -222,6 +215,23 @@ async function run({ id, cells, solution, env }) {
   flush();
   post({ type: "done", id, result, interrupted, extras });
   runId = null;
+}
+
+// Python asks the page and waits for its answer (asking.js; looplab/page.py calls this). Without
+// an answer buffer (the page is not cross-origin isolated) the page is told, and Python hears at
+// once that it cannot wait. Stop raises KeyboardInterrupt in Python while it waits.
+function askPage(kind, requestJson) {
+  flush(); // what was printed before the question shows before it
+  const request = JSON.parse(hide(requestJson));
+  if (!answers) {
+    post({ type: "ask", id: runId, kind, request, blocking: false });
+    return JSON.stringify({ unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it" });
+  }
+  clearAnswer(answers);
+  post({ type: "ask", id: runId, kind, request, blocking: true });
+  return waitForAnswer(answers, () => {
+    if (interrupt && interrupt[0] !== 0) pyodide.checkInterrupt(); // throws KeyboardInterrupt into Python
+  });
 }
 
 function describeCrash(message) {

@@ -1,0 +1,476 @@
+# %% [markdown]
+# # 23 · Several agents
+#
+# One agent with twenty tools and a page of instructions gets confused: it picks the wrong tool,
+# forgets half its rules, and one long memory holds everything it ever read. A common answer is
+# to split the work by **role**: each agent gets short instructions, a few tools and its own step
+# limit. Two shapes cover most designs:
+#
+# | shape | who stays in charge | what comes back |
+# | --- | --- | --- |
+# | **an agent as a tool** | the caller: a writer asks a researcher, like calling a function | the researcher's answer, as a tool result |
+# | **a hand-off** | the one handed to: a triage agent passes the conversation to a specialist | the specialist answers the user itself |
+#
+# Either way each agent is just `run_agent` with its own model, tools, memory and limit. The new
+# part is small: who calls whom, what each one sees, and a trace in which you can still tell them
+# apart. For that last one, `run_agent(..., name="researcher")` puts `agent: "researcher"` on
+# every event of that run, and the trace panel shows it.
+
+# %%
+from dataclasses import dataclass
+
+from looplab import Collector, Memory, Toolbox, ToolError, run_agent
+from looplab.lesson import expect
+from looplab.models import call, failing, final, pick_model, scripted
+from looplab.trace import describe, listen
+
+STOPS = ("final", "step_limit", "error", "needs_person")
+NOTES = {
+    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
+    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
+    "n5": ("Eastside branch: staff", "Staff count: 14."),
+    "n6": ("Westside branch: staff", "Staff count: 9."),
+}
+
+
+def note_tools():
+    box = Toolbox()
+
+    @box.tool
+    def search_notes(keyword: str) -> str:
+        """Find notes whose title contains a keyword; returns ids and titles."""
+        found = [f"{i}: {t}" for i, (t, _) in NOTES.items() if keyword.lower() in t.lower()]
+        return "\n".join(found) or f"no notes found for {keyword!r}"
+
+    @box.tool
+    def read_note(note_id: str) -> str:
+        """Return the text of one note by id, such as n1."""
+        if note_id not in NOTES:
+            raise ToolError(f"no note {note_id!r}; ids are {', '.join(NOTES)}")
+        return NOTES[note_id][1]
+
+    return box
+
+
+@dataclass
+class Agent:
+    """One agent: a name, its instructions, its own tools, its model and its own step limit."""
+    name: str
+    instructions: str
+    tools: Toolbox
+    model: object
+    max_steps: int = 6
+
+
+def offered(log, who):
+    """A model that records, for `who`, the tools and messages it is sent, then asks `model`."""
+    def wrap(model):
+        def ask(messages, tools):
+            log.append((who, [t["function"]["name"] for t in tools], [m.get("content") for m in messages]))
+            return model(messages, tools)
+        return ask
+    return wrap
+
+
+def attempt(fn, *args, **kwargs):
+    """Call fn; an exception comes back as text, so a check can say what happened."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
+# %% [markdown]
+# ## An agent as a tool
+#
+# The writer's job is to write; finding facts is the researcher's. So the writer gets one tool,
+# `ask_researcher(question)`, and behind it runs a whole agent with its own tools (the notes), its
+# own short memory and its own step limit. To the writer it is a tool like any other: a question
+# goes in, text comes out, and a failure comes back as `error:` text it can read.
+#
+# ## Exercise 1: wrap an agent as a tool
+#
+# Complete `add_agent_tool(toolbox, agent, description)`. The tool it registers, `ask_<name>`,
+# must run `agent` on the question with `run_agent`:
+#
+# - a **fresh** `Memory(agent.instructions)` for every call (the researcher does not need the
+#   writer's conversation, and should not keep its own from one question to the next);
+# - the agent's own tools, model and `max_steps`, and `name=agent.name`, so its events say who
+#   acted;
+# - return the answer when the run ended `final`; otherwise `raise ToolError(...)` saying which
+#   agent stopped, how (`stopped`), after how many steps, and why (`detail`).
+
+# %% tags=["exercise"]
+def add_agent_tool(toolbox, agent, description):
+    """Register `ask_<agent.name>(question)` on `toolbox`: a whole run of `agent`, its answer as the result."""
+    def ask(question):
+        return "(the researcher is not connected yet)"
+
+    toolbox.register(f"ask_{agent.name}", description,
+                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+                     ask)
+
+# %% [markdown] tags=["hint"]
+# Inside `ask`: `result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+# agent.max_steps, name=agent.name)`. The memory is made inside `ask`, so each call gets a new one.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def add_agent_tool(toolbox, agent, description):
+#     def ask(question):
+#         result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+#                            agent.max_steps, name=agent.name)
+#         if result["stopped"] != "final":
+#             raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
+#                             f"steps: {result.get('detail', '')}")
+#         return result["answer"]
+#
+#     toolbox.register(f"ask_{agent.name}", description,
+#                      {"type": "object", "properties": {"question": {"type": "string"}},
+#                       "required": ["question"]}, ask)
+# ```
+
+# %% tags=["solution"]
+def add_agent_tool(toolbox, agent, description):
+    """Register `ask_<agent.name>(question)` on `toolbox`: a whole run of `agent`, its answer as the result."""
+    def ask(question):
+        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+                           agent.max_steps, name=agent.name)
+        if result["stopped"] != "final":
+            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
+                            f"steps: {result.get('detail', '')}")
+        return result["answer"]
+
+    toolbox.register(f"ask_{agent.name}", description,
+                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+                     ask)
+
+# %% [markdown] tags=["predict"]
+# The writer asks the researcher once. In the trace below, which event comes right after the
+# writer's `tool_call ask_researcher`?
+#
+# - [ ] the writer's `tool_result`
+# - [x] the researcher's `run_start`
+# - [ ] the writer's next `model_call`
+#
+# The tool's function runs the researcher's whole run before it returns, so all of its events sit
+# between the writer's call and the writer's result, each tagged `[researcher]`.
+
+# %%
+seen = []
+researcher = Agent("researcher", "You find facts in the notes. Answer with the figures only.", note_tools(),
+                   offered(seen, "researcher")(pick_model([
+                       call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                       call("read_note", note_id="n2"), final("March visits: Eastside 1240, Westside 980.")])),
+                   max_steps=4)
+writer_tools = Toolbox()
+add_agent_tool(writer_tools, researcher, "Ask the researcher a question about the branch notes.")
+writer_model = offered(seen, "writer")(pick_model([
+    call("ask_researcher", question="How many visits did each branch have in March?"),
+    final("In March, Eastside drew 1,240 visits to Westside's 980.")]))
+events = Collector()
+stop_listening = listen(events)  # every run's events, the researcher's too (the page's trace does the same)
+written = run_agent("Write one sentence comparing the branches' March visits.", writer_model, writer_tools,
+                    Memory("You write short reports. Ask the researcher for any figure you need."),
+                    max_steps=4, name="writer")
+stop_listening()
+for event in events:
+    print(" ", describe(event, width=90))
+
+# %% [markdown]
+# More cases, each where a wrapper can go wrong: a researcher that never finishes (its own step
+# limit, 2, must stop it, and the writer must hear about it as an error), one whose model is down,
+# and two questions in a row (does the second start from a clean memory?). These use prepared
+# replies in every mode: they test the wrapper, not a model.
+
+# %%
+def researcher_with(replies, max_steps=2, log=None):
+    model = scripted(replies) if isinstance(replies, list) else replies
+    return Agent("researcher", "You find facts in the notes.", note_tools(),
+                 offered(log, "researcher")(model) if log is not None else model, max_steps)
+
+
+endless_box = Toolbox()
+add_agent_tool(endless_box, researcher_with([call("search_notes", keyword=w) for w in "abcdef"]), "Ask.")
+endless = endless_box.run("ask_researcher", '{"question": "Find the parking figures."}')
+down_box = Toolbox()
+add_agent_tool(down_box, researcher_with(failing("network down")), "Ask.")
+down = down_box.run("ask_researcher", '{"question": "Anything?"}')
+twice_log = []
+twice_box = Toolbox()
+add_agent_tool(twice_box, researcher_with([final("one"), final("two")], log=twice_log), "Ask.")
+twice = [twice_box.run("ask_researcher", '{"question": "%s"}' % q) for q in ("first?", "second?")]
+print("never finishes ->", endless)
+print("model down     ->", down)
+print("twice          ->", twice, "| messages the second run was sent:", twice_log[-1][2] if twice_log else None)
+
+# %% [markdown]
+# ## A hand-off
+#
+# A help desk gets all kinds of questions. A **triage** agent reads each one and hands the
+# conversation to the specialist who can act on it: **billing** (it can look up invoices) or
+# **tech** (it can check the service's status). A hand-off is offered to the model as a tool,
+# `transfer_to_billing(reason)`; calling it does nothing but record where the conversation goes.
+# When the triage agent's run ends, the **router** starts the next agent on the same
+# conversation, and that agent answers the user itself.
+#
+# `with_handoffs` builds an agent's toolbox for one turn: its own tools plus one transfer tool for
+# each agent it may hand to. `passed` receives the choice.
+
+# %%
+def with_handoffs(agent, agents, passed):
+    """The agent's own tools plus `transfer_to_<name>(reason)` for every other agent; a transfer fills `passed`."""
+    box = Toolbox()
+    for schema in agent.tools.schemas():
+        fn = schema["function"]
+        box.register(fn["name"], fn["description"], fn["parameters"], forward(agent.tools, fn["name"]))
+    for name in agents:
+        if name != agent.name:
+            def transfer(reason, to=name):
+                passed.update(to=to, reason=reason)
+                return f"the conversation goes to {to} when you finish your reply"
+            box.register(f"transfer_to_{name}", f"Hand the conversation to the {name} agent.",
+                         {"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]},
+                         transfer)
+    return box
+
+
+def forward(tools, name):
+    """A tool function that runs `name` on another toolbox."""
+    return lambda **arguments: tools.run(name, arguments)
+
+
+def billing_tools():
+    box = Toolbox()
+
+    @box.tool
+    def look_up_invoice(month: str) -> str:
+        """Return the invoice lines for a month, such as "March"."""
+        return {"march": "2 charges of 12.00 on 3 March (one is a duplicate)"}.get(month.lower(), "no charges")
+
+    return box
+
+
+def tech_tools():
+    box = Toolbox()
+
+    @box.tool
+    def service_status() -> str:
+        """Return whether the service is up."""
+        return "all systems up"
+
+    return box
+
+# %% [markdown]
+# ## Exercise 2: the router
+#
+# Write `route(request, agents, start, max_handoffs=3, tracer=None)`. `agents` maps names to
+# `Agent`s. Run `agents[start]` on the request with `run_agent` (with `name=` its name, its own
+# `max_steps`, and the toolbox `with_handoffs(agent, agents, passed)` for a fresh `passed = {}`).
+# Then:
+#
+# - if it did not hand off (`passed` is empty), the conversation is done: return
+#   `{"answer", "stopped", "agent", "path"}` from that run (`path`: the names of the agents that
+#   ran, in order);
+# - if it did, and `max_handoffs` hand-offs have already happened, stop: `"stopped":
+#   "step_limit"`, `"answer": None`, and a `"detail"` that names the chain (`triage → billing →
+#   triage → billing`), so a loop between two agents ends with a clear reason;
+# - otherwise run the agent it handed to, on **the same conversation**: a new
+#   `Memory(next.instructions)` whose `history` is a copy of the previous one's, and the task
+#   `f"{previous} handed this conversation to you: {reason}"`.
+
+# %% tags=["exercise"]
+def route(request, agents, start, max_handoffs=3, tracer=None):
+    """Run a conversation through agents that may hand it to each other; stops a hand-off loop."""
+    agent = agents[start]
+    passed = {}
+    memory = Memory(agent.instructions)
+    result = run_agent(request, agent.model, with_handoffs(agent, agents, passed), memory,
+                       agent.max_steps, tracer=tracer, name=agent.name)
+    return {"answer": result["answer"], "stopped": result["stopped"], "agent": agent.name, "path": [agent.name]}
+
+# %% [markdown] tags=["hint"]
+# Make it a loop: keep `path`, `memory` and the `task` in variables, and after each run either
+# return, stop, or move to `agents[passed["to"]]`. The number of hand-offs so far is
+# `len(path) - 1`.
+
+# %% [markdown] tags=["hint"]
+# To pass the conversation on: `following = Memory(agents[to].instructions)`, then
+# `following.history = list(memory.history)`. The chain for the detail is
+# `" → ".join(path + [passed["to"]])`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def route(request, agents, start, max_handoffs=3, tracer=None):
+#     name, task, history, path = start, request, [], []
+#     while True:
+#         agent, passed = agents[name], {}
+#         memory = Memory(agent.instructions)
+#         memory.history = list(history)
+#         path.append(name)
+#         result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
+#                            agent.max_steps, tracer=tracer, name=name)
+#         if not passed:
+#             return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
+#         if len(path) - 1 >= max_handoffs:
+#             chain = " → ".join(path + [passed["to"]])
+#             return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
+#                     "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
+#         task = f"{name} handed this conversation to you: {passed['reason']}"
+#         name, history = passed["to"], memory.history
+# ```
+
+# %% tags=["solution"]
+def route(request, agents, start, max_handoffs=3, tracer=None):
+    """Run a conversation through agents that may hand it to each other; stops a hand-off loop."""
+    name, task, history, path = start, request, [], []
+    while True:
+        agent, passed = agents[name], {}
+        memory = Memory(agent.instructions)
+        memory.history = list(history)
+        path.append(name)
+        result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
+                           agent.max_steps, tracer=tracer, name=name)
+        if not passed:
+            return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
+        if len(path) - 1 >= max_handoffs:
+            chain = " → ".join(path + [passed["to"]])
+            return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
+                    "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
+        task = f"{name} handed this conversation to you: {passed['reason']}"
+        name, history = passed["to"], memory.history
+
+# %%
+desk_log = []
+desk = {
+    "triage": Agent("triage", "You sort help-desk requests. Hand each one to the right specialist.", Toolbox(),
+                    offered(desk_log, "triage")(pick_model([
+                        call("transfer_to_billing", reason="the customer was charged twice in March"),
+                        final("I am passing you to billing.")])), max_steps=3),
+    "billing": Agent("billing", "You handle invoices and refunds. Look up the invoice first.", billing_tools(),
+                     offered(desk_log, "billing")(pick_model([
+                         call("look_up_invoice", month="March"),
+                         final("You were charged 12.00 twice on 3 March; the duplicate will be refunded.")])),
+                     max_steps=4),
+    "tech": Agent("tech", "You answer questions about outages.", tech_tools(),
+                  offered(desk_log, "tech")(pick_model([final("All systems are up.")])), max_steps=3),
+}
+desk_events = Collector()
+handled = route("I was charged twice for March. Can you fix it?", desk, "triage", tracer=desk_events)
+print(handled)
+for event in desk_events:
+    if event["type"] in ("run_start", "tool_call", "stop"):
+        print(" ", describe(event, width=90))
+
+# %% [markdown] tags=["predict"]
+# Two agents that only ever hand the conversation back to each other, with `max_handoffs=3`. How
+# many runs start before the router stops them?
+#
+# - [ ] 3
+# - [x] 4
+# - [ ] it never stops: each run ends `final`
+#
+# triage → billing → triage → billing is three hand-offs and four runs; the fourth run hands off
+# again, and that one is refused: the router stops with `step_limit` and the chain in `detail`.
+
+# %%
+def bouncer(name, other):
+    """An agent that hands every conversation to `other` (prepared replies, in every mode)."""
+    return Agent(name, f"You are {name}.", Toolbox(),
+                 scripted([reply for _ in range(5) for reply in
+                           (call(f"transfer_to_{other}", reason=f"{other} should take it"), final("Passing it on."))]),
+                 max_steps=3)
+
+
+loop_events = Collector()
+looping = route("Help!", {"triage": bouncer("triage", "billing"), "billing": bouncer("billing", "triage")},
+                "triage", max_handoffs=3, tracer=loop_events)
+print(looping)
+no_handoffs = route("Help!", {"triage": bouncer("triage", "billing"), "billing": bouncer("billing", "triage")},
+                    "triage", max_handoffs=0)
+stuck_billing = Agent("billing", "You handle invoices.", billing_tools(),
+                      scripted([call("look_up_invoice", month="March") for _ in range(5)]), max_steps=2)
+stuck = route("Charged twice.", {"triage": bouncer("triage", "billing"), "billing": stuck_billing}, "triage")
+print("billing never finishes ->", stuck)
+
+# %% [markdown]
+# ## What `looplab` adds, and what frameworks add
+#
+# Both patterns are a few lines on top of `run_agent`, so Loop Lab keeps them in your program.
+# The one piece it adds is the name: `run_agent(..., name=...)` tags every event, `describe()`
+# prefixes `[researcher]`, and the page's trace panel shows the agent beside each event, so a
+# nested run reads as a block inside its caller. Agent frameworks package the same two ideas
+# (OpenAI's Agents SDK calls them *agents as tools* and *handoffs*; LangGraph builds them as a
+# supervisor graph) and add what a long-lived system needs: hand-off filters that choose which
+# part of the history the next agent sees, guardrails on each agent, and traces that draw the
+# agents as a graph.
+
+# %% tags=["check"]
+# every event of the writer's run says which agent acted
+assert events.events and all(e.get("agent") in ("writer", "researcher") for e in events), (
+    "events without the right agent: " + ", ".join(sorted({str(e.get('agent')) for e in events})) +
+    "; pass name=agent.name to run_agent in your wrapper")
+# the writer's run ended in one of the four ways
+assert written["stopped"] in STOPS, written
+# the writer is offered only its own tool; the researcher only the notes
+assert all(tools == ["ask_researcher"] for who, tools, _ in seen if who == "writer") and \
+    all(tools == ["search_notes", "read_note"] for who, tools, _ in seen if who == "researcher"), (
+    f"tools offered: {[(w, t) for w, t, _ in seen]}")
+# the researcher's whole run sits between the writer's call and its result
+expect([(e.get("agent"), e["type"]) for e in events][3:5] == [("writer", "tool_call"), ("researcher", "run_start")]
+       and "1240" in str(events.of("tool_result")[-1].get("result")),
+       "the researcher did not run inside the writer's tool call: " + " | ".join(describe(e, 50) for e in events.events[:8]),
+       observed=f"the writer ended {written['stopped']}: {str(written['answer'])[:80]!r}; agents that acted: "
+                f"{sorted({e.get('agent') for e in events})}; a scripted writer asks the researcher once")
+# the writer's answer uses the researcher's figures
+expect(written["stopped"] == "final" and "1,240" in (written["answer"] or ""),
+       f"the writer ended {written['stopped']}: {written['answer']!r}",
+       observed=f"the writer answered {str(written['answer'])[:100]!r}")
+# a researcher that hits its own step limit reaches the writer as an error, with the reason
+assert isinstance(endless, str) and endless.startswith("error:") and "step_limit" in endless and "2" in endless, (
+    f"a researcher that never finishes gave the writer {endless!r}; raise ToolError naming how it stopped and after "
+    "how many steps")
+# a researcher whose model is down reaches the writer as an error, not a crash
+assert isinstance(down, str) and down.startswith("error:") and "network down" in down, (
+    f"a researcher whose model raised gave {down!r}; a run that ends 'error' is a ToolError with its detail")
+# each question starts from a fresh memory
+assert twice == ["one", "two"] and len(twice_log) == 2 and len(twice_log[1][2]) == 2, (
+    f"two questions gave {twice} and the second run was sent {twice_log[-1][2] if twice_log else None}; make a new "
+    "Memory inside the tool's function, so each question starts from its instructions and the question alone")
+# the conversation starts with triage and ends in one of the four ways
+assert isinstance(handled, dict) and handled.get("path", [None])[0] == "triage" and handled.get("stopped") in STOPS, handled
+# triage hands to billing, which looks up the invoice and answers
+expect(handled.get("path") == ["triage", "billing"] and handled.get("agent") == "billing"
+       and "duplicate" in (handled.get("answer") or ""),
+       f"the route gave {handled}; when a run handed off (passed is not empty), run the agent passed['to'] "
+       "names on the same conversation",
+       observed=f"the agents that ran: {handled.get('path')}; the answer: {str(handled.get('answer'))[:100]!r}; "
+                "a scripted triage hands to billing")
+# the specialist sees the conversation: the customer's own words and why it got it
+expect(any(who == "billing" and "I was charged twice for March. Can you fix it?" in contents
+           and any("handed this conversation to you" in str(c) for c in contents) for who, _, contents in desk_log),
+       "billing was sent: " + str([c for w, _, c in desk_log if w == "billing"][:1])[:300] + "; copy the "
+       "previous memory's history into the next agent's Memory, and give it the hand-off as its task",
+       observed="billing ran " + str(sum(w == "billing" for w, _, _ in desk_log)) + " times")
+# each specialist is offered its own tools and the hand-offs, not another's tools
+assert all("service_status" not in tools and "look_up_invoice" not in tools for who, tools, _ in desk_log if who == "triage") \
+    and all("service_status" not in tools for who, tools, _ in desk_log if who == "billing"), (
+    f"tools offered: {[(w, t) for w, t, _ in desk_log]}")
+# a hand-off loop is stopped after max_handoffs, with the chain as the reason
+assert isinstance(looping, dict) and looping.get("stopped") == "step_limit" and \
+    "triage → billing → triage → billing" in str(looping.get("detail")), (
+    f"two agents handing back and forth gave {looping}; count the hand-offs and stop with 'step_limit' and a "
+    "detail naming the chain")
+# the loop ran four agents, no more
+assert len(loop_events.of("run_start")) == 4 and looping.get("path") == ["triage", "billing", "triage", "billing"], (
+    f"{len(loop_events.of('run_start'))} runs started, path {looping.get('path')}; with max_handoffs=3 the fourth "
+    "hand-off is refused")
+# with max_handoffs=0 the first hand-off is refused
+assert no_handoffs.get("stopped") == "step_limit" and no_handoffs.get("path") == ["triage"], (
+    f"with max_handoffs=0 the route gave {no_handoffs}; compare the hand-offs so far (len(path) - 1) with "
+    "max_handoffs before you start the next agent")
+# a specialist's own step limit ends the conversation with its reason
+assert stuck.get("stopped") == "step_limit" and stuck.get("agent") == "billing" and stuck.get("path") == ["triage", "billing"], (
+    f"a billing agent that never finishes gave {stuck}; return the specialist's own stop")
+# every run in the desk's trace carries its agent's name
+assert {e.get("agent") for e in desk_events} <= {"triage", "billing", "tech"} and all(e.get("agent") for e in desk_events), (
+    "pass name= to every run_agent, so the trace says which agent acted")

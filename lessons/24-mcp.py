@@ -1,0 +1,576 @@
+# %% [markdown]
+# # 24 · A standard tool connector (MCP)
+#
+# Every tool so far was a Python function inside the agent's own program. Real tools often live
+# somewhere else: a notes service, a calendar, a company database, written by other people in
+# other languages. If each agent had its own way to reach each tool service, five agents and
+# eight services would need forty connectors. The **Model Context Protocol** (MCP) is the shared
+# plug: a **server** offers tools, a **client** inside the agent's program asks which tools there
+# are and calls them, and any client works with any server.
+#
+# MCP's messages are **JSON-RPC 2.0**, four shapes of JSON object:
+#
+# | shape | looks like | answered? |
+# | --- | --- | --- |
+# | request | `{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {...}}` | yes, with the same `id` |
+# | result | `{"jsonrpc": "2.0", "id": 1, "result": {...}}` | — |
+# | error | `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "..."}}` | — |
+# | notification | `{"jsonrpc": "2.0", "method": "notifications/initialized"}` (no `id`) | never |
+#
+# The error codes are JSON-RPC's own: **-32700** the text is not JSON, **-32600** it is not a
+# request, **-32601** no such method, **-32602** the params are wrong (MCP also uses it for a
+# tool the server does not have).
+
+# %%
+import itertools
+import json
+
+from looplab import Collector, Memory, Toolbox, ToolError, run_agent
+from looplab.lesson import expect
+from looplab.mcp import McpClient, McpError, McpServer, in_process
+from looplab.models import call, final, pick_model
+
+NOTES = {
+    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
+    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
+    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
+    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
+    "n5": ("Eastside branch: staff", "Staff count: 14."),
+    "n6": ("Westside branch: staff", "Staff count: 9."),
+}
+
+notes = Toolbox()
+
+
+@notes.tool
+def search_notes(keyword: str) -> str:
+    """Find notes whose title contains a keyword; returns their ids and titles.
+
+    Args:
+        keyword: a word from a note's title, such as "visits"
+    """
+    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
+    return "\n".join(found) or f"no notes found for {keyword!r}"
+
+
+@notes.tool
+def read_note(note_id: str) -> str:
+    """Return the text of one note.
+
+    Args:
+        note_id: the note's id, such as "n1"
+    """
+    if note_id not in NOTES:
+        raise ToolError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
+    return NOTES[note_id][1]
+
+
+def attempt(fn, *args, **kwargs):
+    """Call fn; an exception comes back as text, so a check can say what happened."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
+# %% [markdown]
+# ## A session on the wire
+#
+# `looplab.mcp` has a finished server and client; first watch them talk. The server offers the
+# `notes` toolbox. The client reaches it through a **transport**: a function that takes one
+# message as JSON text and returns the reply's JSON text (or nothing). Here the function calls
+# the server directly, and `wire` keeps every text that crosses.
+#
+# A session opens with a **handshake**: the client's `initialize` names the protocol version it
+# speaks, its capabilities and who it is; the server answers with the version they will use, its
+# own capabilities (it offers tools) and who it is. Then the client sends the notification
+# `notifications/initialized`, and from then on asks `tools/list` and `tools/call`.
+
+# %% [markdown] tags=["predict"]
+# The client sends the notification `notifications/initialized`. What does the server send back?
+#
+# - [ ] an empty result, `{"result": {}}`
+# - [ ] the error -32601, since nothing was asked
+# - [x] nothing at all
+#
+# A notification has no `id`, so there is nothing a reply could answer: JSON-RPC forbids replying
+# to one, even with an error. Look for the line after it below: it is the client's next request.
+
+# %%
+wire = []
+client = McpClient(in_process(McpServer("notes", "1.0", notes), wire))
+client.connect()
+through_mcp = client.toolbox()
+print("tools found:", through_mcp.names())
+print("read_note n1 ->", through_mcp.run("read_note", '{"note_id": "n1"}'))
+for who, text in wire:
+    print(f"{who:>6}  {text if len(text) <= 150 else text[:147] + '...'}")
+
+# %% [markdown]
+# Two kinds of failure look different on purpose. A tool that fails, or arguments its schema
+# rejects, come back as a normal **result with `"isError": true`**: that text is for the model,
+# which can read it and try again. A request that is wrong in itself (no such method, params of
+# the wrong shape, a tool the server does not have) gets a JSON-RPC **error**, which is for the
+# program.
+#
+# ## Exercise 1: the server's side
+#
+# Write `serve(message, toolbox)`: given one decoded message, return the response as a dict, or
+# `None` when nothing must be sent back. `initialize` is done. Add, in this order:
+#
+# 1. a message with no `"id"` is a notification: return `None`;
+# 2. a message that is not an object, or lacks `"jsonrpc": "2.0"` or a `method` string: error
+#    -32600 (with the id if there is one, else `None`);
+# 3. `tools/list`: `{"tools": [...]}`, each tool as `{"name", "description", "inputSchema"}`
+#    (the `parameters` of `toolbox.schemas()`);
+# 4. `tools/call`: params must be an object holding a `name` string, and `arguments`, if given,
+#    an object, else -32602; a name the toolbox lacks: -32602 naming it; otherwise run it with
+#    `toolbox.run(name, arguments)` and answer `{"content": [{"type": "text", "text": ...}],
+#    "isError": ...}`, where `isError` says whether the text starts with `error:`;
+# 5. any other method: -32601.
+#
+# `reply` and `error` build the two response shapes.
+
+# %%
+def reply(msg_id, result):
+    """A response carrying a result."""
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+def error(msg_id, code, message):
+    """A response carrying an error."""
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+# %% tags=["exercise"]
+def serve(message, toolbox):
+    """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
+    if message.get("method") == "initialize":
+        return reply(message["id"], {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                     "serverInfo": {"name": "my-notes", "version": "0.1"}})
+    if message.get("method") == "tools/list":
+        return reply(message["id"], {"tools": []})
+    return None
+
+# %% [markdown] tags=["hint"]
+# Check the shape of the message before you look at its method: first `isinstance(message,
+# dict)`, then `"id" not in message` (a notification), then `jsonrpc` and `method`. For
+# `tools/call`, read `params = message.get("params", {})` and check each piece before you use it;
+# `name in toolbox` tells whether the tool exists.
+
+# %% [markdown] tags=["hint"]
+# A tool the toolbox lacks is a protocol error, `error(msg_id, -32602, f"Unknown tool: {name}")`.
+# A tool that runs is always a result, even when it fails: `text = toolbox.run(name, arguments or
+# {})`, then `reply(msg_id, {"content": [{"type": "text", "text": text}], "isError":
+# text.startswith("error:")})`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def serve(message, toolbox):
+#     if not isinstance(message, dict):
+#         return error(None, -32600, "Invalid Request: not an object")
+#     if "id" not in message:
+#         return None
+#     msg_id, method = message["id"], message.get("method")
+#     if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
+#         return error(msg_id, -32600, "Invalid Request: needs jsonrpc 2.0 and a method")
+#     if method == "initialize":
+#         return reply(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+#                               "serverInfo": {"name": "my-notes", "version": "0.1"}})
+#     if method == "tools/list":
+#         tools = [{"name": s["function"]["name"], "description": s["function"]["description"],
+#                   "inputSchema": s["function"]["parameters"]} for s in toolbox.schemas()]
+#         return reply(msg_id, {"tools": tools})
+#     if method == "tools/call":
+#         params = message.get("params", {})
+#         if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+#             return error(msg_id, -32602, "Invalid params: tools/call needs a tool name")
+#         name, arguments = params["name"], params.get("arguments", {})
+#         if arguments is not None and not isinstance(arguments, dict):
+#             return error(msg_id, -32602, "Invalid params: arguments must be an object")
+#         if name not in toolbox:
+#             return error(msg_id, -32602, f"Unknown tool: {name}")
+#         text = toolbox.run(name, arguments or {})
+#         return reply(msg_id, {"content": [{"type": "text", "text": text}],
+#                               "isError": text.startswith("error:")})
+#     return error(msg_id, -32601, f"Method not found: {method}")
+# ```
+
+# %% tags=["solution"]
+def serve(message, toolbox):
+    """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
+    if not isinstance(message, dict):
+        return error(None, -32600, "Invalid Request: not an object")
+    if "id" not in message:
+        return None
+    msg_id, method = message["id"], message.get("method")
+    if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
+        return error(msg_id, -32600, "Invalid Request: needs jsonrpc 2.0 and a method")
+    if method == "initialize":
+        return reply(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                              "serverInfo": {"name": "my-notes", "version": "0.1"}})
+    if method == "tools/list":
+        tools = [{"name": s["function"]["name"], "description": s["function"]["description"],
+                  "inputSchema": s["function"]["parameters"]} for s in toolbox.schemas()]
+        return reply(msg_id, {"tools": tools})
+    if method == "tools/call":
+        params = message.get("params", {})
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+            return error(msg_id, -32602, "Invalid params: tools/call needs a tool name")
+        name, arguments = params["name"], params.get("arguments", {})
+        if arguments is not None and not isinstance(arguments, dict):
+            return error(msg_id, -32602, "Invalid params: arguments must be an object")
+        if name not in toolbox:
+            return error(msg_id, -32602, f"Unknown tool: {name}")
+        text = toolbox.run(name, arguments or {})
+        return reply(msg_id, {"content": [{"type": "text", "text": text}],
+                              "isError": text.startswith("error:")})
+    return error(msg_id, -32601, f"Method not found: {method}")
+
+# %% [markdown]
+# Your server takes dicts; a transport carries text. This one decodes, asks `serve`, encodes the
+# answer, and counts the `tools/call` requests that reach your server. It is the only place that
+# knows the server is in the same process: move the server into a Web Worker or onto another
+# machine and only this function changes.
+
+# %%
+served_calls = []
+
+
+def my_transport(text):
+    """JSON text in, JSON text out (None for no reply), to `serve` over the notes toolbox."""
+    try:
+        message = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return json.dumps(error(None, -32700, f"Parse error: {exc}"))
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        served_calls.append(message.get("params"))
+    answer = attempt(serve, message, notes)
+    if isinstance(answer, str):  # serve raised: say so instead of sending nothing
+        answer = error(message.get("id") if isinstance(message, dict) else None, -32603, f"Internal error: {answer}")
+    return None if answer is None else json.dumps(answer)
+
+
+def ask(message):
+    """Send one message to your server through the transport; the reply decoded (None: no reply)."""
+    text = my_transport(message if isinstance(message, str) else json.dumps(message))
+    return None if text is None else json.loads(text)
+
+
+def request(msg_id, method, params=None):
+    message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+answers = {
+    "list": ask(request(1, "tools/list")),
+    "read n1": ask(request(2, "tools/call", {"name": "read_note", "arguments": {"note_id": "n1"}})),
+    "read n9": ask(request(3, "tools/call", {"name": "read_note", "arguments": {"note_id": "n9"}})),
+    "wrong type": ask(request(4, "tools/call", {"name": "read_note", "arguments": {"note_id": 7}})),
+    "unknown tool": ask(request(5, "tools/call", {"name": "delete_everything", "arguments": {}})),
+    "no name": ask(request(6, "tools/call", {"arguments": {}})),
+    "params a list": ask(request(7, "tools/call", ["read_note"])),
+    "arguments text": ask(request(8, "tools/call", {"name": "read_note", "arguments": "n1"})),
+    "unknown method": ask(request(9, "prompts/list")),
+    "no jsonrpc": ask({"id": 10, "method": "tools/list"}),
+    "a list": ask("[1, 2]"),
+    "not json": ask("{oops"),
+    "notification": ask({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    "cancel notice": ask({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+}
+for case, answer in answers.items():
+    print(f"{case:>14}: {json.dumps(answer)[:120]}")
+
+# %% [markdown]
+# ## Exercise 2: the client's side
+#
+# Now the other end. `rpc(send, method, params)` sends one request through a transport `send` and
+# returns its result (an error reply raises `McpError`, with `.code` and `.message`); `notify`
+# sends a notification. Complete `tools_from_server(send)`: after the handshake (done), ask the
+# server for its tools and **register each one** on the toolbox, with its name, description and
+# input schema, and a function that calls it **through the server**:
+#
+# - the function takes the arguments as keywords (`def call(**arguments)`), sends `tools/call`,
+#   and returns the text parts of the result's `content`, joined;
+# - a result with `isError` true: raise `ToolError(text)`, so the model reads `error: ...`;
+# - an `McpError` (for example a tool the server no longer has): raise `ToolError` too.
+
+# %%
+ids = itertools.count(1)
+
+
+def rpc(send, method, params=None):
+    """Send one request through `send`; its result, or McpError for an error reply."""
+    message = {"jsonrpc": "2.0", "id": next(ids), "method": method}
+    if params is not None:
+        message["params"] = params
+    answer = json.loads(send(json.dumps(message)))
+    if "error" in answer:
+        raise McpError(answer["error"]["code"], answer["error"]["message"])
+    return answer["result"]
+
+
+def notify(send, method):
+    """Send a notification (no id, no reply)."""
+    send(json.dumps({"jsonrpc": "2.0", "method": method}))
+
+# %% tags=["exercise"]
+def tools_from_server(send):
+    """Discover a server's tools through `send` and register each on a new Toolbox."""
+    rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                             "clientInfo": {"name": "my-client", "version": "0.1"}})
+    notify(send, "notifications/initialized")
+    box = Toolbox()
+    listed = rpc(send, "tools/list")["tools"]
+    # register each listed tool on box, with a function that calls it through the server
+    return box
+
+# %% [markdown] tags=["hint"]
+# `box.register(tool["name"], tool.get("description", ""), tool["inputSchema"], func)` for each
+# tool. Build `func` in a helper, `make_caller(send, name)`, that returns the inner function: a
+# `lambda` written straight in the loop would see the loop's *last* name when it runs, so every
+# tool would call the same one.
+
+# %% [markdown] tags=["hint"]
+# Inside the caller: `result = rpc(send, "tools/call", {"name": name, "arguments": arguments})`
+# in a `try` that turns `McpError` into `ToolError`; then
+# `text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")`
+# and `raise ToolError(text)` when `result.get("isError")`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def make_caller(send, name):
+#     def call_tool(**arguments):
+#         try:
+#             result = rpc(send, "tools/call", {"name": name, "arguments": arguments})
+#         except McpError as exc:
+#             raise ToolError(f"the server refused {name}: {exc.message}")
+#         text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
+#         if result.get("isError"):
+#             raise ToolError(text.removeprefix("error:").strip())
+#         return text
+#     return call_tool
+#
+#
+# def tools_from_server(send):
+#     rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+#                              "clientInfo": {"name": "my-client", "version": "0.1"}})
+#     notify(send, "notifications/initialized")
+#     box = Toolbox()
+#     for tool in rpc(send, "tools/list")["tools"]:
+#         box.register(tool["name"], tool.get("description", ""), tool["inputSchema"],
+#                      make_caller(send, tool["name"]))
+#     return box
+# ```
+
+# %% tags=["solution"]
+def make_caller(send, name):
+    """A tool function that calls `name` on the server behind `send`."""
+    def call_tool(**arguments):
+        try:
+            result = rpc(send, "tools/call", {"name": name, "arguments": arguments})
+        except McpError as exc:
+            raise ToolError(f"the server refused {name}: {exc.message}")
+        text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
+        if result.get("isError"):
+            raise ToolError(text.removeprefix("error:").strip())
+        return text
+    return call_tool
+
+
+def tools_from_server(send):
+    """Discover a server's tools through `send` and register each on a new Toolbox."""
+    rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                             "clientInfo": {"name": "my-client", "version": "0.1"}})
+    notify(send, "notifications/initialized")
+    box = Toolbox()
+    for tool in rpc(send, "tools/list")["tools"]:
+        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"],
+                     make_caller(send, tool["name"]))
+    return box
+
+# %% [markdown]
+# Your client meets two servers: yours, and `looplab`'s (which insists on the handshake first).
+# A standard is only worth something if both work. Then one more: a server whose only tool is
+# taken away after the list was read, so the call meets an unknown tool.
+
+# %%
+served_calls.clear()
+mine = attempt(tools_from_server, my_transport)
+theirs = attempt(tools_from_server, in_process(McpServer("notes", "1.0", notes)))
+for label, box in (("your server", mine), ("looplab's server", theirs)):
+    if isinstance(box, Toolbox):
+        print(f"{label}: {box.names()}")
+        print("  read_note n2 ->", box.run("read_note", '{"note_id": "n2"}'))
+        print("  search visits ->", box.run("search_notes", '{"keyword": "visits"}').replace("\n", " | "))
+        print("  read_note n9 ->", box.run("read_note", '{"note_id": "n9"}'))
+    else:
+        print(f"{label}: {box}")
+calls_from_client = len(served_calls)
+
+shrinking = Toolbox()
+shrinking.register("ping", "Answer pong.", None, lambda: "pong")
+shrinking_server = McpServer("shrinking", "1.0", shrinking)
+gone = attempt(tools_from_server, in_process(shrinking_server))
+shrinking_server.toolbox = Toolbox()  # the tool disappears after the list was read
+gone_said = gone.run("ping", "{}") if isinstance(gone, Toolbox) else gone
+print("a tool the server no longer has ->", gone_said)
+empty = attempt(tools_from_server, in_process(McpServer("empty", "1.0", Toolbox())))
+
+# %% [markdown] tags=["predict"]
+# The model asks for `delete_everything`, which the server does not have. What reaches the model?
+#
+# - [ ] nothing: the run stops with `error`
+# - [x] a tool message starting `error:`, from the toolbox, without asking the server
+# - [ ] the server's JSON-RPC error -32602, as JSON
+#
+# The client built its toolbox from `tools/list`, so the toolbox itself knows the name is wrong and
+# answers with the tools that exist, as it always does. A tool the server drops later would reach
+# the server and come back as -32602; your caller turns that into `error:` text too.
+
+# %% [markdown]
+# ## The agent discovers its tools
+#
+# The agent's loop does not change at all: it gets a toolbox, and the toolbox happens to reach
+# every tool through MCP. Your client, your server, `looplab`'s loop:
+
+# %%
+served_calls.clear()
+agent_tools = tools_from_server(my_transport) if isinstance(mine, Toolbox) else Toolbox()
+model = pick_model([call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                    call("read_note", note_id="n2"), call("delete_everything"),
+                    final("Eastside had more visits in March: 1240 against 980.")])
+events = Collector()
+memory = Memory("You are a research helper. Use the tools to read the notes before you answer.")
+result = run_agent("Which branch had more visits in March?", model, agent_tools, memory, max_steps=6, tracer=events)
+print(result)
+for event in events.of("tool_result"):
+    print(f"  {event['tool']}: {event['result'][:80]}".replace("\n", " | "))
+over_the_wire = [p.get("name") for p in served_calls if isinstance(p, dict)]
+
+# %% [markdown]
+# ## The hardened version: `looplab.mcp`
+#
+# `McpServer` and `McpClient` (in `looplab/mcp.py`) are the same two sides. What they add:
+#
+# - the **whole handshake**: the server agrees a version (yours, if it speaks it, else its
+#   newest), remembers that the session is open and refuses tool requests before it; the client
+#   checks the version it was offered;
+# - **every malformed message answered**: text that is not JSON (-32700), a batch array (MCP has
+#   none), an `id` that is not a string or an integer, a bug in a tool or in the server itself
+#   (-32603) — the server never raises, and never answers a notification;
+# - on the client, **replies checked** (the right `id`, a result object or an error), tool lists
+#   that come in pages (`nextCursor`, with a cap on pages), and content parts that are not text
+#   (images, resources) named instead of dropped;
+# - **both eras of the protocol**. The newest revision, 2026-07-28, drops the handshake: every
+#   request names its version in `params._meta`, `server/discover` says what a server speaks, and
+#   every result carries `resultType`. The same server answers both kinds of client:
+
+# %%
+modern_wire = []
+modern = McpClient(in_process(McpServer("notes", "1.0", notes), modern_wire), protocol="2026-07-28")
+modern.connect()
+print(modern.toolbox().run("read_note", '{"note_id": "n5"}'))
+for who, text in modern_wire[:2] + modern_wire[-2:]:
+    print(f"{who:>6}  {text if len(text) <= 150 else text[:147] + '...'}")
+
+# %% [markdown]
+# Loop Lab's tests hold these messages against the official `mcp` package: each message is
+# validated by that package's own types for every protocol version, its client lists and calls
+# this server's tools, and this client uses a server written with it.
+#
+# **Why the server stays in this process on the page.** The lesson runs in a Web Worker, and
+# `run_agent` is an ordinary loop that waits for each tool's answer. A second worker holding the
+# server could only answer by posting a message back, and the first worker cannot wait for that
+# message in the middle of a Python call unless the page is *cross-origin isolated* (special
+# headers that let it block on shared memory), which Loop Lab promises not to need. So the page
+# keeps the JSON-text boundary and calls the server in-process; the transport is the one function
+# that would change.
+
+# %% tags=["check"]
+# tools/list shows both tools with their input schemas
+assert isinstance(answers["list"], dict) and [t.get("name") for t in answers["list"].get("result", {}).get("tools", [])] == [
+    "search_notes", "read_note"] and answers["list"]["result"]["tools"][1].get("inputSchema") == \
+    notes.schemas()[1]["function"]["parameters"], (
+    f"tools/list answered {json.dumps(answers['list'])[:200]}; each tool needs name, description and "
+    "inputSchema (the toolbox schema's parameters)")
+# a tool that runs answers with text content and isError false
+assert (answers["read n1"] or {}).get("result") == {
+    "content": [{"type": "text", "text": "March visits: 1240. April visits: 1310."}], "isError": False}, (
+    f"tools/call of read_note n1 answered {json.dumps(answers['read n1'])[:200]}")
+# a tool that fails, or gets arguments of the wrong type, answers with isError true
+assert all((answers[k] or {}).get("result", {}).get("isError") is True for k in ("read n9", "wrong type")), (
+    f"read_note n9 answered {json.dumps(answers['read n9'])[:150]} and a number for note_id answered "
+    f"{json.dumps(answers['wrong type'])[:150]}; a tool's own failure is a result with isError true, "
+    "so the model can read it")
+# a tool the server does not have is the error -32602, naming it
+assert (answers["unknown tool"] or {}).get("error", {}).get("code") == -32602 and \
+    "delete_everything" in answers["unknown tool"]["error"].get("message", ""), (
+    f"a call of delete_everything answered {json.dumps(answers['unknown tool'])[:200]}; check the name "
+    "against the toolbox before running it")
+# params of the wrong shape are the error -32602
+assert all((answers[k] or {}).get("error", {}).get("code") == -32602 for k in ("no name", "params a list", "arguments text")), (
+    "these should be -32602: " + "; ".join(f"{k} -> {json.dumps(answers[k])[:90]}"
+                                           for k in ("no name", "params a list", "arguments text")))
+# an unknown method is the error -32601
+assert (answers["unknown method"] or {}).get("error", {}).get("code") == -32601, (
+    f"prompts/list answered {json.dumps(answers['unknown method'])[:150]}; a method the server lacks is -32601")
+# a message that is not a request is the error -32600
+assert all((answers[k] or {}).get("error", {}).get("code") == -32600 for k in ("no jsonrpc", "a list")), (
+    f"no jsonrpc -> {json.dumps(answers['no jsonrpc'])[:100]}; a list -> {json.dumps(answers['a list'])[:100]}")
+# every reply carries the request's id and "jsonrpc": "2.0"
+assert all(isinstance(a, dict) and a.get("jsonrpc") == "2.0" and a.get("id") == n for n, a in
+           zip(range(1, 11), list(answers.values())[:10])), (
+    "replies with the wrong id or no jsonrpc: " + ", ".join(
+        f"{k}" for n, (k, a) in zip(range(1, 11), answers.items()) if not (isinstance(a, dict) and a.get("id") == n)))
+# notifications get no reply at all
+assert answers["notification"] is None and answers["cancel notice"] is None, (
+    f"notifications were answered with {answers['notification']} and {answers['cancel notice']}; "
+    "a message with no id is never answered")
+# your client registers the tools of your server and of looplab's, with their schemas
+assert all(isinstance(b, Toolbox) and b.names() == ["search_notes", "read_note"] and b.schemas() == notes.schemas()
+           for b in (mine, theirs)), (
+    f"your client found {getattr(mine, 'names', lambda: mine)()} on your server and "
+    f"{getattr(theirs, 'names', lambda: theirs)()} on looplab's; register every tool from tools/list, "
+    "with its description and inputSchema")
+# each tool calls itself on the server, not another
+assert all(b.run("read_note", '{"note_id": "n2"}') == "March visits: 980. April visits: 1105."
+           and b.run("search_notes", '{"keyword": "staff"}') == "n5: Eastside branch: staff\nn6: Westside branch: staff"
+           for b in (mine, theirs)), (
+    "read_note n2 gave " + repr(mine.run("read_note", '{"note_id": "n2"}') if isinstance(mine, Toolbox) else mine)
+    + "; is every tool calling the last name of the loop? build each function in make_caller")
+# the calls really went through your server
+assert calls_from_client >= 3, (
+    f"your server received {calls_from_client} tools/call requests from your client; each tool must call "
+    "the server with tools/call")
+# a tool error reaches the model as error: text
+assert isinstance(mine, Toolbox) and mine.run("read_note", '{"note_id": "n9"}') == (
+    "error: no note with id 'n9'; ids are n1, n2, n3, n4, n5, n6"), (
+    f"read_note n9 through your client gave {mine.run('read_note', chr(123) + chr(125)) if isinstance(mine, Toolbox) else mine!r}; "
+    "raise ToolError with the text when the result has isError true")
+# a protocol error (a tool the server dropped) reaches the model as error: text, not a crash
+assert isinstance(gone, Toolbox) and gone.names() == ["ping"] and gone_said.startswith("error:") \
+    and "ping" in gone_said, (
+    f"calling a tool the server dropped gave {gone_said!r}; turn McpError into ToolError in your caller")
+# a server with no tools gives an empty toolbox
+assert isinstance(empty, Toolbox) and len(empty) == 0, f"a server with no tools gave {empty!r}"
+# the run ended in one of the four ways
+assert result["stopped"] in ("final", "step_limit", "error", "needs_person"), result
+# every tool the agent ran went through your server
+assert len(over_the_wire) == len([e for e in events.of("tool_result") if e["tool"] in agent_tools]), (
+    f"{len(events.of('tool_result'))} tool results in the trace, {len(over_the_wire)} tools/call requests "
+    "reached your server")
+# every call in memory has its answer
+assert [m["tool_call_id"] for m in memory.history if m["role"] == "tool"] == [
+    c["id"] for m in memory.history if m["role"] == "assistant" for c in m.get("tool_calls") or []], memory.history
+# the agent searched, read two notes through MCP, and answered
+expect(over_the_wire == ["search_notes", "read_note", "read_note"] and result["stopped"] == "final"
+       and "1240" in (result["answer"] or ""),
+       f"the tools that reached your server: {over_the_wire}; the run: {result}",
+       observed=f"the model asked your server for {over_the_wire} and ended {result['stopped']}: "
+                f"{(result['answer'] or '')[:100]!r}; the scripted model searches, reads n1 and n2 and answers 1240")
+# the model's call of a tool that does not exist came back as error text
+expect(events.of("tool_result")[-1]["result"].startswith("error: no tool named 'delete_everything'"),
+       f"the last tool result was {events.of('tool_result')[-1]['result'] if events.of('tool_result') else None!r}",
+       observed=f"the model's tools: {[e['tool'] for e in events.of('tool_call')]}; the scripted model also asks "
+                "for delete_everything")

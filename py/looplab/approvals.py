@@ -1,0 +1,54 @@
+"""Approvals: a person decides whether a tool call may run.
+
+`run_agent(..., approve=...)` calls `approve(name)` or `approve(name, arguments)` before a tool
+that needs approval, and runs it only on a yes. The answer may be a plain bool or a `Decision`,
+which also carries the person's reason; a refusal's reason becomes the refused call's tool
+message, so the model learns why.
+
+`ask_person` is an `approve` that really asks: in Loop Lab's page it pauses the run and shows
+the tool and its arguments with Approve and Reject (the worker waits on shared memory, see
+page.py); in CPython it asks on the terminal.
+
+    run_agent(task, model, box, memory, approve=ask_person)
+"""
+
+import json
+from dataclasses import dataclass
+
+from .page import PageUnavailable, ask_page, in_page
+
+
+@dataclass
+class Decision:
+    """A person's answer: approved or not, and why (the reason goes back to the model on a refusal)."""
+    approved: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.approved
+
+
+def ask_person(name: str, arguments: str = "{}") -> Decision:
+    """Ask a person whether the tool `name` may run with these arguments (JSON text)."""
+    if in_page():
+        try:
+            answer = ask_page("approval", {"tool": name, "arguments": arguments})
+        except PageUnavailable as exc:
+            return Decision(False, f"nobody could be asked ({exc}); refused by default")
+        return Decision(answer.get("approved") is True, str(answer.get("reason") or ""))
+    return ask_on_terminal(name, arguments)
+
+
+def ask_on_terminal(name: str, arguments: str, read=input) -> Decision:
+    """The terminal's question: `y` approves; anything else refuses, and a longer answer is the reason."""
+    try:
+        shown = json.dumps(json.loads(arguments), ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = str(arguments)
+    try:
+        text = read(f"Allow {name}({shown})? Type y to approve, or a reason to refuse: ").strip()
+    except EOFError:
+        return Decision(False, "nobody answered on the terminal; refused by default")
+    if text.lower() in ("y", "yes"):
+        return Decision(True)
+    return Decision(False, "" if text.lower() in ("", "n", "no") else text)

@@ -1,0 +1,113 @@
+"""Approve in the page: a run paused by ask_person waits for Approve or Reject; Stop still ends it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from playwright.sync_api import expect
+
+from conftest import guard
+from learner import open_lesson, start_run, status, wait_ready, wait_run_end
+
+APPROVAL = "92-e2e-approval"  # tests/e2e/fixtures/92-e2e-approval.py
+
+
+def test_approve_runs_the_tool_and_the_run_ends_final(page, site_url):
+    open_lesson(page, site_url, APPROVAL)
+    start_run(page)
+    dialog = page.get_by_test_id("approval")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Step 1: the model asks to run delete_note")
+    expect(dialog).to_contain_text('"note_id": "n5"')
+    expect(page.get_by_test_id("output")).to_contain_text("asking…")        # the run is paused, not done
+    expect(page.get_by_test_id("reject")).to_be_focused()                   # the safe choice has the focus
+    page.get_by_test_id("approve").click()
+    wait_run_end(page)
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_test_id("output")).to_contain_text("stopped: final | deleted: ['n5']")
+    expect(page.get_by_test_id("output")).to_contain_text("tool message: ['deleted n5']")
+
+
+def test_reject_with_a_reason_stops_for_a_person_and_answers_the_call(page, site_url):
+    open_lesson(page, site_url, APPROVAL)
+    start_run(page)
+    dialog = page.get_by_test_id("approval")
+    expect(dialog).to_be_visible()
+    dialog.locator("[data-role=approval-reason]").fill("n5 is still needed")
+    page.get_by_test_id("reject").click()
+    wait_run_end(page)
+    output = page.get_by_test_id("output")
+    expect(output).to_contain_text("stopped: needs_person | deleted: []")
+    expect(output).to_contain_text("error: a person has not approved delete_note: n5 is still needed")
+    assert "2 of 2 checks passed" in status(page)["text"]
+
+
+def test_escape_rejects_without_a_reason(page, site_url):
+    open_lesson(page, site_url, APPROVAL)
+    start_run(page)
+    expect(page.get_by_test_id("approval")).to_be_visible()
+    page.keyboard.press("Escape")
+    wait_run_end(page)
+    expect(page.get_by_test_id("output")).to_contain_text("stopped: needs_person | deleted: []")
+    expect(page.get_by_test_id("output")).to_contain_text("tool message: ['error: a person has not approved delete_note']")
+
+
+def test_stop_during_a_pause_ends_the_run_and_closes_the_dialog(page, site_url):
+    open_lesson(page, site_url, APPROVAL)
+    start_run(page)
+    expect(page.get_by_test_id("approval")).to_be_visible()
+    started = time.monotonic()
+    page.keyboard.press("Control+.")                                         # the Stop shortcut works in the dialog
+    wait_run_end(page, timeout=2_000)
+    assert time.monotonic() - started < 2.0
+    expect(page.get_by_test_id("approval")).to_be_hidden()
+    output = page.get_by_test_id("output")
+    expect(output).to_contain_text("Stopped: KeyboardInterrupt.")              # an interrupt, not a restart
+    expect(output).not_to_contain_text("stopped: final")
+    start_run(page)                                                          # Python is still there: it asks again
+    expect(page.get_by_test_id("approval")).to_be_visible()
+    page.get_by_test_id("approve").click()
+    wait_run_end(page)
+    expect(output).to_contain_text("stopped: final | deleted: ['n5']")
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_page_that_is_not_isolated_refuses_by_default_and_says_so(browser, site_dir):
+    port = free_port()
+    # a plain static server: no COOP/COEP headers, so no shared memory and no pause
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(site_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    context = browser.new_context()
+    guard(context)
+    try:
+        page = context.new_page()
+        for _ in range(50):
+            try:
+                page.goto(f"http://127.0.0.1:{port}/#/{APPROVAL}")
+                break
+            except Exception:
+                time.sleep(0.1)
+        wait_ready(page, APPROVAL)
+        assert page.evaluate("crossOriginIsolated") is False
+        page.get_by_test_id("run").click()                                   # no pause: the run goes on at once
+        wait_run_end(page)
+        dialog = page.get_by_test_id("approval")
+        expect(dialog).to_be_visible()
+        expect(dialog).to_contain_text("not cross-origin isolated")
+        expect(page.get_by_test_id("approve")).to_be_hidden()
+        expect(page.get_by_test_id("output")).to_contain_text("stopped: needs_person | deleted: []")
+        expect(page.get_by_test_id("output")).to_contain_text("refused by default")
+        dialog.get_by_role("button", name="OK").click()
+        expect(dialog).to_be_hidden()
+    finally:
+        context.close()
+        server.terminate()
+        server.wait(timeout=10)

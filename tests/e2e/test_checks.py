@@ -1,0 +1,48 @@
+"""The checklist's three marks: ✓ passed, ✗ failed, – not checked (a claim that holds only for the
+prepared scripted replies, `looplab.lesson.expect`, run with a live model)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from fakeserver import chat_text
+from learner import configure_live, open_lesson, put_solutions, run, set_mode, status
+
+FORMAT = "91-e2e-format"  # tests/e2e/fixtures/91-e2e-format.py: one assert, one expect(...)
+TITLE = "E2E fixture: hints and predictions"
+
+
+def checklist(page) -> list[dict]:
+    return page.eval_on_selector_all("[data-testid=checks] li.check", """items => items.map(li => ({
+        status: li.dataset.status, mark: li.querySelector('.check-mark').textContent,
+        said: li.querySelector('.sr-only').textContent, name: li.querySelector('.check-name').textContent,
+        label: (li.querySelector('.check-unchecked-label') || {}).textContent || '',
+        message: (li.querySelector('.check-message') || {}).textContent || '',
+        color: getComputedStyle(li.querySelector('.check-mark')).color}))""")
+
+
+def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live(page, site_url, fake):
+    open_lesson(page, site_url, FORMAT)
+    put_solutions(page)
+    run(page)
+    scripted = checklist(page)
+    assert [(c["status"], c["mark"], c["label"]) for c in scripted] == [("passed", "✓", ""), ("passed", "✓", "")]
+    expect(page.get_by_test_id("checks").locator(".summary")).to_have_text("2 of 2 checks passed")
+
+    configure_live(page, fake.url)
+    set_mode(page, "live")
+    fake.script(chat_text("hello there"))
+    run(page)
+    live = checklist(page)
+    assert [(c["status"], c["mark"], c["said"], c["label"]) for c in live] == [
+        ("passed", "✓", "passed: ", ""), ("not checked", "–", "not checked: ", "not checked")]
+    assert live[1]["name"] == "the scripted model says hi"
+    assert live[1]["message"] == "the model answered 'hello there'; the scripted model answers 'hi'"
+    assert live[1]["color"] not in (scripted[0]["color"], "rgb(0, 0, 0)")  # its own colour, not the ✓'s
+    summary = page.get_by_test_id("checks").locator(".summary")
+    expect(summary).to_have_text("1 of 1 checks passed · 1 not checked with a live model")
+    expect(summary).to_have_class("summary pass")
+    line = status(page)
+    assert line["state"] == "passed"
+    assert f"{TITLE}: 1 of 1 checks passed · 1 not checked with a live model" in line["text"]
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FORMAT}"]')).to_have_attribute("data-state", "passed")

@@ -1,0 +1,89 @@
+"""Rules the page (JavaScript, run here in Node.js) and looplab (Python) must share: which key
+shapes are redacted, and which environment variables a run may set."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+
+from looplab.trace import KEY_SHAPES, REDACTED, redact_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+KEYS = ["sk-proj-" + "Ab3_-" * 5, "sk-ant-api03-" + "x" * 20, "Bearer abc.def-ghi_jkl==", "Bearer  tok~en+/12",
+        "gsk_" + "A1" * 10, "xai-" + "z" * 16, "hf_" + "Q" * 30, "ghp_" + "9" * 36, "github_pat_" + "11AB" * 6,
+        "AIza" + "Sy" * 10]
+NOT_KEYS = ["sk-short", "task-abcdefghijklmnopqrstu", "Bearer short", "gsk_tooshort", "ask-abcdefghijklmnopq",
+            "the skeleton key", "AIzb" + "a" * 20]
+
+
+def test_the_page_redacts_the_key_shapes_of_looplab_trace(redact_js):
+    shapes = redact_js.get("KEY_SHAPES")
+    assert shapes["source"] == KEY_SHAPES.pattern and shapes["flags"] == "g"
+    assert redact_js.get("REDACTED") == REDACTED
+    for key in KEYS:
+        text = f"before {key} after"
+        assert redact_js.call("redact", text) == redact_text(text, []) == f"before {REDACTED} after", key
+    for text in NOT_KEYS:
+        assert redact_js.call("redact", text) == redact_text(text, []) == text, text
+
+
+def test_the_page_hides_the_runs_own_key_even_when_it_has_no_key_shape(redact_js):
+    assert redact_js.call("redact", "my key is hunter2-ok!", "hunter2-ok") == "my key is [redacted]!"
+    assert redact_js.call("redact", "a b c", "abc") == "a b c"  # "abc" is not in the text
+    assert redact_js.call("redact", "pin 123 in", "123") == "pin 123 in"  # under 4 characters: not a key
+    assert redact_js.call("redact", None) == ""
+
+
+# Texts built from pieces of keys and what surrounds them in output, JSON and headers. ASCII only:
+# JavaScript's \b and \s know only ASCII, Python's know Unicode (around a non-ASCII letter the page
+# redacts a key-shaped run that Python leaves, never the other way round).
+PIECES = st.sampled_from(["sk-", "sk-proj-", "Bearer", "Bearer ", "gsk_", "xai-", "hf_", "ghp_", "github_pat_",
+                          "AIza", " ", "\n", "\t", '"', "=", "==", ":", "/", ".", "-", "_", "~", "+", "[redacted]"])
+RUNS = st.text(alphabet="abcXYZ0189_-.~+/=", min_size=1, max_size=24)
+TEXTS = st.lists(st.one_of(PIECES, RUNS), max_size=12).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True, database=None)
+@given(text=TEXTS, secret=st.one_of(st.just(""), RUNS, st.sampled_from(["sk-", "Bearer x", "abc"])))
+def test_page_and_looplab_redact_every_text_alike(redact_js, text, secret):
+    expected = redact_text(text, [secret] if len(secret) >= 4 else [])
+    assert redact_js.call("redact", text, secret) == expected
+    assert KEY_SHAPES.search(expected) is None and (len(secret) < 4 or secret not in expected or secret in REDACTED)
+
+
+def bridge_env_keys() -> list[str]:
+    """ENV_KEYS as web/src/bridge.py writes it (read from its source: it runs inside Pyodide)."""
+    tree = ast.parse((ROOT / "web" / "src" / "bridge.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "ENV_KEYS" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    raise AssertionError("web/src/bridge.py has no ENV_KEYS")
+
+
+def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, monkeypatch):
+    keys = protocol_js.get("ENV_KEYS")
+    assert keys == bridge_env_keys()
+    assert "LLM_API_KEY" in keys and len(set(keys)) == len(keys)
+    # The bridge itself: it clears every one of them, then sets those the run gives.
+    sys.path.insert(0, str(ROOT / "web" / "src"))
+    try:
+        import bridge
+    finally:
+        sys.path.remove(str(ROOT / "web" / "src"))
+    for key in keys:
+        monkeypatch.setenv(key, "left over from the last run")
+    check = ("import os\n"
+             "# the model is the one given\n"
+             "assert os.environ.get('LLM_MODEL') == 'given-model'\n"
+             f"# nothing else survives\nassert [k for k in {keys!r} if k in os.environ] == ['LLM_MODEL']\n")
+    cells = [{"kind": "code", "source": "x = 1", "tags": []}, {"kind": "code", "source": check, "tags": ["check"]}]
+    result = json.loads(bridge.run(json.dumps(cells), False, json.dumps({"LLM_MODEL": "given-model"}), lambda e: None))
+    assert [(c["name"], c["ok"]) for c in result["checks"]] == [("the model is the one given", True),
+                                                                ("nothing else survives", True)]
+    assert os.environ.get("LLM_API_KEY") is None
