@@ -6,7 +6,8 @@
 #   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
 #                   calls side by side, budgets), bench/models.py (the adapters'
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
-#                   (the openai SDK's install + import and a call's cost in the page)
+#                   (the openai SDK's install + import and a call's cost in the page),
+#                   bench/real_server.py (the curriculum live against llama-server, mk/llama.mk)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
@@ -39,7 +40,7 @@ EXTRA_WHEELS := .cache/wheels/httpx2_jsfetch-0.1.0-py3-none-any.whl
 $(EXTRA_WHEELS): py-extra/build.py scripts/wheelfile.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
 	$(PY) py-extra/build.py .cache/wheels
 
-bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS)
+bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS) llama
 	$(PY) bench/loop.py
 	@echo "-- the same inside Pyodide (Node.js):"
 	node tests/pyodide/run.mjs --script bench/loop.py
@@ -48,3 +49,4 @@ bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WH
 	$(PY) bench/models.py --pyodide
 	$(PY) bench/startup.py
 	$(PY) bench/sdk_browser.py
+	$(PY) bench/real_server.py

@@ -39,6 +39,12 @@ With nothing queued, a default reply follows a simple rule, so a live smoke test
       (`additionalProperties: false`) or a property that is not required.
     - its `usage` grows with the request: prompt tokens ~ the request's characters / 4,
       completion tokens ~ the reply's / 4 (scripted replies carry a fixed 10 / 5 / 15)
+    - it obeys the request's token limit (`max_tokens`, `max_completion_tokens` or `max_output_tokens`)
+      as a real server does, counting 4 characters a token: a longer text or call's arguments are cut
+      there, with `finish_reason: "length"` (chat) or `status: "incomplete"` and
+      `incomplete_details.reason: "max_output_tokens"` (Responses). Scripted replies can say the same:
+      `chat_text(..., finish_reason="length")`, `chat_call(name, '{"cut', finish_reason="length")`,
+      `responses_text(..., cut="max_output_tokens")`, `responses_call(..., cut="max_output_tokens")`.
 Embeddings are deterministic 8-number vectors made from the text; /v1/models lists the models.
 
 Settings: `key` (when set, any other bearer token gets OpenAI's 401), `models` (when set, any
@@ -79,20 +85,22 @@ def completion(message: dict, finish_reason: str = "stop", model: str = "fake-mo
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
-def responses_text(text: str, reasoning: str | None = None) -> dict:
-    """A Responses reply with a text message (and a reasoning item before it, if given)."""
+def responses_text(text: str, reasoning: str | None = None, cut: str | None = None) -> dict:
+    """A Responses reply with a text message (after a reasoning item, if given); `cut`: why it is incomplete."""
     items = [reasoning_item(reasoning)] if reasoning else []
-    items.append({"type": "message", "id": "msg_fake", "status": "completed", "role": "assistant",
-                  "content": [{"type": "output_text", "text": text, "annotations": []}]})
-    return {"json": response_object(items)}
+    items.append({"type": "message", "id": "msg_fake", "status": "incomplete" if cut else "completed",
+                  "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    return {"json": response_object(items, cut=cut)}
 
 
-def responses_call(name: str, arguments: dict, call_id: str = "call_1", reasoning: str | None = None) -> dict:
-    """A Responses reply asking for one function call (after a reasoning item, if given)."""
+def responses_call(name: str, arguments: dict | str, call_id: str = "call_1", reasoning: str | None = None,
+                   cut: str | None = None) -> dict:
+    """A Responses reply asking for one function call (after a reasoning item, if given); `cut` as above."""
     items = [reasoning_item(reasoning)] if reasoning else []
     items.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
-                  "arguments": json.dumps(arguments), "status": "completed"})
-    return {"json": response_object(items)}
+                  "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                  "status": "incomplete" if cut else "completed"})
+    return {"json": response_object(items, cut=cut)}
 
 
 def reasoning_item(summary: str) -> dict:
@@ -100,11 +108,13 @@ def reasoning_item(summary: str) -> dict:
             "encrypted_content": "gAAAA-fake-encrypted"}
 
 
-def response_object(output: list[dict], model: str = "fake-model") -> dict:
-    """A whole Responses `response` object around its output items."""
-    return {"id": "resp_fake", "object": "response", "created_at": 1700000000, "status": "completed",
+def response_object(output: list[dict], model: str = "fake-model", cut: str | None = None) -> dict:
+    """A whole Responses `response` object around its output items (`cut`: the incomplete_details reason)."""
+    return {"id": "resp_fake", "object": "response", "created_at": 1700000000,
+            "status": "incomplete" if cut else "completed",
             "model": model, "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
-            "tools": [], "error": None, "incomplete_details": None, "instructions": None,
+            "tools": [], "error": None, "incomplete_details": {"reason": cut} if cut else None,
+            "instructions": None,
             "metadata": {}, "temperature": 1.0, "top_p": 1.0,
             "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
                       "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
@@ -119,6 +129,8 @@ def error(status: int, message: str = "", type: str = "error", code: str | None 
 
 
 # -- the server -----------------------------------------------------------------------------------
+
+CHARS_PER_TOKEN = 4  # how the default brain counts tokens against a request's limit
 
 @dataclass
 class Recorded:
@@ -204,17 +216,25 @@ class FakeServer:
                              "data": [{"object": "embedding", "index": i, "embedding": vector(t)}
                                       for i, t in enumerate(texts)],
                              "usage": {"prompt_tokens": 1, "total_tokens": 1}}}
+        limit = next((body[k] for k in ("max_tokens", "max_completion_tokens", "max_output_tokens")
+                      if isinstance(body.get(k), int)), None)
         if path == "/v1/chat/completions":
-            reply = self.rule(body.get("messages") or [], False, body.get("response_format"))
+            reply = self.rule(body.get("messages") or [], False, body.get("response_format"), limit)
         elif path == "/v1/responses":
             text = body.get("text") if isinstance(body.get("text"), dict) else {}
-            reply = self.rule(body.get("input") or [], True, text.get("format"))
+            reply = self.rule(body.get("input") or [], True, text.get("format"), limit)
         else:
             return error(404, f"no route {path}", "invalid_request_error")
         return with_usage(reply, body, path == "/v1/responses")
 
-    def rule(self, items: list, responses: bool, fmt=None) -> dict:
-        """The default brain: answer a tool result, obey "call <tool> {args}", else echo (as JSON if asked)."""
+    def rule(self, items: list, responses: bool, fmt=None, limit: int | None = None) -> dict:
+        """The default brain: answer a tool result, obey "call <tool> {args}", else echo (as JSON if
+        asked); cut at `limit` tokens."""
+        def within(text: str) -> tuple[str, bool]:
+            if limit is None or len(text) <= CHARS_PER_TOKEN * limit:
+                return text, False
+            return text[:CHARS_PER_TOKEN * limit], True
+
         fmt = fmt if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema") else None
         refused = format_refusal(fmt, items, responses) if fmt else None
         if refused:
@@ -234,13 +254,19 @@ class FakeServer:
             except ValueError:
                 arguments = {}
             call_id = f"call_fake_{next(self.ids)}"
-            return responses_call(name, arguments, call_id) if responses else chat_call(name, arguments, call_id)
+            text, cut = within(json.dumps(arguments))
+            if responses:
+                return responses_call(name, text, call_id, cut="max_output_tokens" if cut else None)
+            return chat_call(name, text, call_id, finish_reason="length" if cut else "tool_calls")
         else:
             text = f"echo: {said}"
         if fmt:
             schema = (fmt.get("schema") if responses else (fmt.get("json_schema") or {}).get("schema"))
             text = json.dumps(instance(schema, text) if fmt["type"] == "json_schema" else {"echo": text})
-        return responses_text(text) if responses else chat_text(text)
+        text, cut = within(text)
+        if responses:
+            return responses_text(text, cut="max_output_tokens" if cut else None)
+        return chat_text(text, finish_reason="length" if cut else "stop")
 
     def gate(self, headers: dict, body) -> dict | None:
         """OpenAI's 401 for a wrong key, 404 for an unknown model (when the server has these settings)."""

@@ -96,7 +96,8 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             return stop("error", step, detail=problem)
         calls = reply.get("tool_calls", [])
         emit("model_reply", step=step, ms=ms, ok=True, content=reply.get("content"),
-             tool_calls=len(calls), thought=reply.get("thought"), usage=usage)
+             tool_calls=len(calls), thought=reply.get("thought"), usage=usage,
+             **({"cut": reply["cut"]} if reply.get("cut") else {}))  # the token limit ended it early
         memory.add(reply)
 
         if not calls:

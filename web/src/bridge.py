@@ -10,7 +10,7 @@ import time
 
 from looplab import lesson, trace
 
-ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API")
+ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
 
 
 def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:

@@ -180,8 +180,9 @@ export class Trace {
         else if (e.tool_calls) parts.push(`asks for ${e.tool_calls} tool call${e.tool_calls === 1 ? "" : "s"}`);
         else parts.push(shorten(e.content, 400));
         const box = el("span", { class: "ev-text" }, parts.join(" · "));
-        if (e.thought) return el("span", {}, box, el("span", { class: "ev-thought" }, `thought: ${shorten(e.thought, 400)}`));
-        return box;
+        const cut = e.cut && el("span", { class: "ev-cut", "data-cut": e.cut }, e.cut === "length" ? "cut short by the token limit (Max reply tokens in Settings)" : `cut short: ${e.cut}`);
+        const thought = e.thought && el("span", { class: "ev-thought" }, `thought: ${shorten(e.thought, 400)}`);
+        return thought || cut ? el("span", {}, box, ...[cut, thought].filter(Boolean)) : box;
       }
       case "tool_call":
         return el("span", { class: "ev-text" }, el("code", {}, e.tool), " ", el("code", { class: "ev-args" }, shorten(typeof e.arguments === "string" ? e.arguments : JSON.stringify(e.arguments), 300)));

@@ -6,8 +6,10 @@
 Memory holds chat-completions messages already, so the request is the memory minus our
 bookkeeping (`tokens`, `thought`, private keys): `wire_message` keeps only the fields the API
 accepts for each role. A reply's tool calls are used whatever `finish_reason` says (some
-compatible servers answer "stop" while returning tool calls). The reply's `usage` rides along
-on the message for budget.py; a `refusal` is kept too, for structured.py.
+compatible servers answer "stop" while returning tool calls), except that a reply cut by the
+token limit (`finish_reason: "length"`) is marked `cut` and a tool call it broke is an error
+(see limits.py). The reply's `usage` rides along on the message for budget.py; a `refusal` is
+kept too, for structured.py.
 
 A structured output is asked for per call: `model(messages, tools, response_format={...})`
 sends `{"type": "json_object"}` or `{"type": "json_schema", "json_schema": {"name", "schema",
@@ -19,6 +21,7 @@ from collections.abc import Callable
 
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 
 # The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
 ACCEPTED = {
@@ -85,6 +88,9 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
     thought = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(thought, str) and thought.strip():  # what some servers call the model's reasoning
         reply["thought"] = thought
+    finish = data["choices"][0].get("finish_reason") if isinstance(data["choices"][0], dict) else None
+    if finish in CUT_REASONS:
+        reply["cut"] = finish
     return reply
 
 
@@ -94,10 +100,19 @@ def with_usage(reply: dict, data: dict) -> dict:
 
 
 def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
-    """A model function over raw HTTP chat completions; `options` (temperature, ...) go in every request."""
+    """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request.
+
+    A server that refuses `max_tokens` and asks for `max_completion_tokens` (OpenAI's reasoning
+    models) gets the limit under that name from then on.
+    """
     def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
         extra = {"response_format": response_format} if response_format else {}
-        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
-        return with_usage(read_chat_reply(data, endpoint.base_url), data)
-    model.endpoint = endpoint
+        try:
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
+        except ModelError as error:
+            if not use_completion_tokens(error, options):
+                raise
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
+        return with_usage(check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options)), data)
+    model.endpoint, model.max_tokens = endpoint, limit_of(options)
     return model

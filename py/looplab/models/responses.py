@@ -12,6 +12,8 @@ each `function_call` a tool call whose id is the item's `call_id`, `reasoning` s
 "schema", "strict"} or {"type": "json_object"}. The output items themselves ride along on the assistant message
 under OUTPUT_KEY (the chat adapters never send it) and are sent back, in order, on the next
 request — a reasoning model needs its reasoning items again, next to the calls they led to.
+A reply the token limit cut (`status: "incomplete"`, `incomplete_details.reason:
+"max_output_tokens"`) is marked `cut: "length"`, as chat completions' `finish_reason` says it.
 """
 
 from collections.abc import Callable
@@ -20,6 +22,7 @@ from ..messages import text_of
 from .chat import with_usage
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import check_cut
 
 OUTPUT_KEY = "_responses_output"
 
@@ -129,6 +132,10 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
     if any(thoughts):
         reply["thought"] = "\n".join(t for t in thoughts if t)
     reply[OUTPUT_KEY] = [i for i in output if isinstance(i, dict)]
+    if data.get("status") == "incomplete":
+        details = data.get("incomplete_details")
+        why = (details.get("reason") if isinstance(details, dict) else None) or "incomplete"
+        reply["cut"] = "length" if why == "max_output_tokens" else why
     return reply
 
 
@@ -137,6 +144,7 @@ def responses_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list
     def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
         body = responses_payload(endpoint.model, messages, tools, response_format, **options)
         data = endpoint.post("/responses", body)
-        return with_usage(read_output(data, endpoint.base_url), data)
+        return with_usage(check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
+                                    "max_output_tokens"), data)
     model.endpoint = endpoint
     return model
