@@ -1,0 +1,103 @@
+"""Long output in the page: the longest main-thread task while a run floods the Output console.
+
+Prints figures; asserts nothing. Run: `make bench`, or `python bench/flood.py [--runs 3] [--dir web/dist]`
+after `make build`.
+
+Two floods, each run in the first code cell of a lesson in headless Chromium:
+  lines   `for i in range(200_000): print(i)`   200,000 short lines (1.3 MB, the console keeps 200,000 characters)
+  line    `print("x" * 5_000_000)`              one 5 MB line
+For each: the longest main-thread task from Run until the output is drawn (a PerformanceObserver for
+"longtask" entries: tasks over 50 ms), how many long tasks there were, and the characters shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+
+LESSON = "01-agent-or-workflow"
+FLOODS = {
+    "200,000 lines": "for i in range(200_000):\n    print(i)",
+    "one 5 MB line": 'print("x" * 5_000_000)',
+}
+
+LONG_TASKS = """
+window.__longtasks = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.__longtasks.push(entry.duration);
+}).observe({ type: "longtask", buffered: true });
+"""
+
+# Run ended and nothing left to draw: two frames after the run's end with the console's size unchanged.
+DRAWN = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const out = document.querySelector('[data-testid=output]');
+  let size = -1;
+  while (out.textContent.length !== size) { size = out.textContent.length; await frame(); await frame(); }
+  return size;
+}"""
+
+
+def flood(page, code: str) -> dict:
+    content = page.locator('[data-testid="editor"].cell-code').first.locator(".cm-content")
+    content.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+    page.evaluate("() => { window.__longtasks = []; }")
+    page.get_by_test_id("run").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
+                           timeout=300_000)
+    shown = page.evaluate(DRAWN)
+    tasks = page.evaluate("() => window.__longtasks")
+    return {"longest": max(tasks, default=0.0), "count": len(tasks), "total": sum(tasks), "shown": shown}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", default=str(ROOT / "web" / "dist"))
+    args = parser.parse_args()
+    if not (Path(args.dir) / "index.html").exists():
+        sys.exit(f"{args.dir} has no site: run `make build` first")
+    server = SiteServer(Path(args.dir))
+    results: dict[str, list[dict]] = {name: [] for name in FLOODS}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.add_init_script(LONG_TASKS)
+            page = context.new_page()
+            page.on("dialog", lambda dialog: dialog.accept())
+            page.goto(f"{server.url}#/{LESSON}")
+            # Run works: aria-disabled="false" (builds before it used the disabled attribute: not disabled)
+            page.wait_for_function("""() => { const run = document.querySelector('[data-testid=run]');
+                return run.getAttribute('aria-disabled') !== 'true' && !run.disabled; }""", timeout=120_000)
+            for _ in range(args.runs):
+                for name, code in FLOODS.items():
+                    results[name].append(flood(page, code))
+            browser.close()
+    finally:
+        server.stop()
+    print(f"Output flood in headless Chromium, {args.runs} runs each (median; longest task = the largest"
+          " 'longtask' entry, 0 = none over 50 ms)")
+    for name, runs in results.items():
+        longest = statistics.median(r["longest"] for r in runs)
+        count = statistics.median(r["count"] for r in runs)
+        total = statistics.median(r["total"] for r in runs)
+        each = ", ".join(f"{r['longest']:.0f}" for r in runs)
+        print(f"  {name:15s} longest main-thread task {longest:6.0f} ms (each run: "
+              f"{each}) · {count:.0f} long tasks, {total:.0f} ms in all"
+              f" · {runs[0]['shown']:,} characters shown")
+
+
+if __name__ == "__main__":
+    main()
