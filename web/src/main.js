@@ -4,6 +4,7 @@
 import { Runner } from "./runner.js";
 import { LessonView } from "./lessonview.js";
 import { Output, Trace, Context, showChecks } from "./panels.js";
+import { announceRuns } from "./announce.js";
 import { Settings, setupDialog } from "./settings.js";
 import { isModified, loadProgress, saveProgress, exportAll, importAll, loadTheme, saveTheme } from "./storage.js";
 
@@ -148,8 +149,10 @@ function onModified(modified) {
 
 function updateButtons() {
   const running = Boolean(runner && runner.running);
-  ui.run.disabled = !runner || !runner.ready || running || !view;
-  ui.stop.disabled = !running;
+  // aria-disabled, not disabled: a focused button that stops working keeps the focus (run() and
+  // stop() ignore a press that cannot work; Run then says that Python is still loading)
+  ui.run.setAttribute("aria-disabled", String(!runner || !runner.ready || running || !view));
+  ui.stop.setAttribute("aria-disabled", String(!running));
   document.body.dataset.running = String(running);
 }
 
@@ -434,6 +437,7 @@ async function main() {
   for (const button of document.querySelectorAll(".phone-tabs button")) button.addEventListener("click", () => setTab(button.dataset.tab));
   for (const tab of document.querySelectorAll(".panel-tabs [role=tab]")) tab.addEventListener("click", () => setPanel(tab.dataset.panel));
   window.addEventListener("hashchange", route);
+  announceRuns(ui.status, byTest("checks"), byTest("announcer"));
   showMode();
 
   let build;
