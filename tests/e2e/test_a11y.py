@@ -496,3 +496,27 @@ def test_pass_and_fail_are_said_in_words_and_shapes_not_colour_alone(page, site_
     assert stderr.evaluate("(e) => parseFloat(getComputedStyle(e).borderLeftWidth)") >= 1
     assert page.get_by_test_id("output").locator(".out-stdout").first.evaluate(
         "(e) => parseFloat(getComputedStyle(e).borderLeftWidth)") == 0
+
+
+# --- long output ------------------------------------------------------------------------------------
+
+CUT = "\n… output cut here: more than 200,000 characters\n"
+
+
+@pytest.mark.parametrize(("code", "printed"), [
+    ("for i in range(200_000):\n    print(i)", "".join(f"{i}\n" for i in range(200_000))),
+    ('print("x" * 5_000_000)', "x" * 200_000),
+], ids=["200000 lines", "one 5 MB line"])
+def test_a_flood_is_drawn_in_pieces_whole_and_in_order_up_to_the_cut(page, site_url, code, printed):
+    open_lesson(page, site_url)
+    set_code(page, code)
+    run(page)
+    output = page.get_by_test_id("output")
+    expect(output).to_contain_text("output cut here")
+    expected = ("hello from the lesson\n" + printed)[:200_000] + CUT
+    assert output.evaluate("(e) => e.textContent") == expected
+    assert output.inner_text() == expected  # as read and copied: the boxes add no line breaks
+    boxes = output.locator(".out-chunk")
+    assert boxes.count() >= 25  # 4,000 to 8,000 characters each (a long line fills a box to 8,000)
+    lengths = boxes.evaluate_all("(all) => all.map((b) => b.textContent.length)")
+    assert max(lengths) <= 8_000 + len(CUT)
