@@ -2,8 +2,8 @@
 
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
 tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean),
-memory (Memory), recall (long-term facts), policy (gates), tasks (task queue), trace (events),
-tokens (counting), models (scripted and live).
+memory (Memory), recall (long-term facts), policy (gates), untrusted (tool results as data),
+tasks (task queue), trace (events), tokens (counting), models (scripted and live).
 """
 
 from .loop import run_agent
@@ -16,10 +16,11 @@ from .tasks import TaskQueue
 from .tokens import count_tokens
 from .tools import Toolbox, ToolError
 from .trace import Collector, printer
+from .untrusted import ToolGate, fence, no_instructions
 
 __version__ = "0.1.0"
 
 __all__ = ["run_agent", "tool_message", "Memory", "call", "calls", "failing", "final",
            "pick_model", "scripted", "Gate", "Verdict", "forbid", "FactStore", "HashEmbedder",
            "extract_facts", "recall_query", "TaskQueue", "count_tokens", "Toolbox", "ToolError",
-           "Collector", "printer"]
+           "Collector", "printer", "ToolGate", "fence", "no_instructions"]
