@@ -23,9 +23,9 @@ def ids(paths):
     return [p.stem for p in paths]
 
 
-def test_there_are_fifteen_lessons_numbered_in_order():
+def test_the_lessons_are_numbered_1_to_n_in_order_with_no_gaps():
     numbers = [int(p.name[:2]) for p in LESSONS]
-    assert numbers == list(range(1, 16)), [p.name for p in LESSONS]
+    assert len(numbers) >= 16 and numbers == list(range(1, len(numbers) + 1)), [p.name for p in LESSONS]
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
@@ -58,7 +58,7 @@ def test_the_lesson_is_well_formed(path):
         if role == "predict":
             read_prediction(cells[i].source)  # raises when its choices or answer are malformed
     for cell in cells:
-        if cell.role != "markdown":
+        if cell.kind == "code":  # hint and predict cells are prose too
             compile(cell.source, path.name, "exec")
             # Pyodide-friendly: no threads, sockets or subprocesses in lesson code
             for word in ("import threading", "import socket", "import subprocess", "asyncio.to_thread"):
