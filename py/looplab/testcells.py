@@ -12,15 +12,16 @@ outcome. Each test becomes one check:
     failed        it failed or raised: pytest's assertion explanation, shortened
     not checked   it was skipped; `expect(...)` inside a test skips it with a live or local model
 
-pytest prints its usual progress line and summary. The same code runs in CPython and in Pyodide
-(the page loads pytest from the site when a lesson imports it). Run as a plain script, a lesson
-calls `run_here(globals())` at the end to run its tests the same way.
+One printed line sums the run up ("pytest ran 19 tests: 19 passed (0.05 s)"). The same code runs
+in CPython and in Pyodide (the page loads pytest from the site when a lesson imports it). Run as a
+plain script, a lesson calls `run_here(globals())` at the end to run its tests the same way.
 """
 
 import ast
 import inspect
 import sys
 import tempfile
+import time
 import types
 from pathlib import Path
 
@@ -149,10 +150,14 @@ class Recorder:
 
 
 def pytest_args(path: Path) -> list[str]:
-    """A quiet run of one file, with no plugins from outside and nothing written beside it."""
-    return [str(path), "-q", "--no-header", "-s", "--tb=no", "-rN", "--disable-plugin-autoload",
-            "--continue-on-collection-errors", "-p", "no:cacheprovider", "-p", "no:faulthandler",
-            "-p", "no:stepwise"]
+    """A quiet run of one file, with no plugins from outside and nothing written beside it.
+
+    pytest's terminal report is off: on a Stop it formats the whole traceback of the interrupt,
+    which in Pyodide takes longer than the page waits for Python to stop (about 1 s, against
+    0.1 s without it). `summary` prints one line instead.
+    """
+    return [str(path), "-s", "--disable-plugin-autoload", "--continue-on-collection-errors",
+            "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "no:stepwise"]
 
 
 def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
@@ -172,7 +177,7 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
             "[pytest]\ndisable_test_id_escaping_and_forfeit_all_rights_to_community_support = true\n")
         path = Path(folder, "test_lesson.py")
         path.write_text("# the lesson's tests cells, collected from the lesson's namespace\n")
-        RUNNING = True
+        RUNNING, started = True, time.perf_counter()
         try:
             pytest.main(pytest_args(path), plugins=[recorder])
         finally:
@@ -180,11 +185,19 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
     if recorder.interrupted:  # pytest caught it and ended its session; the run must stop too
         raise KeyboardInterrupt("stopped during the lesson's tests")
     results = [tuple(r) for r in recorder.results.values()]
+    print(summary(results, time.perf_counter() - started))
     results += [("collecting the lesson's tests", "failed", e) for e in recorder.collect_errors]
     if not results:
         results.append(("the lesson's tests", "failed",
                         "pytest found no tests: a test is a function whose name starts with test_"))
     return results
+
+
+def summary(results: list[tuple[str, str, str]], seconds: float) -> str:
+    """One line about a run: "pytest ran 19 tests: 17 passed, 2 not checked (0.05 s)"."""
+    counts = {status: sum(r[1] == status for r in results) for status in ("passed", "failed", "not checked")}
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "none collected"
+    return f"pytest ran {len(results)} test{'s' if len(results) != 1 else ''}: {parts} ({seconds:.2f} s)"
 
 
 def run_here(namespace: dict) -> None:

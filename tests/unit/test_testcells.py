@@ -3,6 +3,7 @@
 Runs in CPython and, with the rest of tests/unit, inside Pyodide: pytest inside pytest.
 """
 
+import re
 import textwrap
 
 import pytest
@@ -37,7 +38,7 @@ def test_each_test_is_a_check_named_by_its_docstring_or_its_name():
     assert out == {"adding works": (PASSED, ""), "test_no_docstring": (PASSED, "")}
 
 
-def test_a_failure_carries_pytests_assertion_explanation_short():
+def test_a_failure_carries_pytests_assertion_explanation_short(capsys):
     out = lesson_tests('''
         def test_len():
             xs = [1, 2]
@@ -54,6 +55,7 @@ def test_a_failure_carries_pytests_assertion_explanation_short():
     status, message = out["test_dicts"]
     assert status == FAILED and "{'b': 2} != {'b': 3}" in message and "-v" not in message
     assert out["test_raises"] == (FAILED, "KeyError: 'missing'")
+    assert re.search(r"^pytest ran 3 tests: 3 failed \(\d+\.\d\d s\)$", capsys.readouterr().out, re.M)
     long = lesson_tests('def test_long():\n    assert list(range(400)) == list(range(1, 401))\n')
     assert len(long["test_long"][1]) <= testcells.MESSAGE_CHARS + 2
 
