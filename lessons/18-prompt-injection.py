@@ -159,9 +159,9 @@ def without_send(task, shared=None):
 no_private = naive_agent("Summarise note n7.", {**shared, "n1": "(moved)", "n2": "(moved)"})
 no_untrusted = naive_agent("Summarise note n3.")
 no_way_out = without_send("Summarise note n7.", shared)
-print("no private data:     ", leak(*no_private[:2]))
-print("no untrusted content:", leak(*no_untrusted[:2]))
-print("no way out:          ", leak(*no_way_out), "|", redact_text(str(no_way_out[1]["answer"]))[-70:])
+print("no private data:     ", leak(*no_private[:2]) or "no leak")
+print("no untrusted content:", leak(*no_untrusted[:2]) or "no leak")
+print("no way out:          ", leak(*no_way_out) or "no leak", "|", redact_text(str(no_way_out[1]["answer"]))[-70:])
 
 # %% [markdown]
 # The defences, from the inside out:
@@ -596,10 +596,12 @@ DEFENDED_LEAKS = [a.name for a, _, d in SCOREBOARD if leak(d.world, d.result)]
 print(f"naive: {NAIVE_LEAKS} of {len(ATTACKS)} leaked; defended: {len(DEFENDED_LEAKS)} of {len(ATTACKS)} leaked")
 
 # %% [markdown]
-# Read the last column. Most attacks meet the tool gate first. The split attack slips past it:
-# each half looks harmless alone, and the brain joins them; the allow-list stops the mail.
-# The key cannot leak because it is not in the prompt. The link dies at the output gate. No
-# single layer stops everything, and none has to.
+# Read the last column. Most attacks meet the tool gate first. The split attack slips past it
+# where it was planted: each note alone looks harmless, and the brain joins the two. It obeys,
+# searches every note (that result, with both halves in one text, the gate does withhold) and
+# tries to mail anyway; the allow-list refuses. Nothing fires for the key, because there is
+# nothing to find: it is not in the prompt. The link dies at the output gate. No single layer
+# stops everything, and none has to.
 
 # %% tags=["check"]
 # the red team has at least eight attacks
@@ -629,9 +631,9 @@ expect(any(e["type"] == "policy_block" and e["gate"] == "tool" for e in SCOREBOA
 # Your rule and fence are the idea; `looplab.untrusted` is the same idea made sturdier.
 # `ToolGate()` with no rules uses its `no_instructions`, and:
 #
-# - it folds look-alike letters (full-width "Ｉｇｎｏｒｅ" reads as "ignore") and removes more
-#   invisible characters, including the Unicode "tag" block that can spell whole hidden
-#   sentences;
+# - it folds look-alike letters (full-width "Ｉｇｎｏｒｅ" reads as "ignore"), removes more
+#   invisible characters, and reads Unicode "tag" characters (invisible, yet they can spell
+#   whole sentences a model reads) as the words they spell;
 # - it knows more openings: "disregard", "forget", "override", rules and guidelines as well as
 #   instructions, and text pretending to be a `SYSTEM:` or `assistant:` message;
 # - its fence also breaks a closing marker spelled with spaces or invisible characters;
