@@ -1,6 +1,6 @@
 # The static site: build web/dist, serve it, drive it in headless Chromium, measure its start-up.
 #   make build      bundle the front end, copy Pyodide, build the looplab wheel and our httpx2_jsfetch
-#                   wheel (py-extra/), fetch the pinned "site" and "openai" wheels, write the lock file
+#                   wheel (py-extra/), fetch the pinned "site", "openai" and "test" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
 #   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
@@ -26,13 +26,13 @@ $(CHROMIUM):
 # `make build` rebuild web/dist; the files they install are tracked by package-lock.json and
 # wheels.lock.json in SITE_SOURCES.
 build: web/dist/build.json
-web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai
+web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai wheels-test
 	$(PY) scripts/build_site.py --out web/dist
 
 serve: build
 	$(PY) scripts/serve.py --port $(PORT) --dir web/dist
 
-test-e2e: venv node wheels-site wheels-openai chromium
+test-e2e: venv node wheels-site wheels-openai wheels-test chromium
 	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
 
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.

@@ -10,6 +10,10 @@ exactly one of these ways, all of them in `run_agent` below:
     needs_person  the model asked for a tool that needs approval, and `approve` did not say yes
     blocked       the input gate refused the task, or the output gate refused the answer
 
+A `tool_gate` (untrusted.py) checks every tool result before the model sees it: a refused result
+is replaced by an `error:` text saying it was withheld (the run goes on), one that passes may
+come back redacted and fenced as data.
+
 Every tool call stored in memory gets exactly one tool message with its id — also a call that
 was refused, skipped (after a stop) or malformed — so the record is always complete.
 
@@ -42,16 +46,18 @@ from .parallel import run_ahead
 from .policy import Gate
 from .tools import Toolbox
 from .trace import Emitter, redact_text
+from .untrusted import screen
 
 
 def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, max_steps: int = 6,
               approve: Callable | None = None, *, max_tool_calls: int | None = None,
               input_gate: Gate | None = None, output_gate: Gate | None = None,
-              budget: int | None = None, limits: Budget | None = None,
+              tool_gate: Gate | None = None, budget: int | None = None, limits: Budget | None = None,
               tracer: Callable[[dict], None] | None = None, name: str | None = None) -> dict:
     """Run one task to a stop; see the module docstring for the five ways a run ends.
 
     `budget` is the context window's size in tokens (memory.py); `limits` what the run may spend;
+    `tool_gate` screens tool results before the model reads them (untrusted.py);
     `name` (e.g. "researcher") is put as `agent` on every event, for runs that call each other.
     """
     emit = Emitter(tracer, agent=name)
@@ -134,6 +140,10 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             result, seconds = ahead.pop(call_id, None) or (toolbox.run(name, arguments),
                                                            time.perf_counter() - started)
             ran += 1
+            if tool_gate is not None:
+                result, withheld = screen(tool_gate, name, result)
+                if withheld:
+                    emit("policy_block", step=step, gate="tool", call_id=call_id, tool=name, reason=withheld)
             answer_call(memory, emit, step, call_id, name, result, seconds)
 
     return stop("step_limit", max_steps, detail=f"still asking for tools after {max_steps} steps")
