@@ -85,8 +85,8 @@ class ToolGate(Gate):
     `fence` is the function that wraps a text that passes (None: not wrapped).
     """
 
-    def __init__(self, *rules, redactions: dict[str, str] | None = None, fence=fence, name: str = "tool"):
-        super().__init__(*(rules or (no_instructions,)), redactions=redactions, name=name)
+    def __init__(self, *rules, redactions: dict[str, str] | None = None, fence=fence):
+        super().__init__(*(rules or (no_instructions,)), redactions=redactions)
         self.fence = fence
 
     def check(self, text) -> Verdict:
