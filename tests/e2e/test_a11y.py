@@ -138,6 +138,24 @@ def drawer_open(page: Page, site_url: str) -> None:
     expect(page.get_by_test_id("lesson-list")).to_be_visible()
 
 
+def approval_open(page: Page, site_url: str) -> None:
+    show(page, site_url, "92-e2e-approval")
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("approval")).to_be_visible()
+
+
+def approval_answered(page: Page) -> None:
+    page.get_by_test_id("reject").click()
+    wait_run_end(page)
+
+
+def hint_and_prediction(page: Page, site_url: str) -> None:
+    show(page, site_url, "91-e2e-format")
+    page.get_by_test_id("show-hint").click()
+    page.get_by_test_id("predict-choice").first.click()
+    expect(page.get_by_test_id("hint")).to_have_count(1)
+
+
 FAILING = 'model = pick_model([final("six")])\nresult = run_agent("?", model, box, Memory("s"))'
 
 STATES = [
@@ -149,6 +167,8 @@ STATES = [
     State("solution shown", solution_open),
     State("Settings dialog", settings_open, close_dialog),
     State("keyboard help", help_open, close_dialog),
+    State("approval dialog (a paused run)", approval_open, approval_answered),
+    State("a hint and a prediction shown", hint_and_prediction),
     State("phone: Read tab", phone_tab("read"), layouts=("phone",)),
     State("phone: Code tab", phone_tab("code"), layouts=("phone",)),
     State("phone: Output tab", phone_tab("output"), layouts=("phone",)),
@@ -398,7 +418,7 @@ def test_a_run_is_announced_once_in_one_sentence_and_the_output_is_not_a_live_re
     page.evaluate(HEARD)
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("line 499")
-    expect(announcer).to_have_text(re.compile(r"^Done in \d+\.\d\d s, 1 of 2 checks passed\. Failed: the answer mentions 5\.$"))
+    expect(announcer).to_have_text(re.compile(r"^Done in \d+\.\d\d s, E2E fixture: a tiny agent: 1 of 2 checks passed\. Failed: the answer mentions 5\.$"))
     page.wait_for_timeout(300)  # nothing more is said after the run
     assert page.evaluate("() => window.__heard") == [announcer.text_content()]
 
@@ -408,7 +428,7 @@ def test_a_run_is_announced_once_in_one_sentence_and_the_output_is_not_a_live_re
     expect(page.get_by_test_id("stop")).to_have_attribute("aria-disabled", "false")
     page.get_by_test_id("stop").click()
     wait_run_end(page, timeout=10_000)
-    expect(announcer).to_have_text(re.compile(r"^Stopped after \d+\.\d\d s\.$"))
+    expect(announcer).to_have_text(re.compile(r"^Stopped E2E fixture: a tiny agent after \d+\.\d\d s\.$"))
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.__heard") == [announcer.text_content()]
 
