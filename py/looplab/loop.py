@@ -45,7 +45,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
 
     `name` (e.g. "researcher") is put as `agent` on every event, for runs that call each other.
     """
-    emit = Emitter(tracer, agent=name)
+    emit = Emitter(tracer, agent=name, inputs=locals())  # inputs: replay.py may re-run this run from a step
     emit("run_start", task=task, max_steps=max_steps, tools=toolbox.names())
     ran = 0  # tool calls run so far
 
@@ -67,7 +67,8 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
     for step in range(1, max_steps + 1):
         messages = memory.messages(budget)
         emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
-             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages))
+             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages),
+             left_out=lambda: memory.left_out(messages))
         started = time.perf_counter()
         try:
             raw = model_fn(messages, toolbox.schemas())
@@ -80,7 +81,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             return stop("error", step, detail=problem)
         calls = reply.get("tool_calls", [])
         emit("model_reply", step=step, ms=ms, ok=True, content=reply.get("content"),
-             tool_calls=len(calls), thought=reply.get("thought"))
+             tool_calls=len(calls), thought=reply.get("thought"), message=reply)
         memory.add(reply)
 
         if not calls:
