@@ -68,7 +68,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
         messages = memory.messages(budget)
         emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
              context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages),
-             left_out=lambda: memory.left_out(messages))
+             context_sizes=lambda: [memory.size(m) for m in messages], left_out=lambda: memory.left_out(messages))
         started = time.perf_counter()
         try:
             raw = model_fn(messages, toolbox.schemas())

@@ -3,7 +3,9 @@
 Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
 policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
 started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
-carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view.
+carries the `context` it sends (the messages), its `context_tokens` and each message's size
+(`context_sizes`), and what the memory window `left_out` (`{"messages", "tokens"}`); a
+`model_reply` carries the whole reply as `message` (replay.py replays from it).
 A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
 emits, and every event carries its run's number as `run`, so the events of agents that call each
 other stay apart in one trace.

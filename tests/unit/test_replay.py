@@ -153,6 +153,7 @@ def test_the_model_call_says_what_the_window_left_out():
     call_event = events.of("model_call")[0]
     assert call_event["left_out"] == {"messages": 3, "tokens": 30}
     assert [m["content"] for m in call_event["context"][1:]] == ["old 3", "now"]
+    assert sum(call_event["context_sizes"]) == call_event["context_tokens"] and call_event["context_sizes"][1] == 10
 
 
 TOOLS = st.lists(st.tuples(st.integers(-50, 50), st.integers(-50, 50)), min_size=0, max_size=5)
