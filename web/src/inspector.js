@@ -263,8 +263,9 @@ export class Inspector {
     this.scrubber.max = String(Math.max(1, n));
     this.scrubber.value = String(this.index + 1);
     this.scrubber.disabled = n < 2;
-    this.prev.disabled = this.index <= 0;
-    this.next.disabled = this.index >= n - 1;
+    // aria-disabled, not disabled: the button at an end keeps the focus, so ←/→ go on working
+    this.prev.setAttribute("aria-disabled", String(this.index <= 0));
+    this.next.setAttribute("aria-disabled", String(this.index >= n - 1));
     this.play.disabled = n < 2;
     this.stepLabel.textContent = n ? `step ${this.index + 1} of ${n}` : "no steps";
     if (!n) {

@@ -7,7 +7,7 @@
 // gen_ai.tool.call.id. Only what the events hold goes out (they are redacted of keys already).
 // No DOM: Node runs this in the tests.
 
-import { usageOf } from "./runs.js";
+import { RunBook, usageOf } from "./runs.js";
 
 const KIND = { INTERNAL: 1, CLIENT: 3 };
 const STATUS = { UNSET: 0, OK: 1, ERROR: 2 };
@@ -107,4 +107,12 @@ export function toOtlp(runs, { model = "", service = "looplab", version = "" } =
       scopeSpans: [{ scope: { name: "looplab", version }, spans }],
     }],
   };
+}
+
+/** OTLP JSON for plain events (a run and the runs nested in it, in the order they came). */
+export function eventsToOtlp(events, options = {}) {
+  const book = new RunBook();
+  events.forEach((event) => book.add(event, { at: options.at ?? 1_700_000_000_000 }));
+  const top = book.runs.find((r) => r.parent === null);
+  return top ? toOtlp(book.family(top), options) : toOtlp([], options);
 }
