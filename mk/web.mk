@@ -6,6 +6,7 @@
 #   make bench      benchmarks: bench/loop.py (CPython, then Pyodide), bench/models.py (the adapters'
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
 #                   (the openai SDK's install + import and a call's cost in the page)
+#                   bench/inspector.py (the run inspector: draw a 200-step run, move one step)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
@@ -45,3 +46,4 @@ bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WH
 	$(PY) bench/models.py --pyodide
 	$(PY) bench/startup.py
 	$(PY) bench/sdk_browser.py
+	$(PY) bench/inspector.py

@@ -501,6 +501,7 @@ export class Inspector {
 
   /** Open a run file (runs.js format) beside the runs shown; returns the top run. */
   load(data, name = "a run file") {
+    const started = performance.now();
     readRunFile(data);
     const prefix = `import${++this.imports}:`;
     const meta = new Map((data.runs || []).map((r) => [r.run, r]));
@@ -522,6 +523,7 @@ export class Inspector {
     const top = added.find((r) => r.number === data.run) || added[0];
     this.note.textContent = `Opened ${name}: ${plural(added.length, "run")}${data.lesson ? ` of ${data.lesson}` : ""}.`;
     this.open(top.id);
+    measure("looplab:inspector-load", started);
     return top;
   }
 }
