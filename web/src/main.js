@@ -17,6 +17,8 @@ import { renderLessonList } from "./lessonlist.js";
 import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
 import { setupApproval } from "./approval.js";
+import { LocalModel } from "./localmodel.js";
+import { setupLocalSettings } from "./localsettings.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -32,7 +34,6 @@ const ui = {
   settings: byTest("settings"),
   title: $("[data-role=title]"),
   modified: $("[data-role=modified]"),
-  mode: $("[data-role=mode]"),
 };
 
 const status = new StatusLine({ root: byTest("status"), text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
@@ -40,6 +41,8 @@ const output = new Output(byTest("output"));
 const trace = new Trace(byTest("trace"));
 const context = new Context(byTest("context-view"));
 const settings = new Settings();
+let drawLocal = () => {}; // the Settings dialog's local-model status (localsettings.js)
+const local = new LocalModel((state) => drawLocal(state));
 const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
 
 let lessons = [];
@@ -58,7 +61,7 @@ let setTab = () => {};
 let dialog = null;
 let approve = null; // the approval dialog's ask (approval.js)
 
-const modeName = () => (settings.live ? "live" : "scripted");
+const modeName = () => settings.mode;
 
 // --- the lesson on screen ----------------------------------------------------------------------
 
@@ -179,6 +182,11 @@ async function start() {
       return;
     }
   }
+  if (settings.mode === "local" && !local.available()) {
+    status.toast("Local model: pick a .gguf file in Settings first.");
+    dialog.open();
+    return;
+  }
   const run = { view, meta: current, step: 0 };
   active = run;
   output.clear();
@@ -201,10 +209,12 @@ async function start() {
         trace.add(event);
         context.add(event);
       }),
-      // Python asks the page (asking.js): only approvals so far (looplab's ask_person)
-      ask: (kind, request, options) => (kind === "approval" && view === run.view
-        ? approve(request, { ...options, step: run.step })
-        : { unavailable: `the page has no answer to a "${kind}" question here` }),
+      // Python asks the page (asking.js): approvals (looplab's ask_person) and the local model
+      ask: (kind, request, options) => {
+        if (kind === "approval" && view === run.view) return approve(request, { ...options, step: run.step });
+        if (kind === "model") return askLocal(request, options);
+        return { unavailable: `the page has no answer to a "${kind}" question here` };
+      },
     },
   });
   updateButtons();
@@ -313,17 +323,41 @@ function startRunner(build) {
 // --- model toggle and settings -----------------------------------------------------------------
 
 function showMode() {
-  ui.mode.textContent = modeName();
-  ui.toggle.setAttribute("aria-pressed", String(settings.live));
-  ui.toggle.dataset.mode = settings.values.mode;
-  document.body.dataset.mode = settings.values.mode;
+  ui.toggle.value = settings.mode;
+  ui.toggle.dataset.mode = settings.mode;
+  document.body.dataset.mode = settings.mode;
 }
 
-function toggleMode() {
-  settings.setMode(settings.live ? "scripted" : "live");
+function modeSummary() {
+  if (settings.live) return `live model ${settings.values.model} at ${settings.values.baseUrl}`;
+  if (settings.mode === "local") return `local model: ${local.text}`;
+  return "scripted model";
+}
+
+function changeMode() {
+  settings.setMode(ui.toggle.value);
   showMode();
   if (settings.live && settings.problem()) dialog.open();
-  if (pythonInfo) status.show(`Ready · ${settings.live ? `live model ${settings.values.model} at ${settings.values.baseUrl}` : "scripted model"}`, "ready");
+  if (settings.mode === "local") useLocal();
+  if (pythonInfo) status.show(`Ready · ${modeSummary()}`, "ready");
+}
+
+// Local mode: the model kept in this browser loads at once (no picker); with none kept, or on a
+// page that cannot wait for it (not cross-origin isolated), the learner is told what to do.
+function useLocal() {
+  if (!self.crossOriginIsolated) {
+    status.toast("The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.", 10000);
+  }
+  local.ensure().then((ready) => {
+    if (!ready && settings.mode === "local" && local.state !== "loading") dialog.open();
+  });
+}
+
+// Python's "model" question (looplab/models/local.py): only a run that can wait gets the engine.
+function askLocal(request, { blocking, signal }) {
+  if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
+  if (settings.mode !== "local") return { error: "the model toggle is not on local", kind: "setup" };
+  return local.answer(request, { signal, temperature: settings.temperature });
 }
 
 // --- start -------------------------------------------------------------------------------------
@@ -339,8 +373,10 @@ async function main() {
       renderList();
     }
   });
-  ui.toggle.addEventListener("click", toggleMode);
+  ui.toggle.addEventListener("change", changeMode);
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
+  drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
+  drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
   approve = setupApproval($("[data-role=approval-dialog]"));
   setupTheme($("[data-role=theme]"));
@@ -363,6 +399,7 @@ async function main() {
   });
   window.addEventListener("hashchange", route);
   showMode();
+  if (settings.mode === "local") useLocal();
 
   let build;
   try {

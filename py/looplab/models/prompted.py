@@ -13,6 +13,10 @@ action is shown to the model in the JSON it is asked to write.
 
 A reply that is not such an object is answered with a corrective message, up to `repairs`
 times within the same call; then the call raises ModelError and the run stops with `error`.
+
+`action_schema(tools)` is the same two forms as a JSON schema, one branch per tool with that
+tool's parameters: an engine that can constrain its output to a schema (llama.cpp turns it into
+a grammar) then writes only replies `parse_action` accepts, naming only listed tools.
 """
 
 import json
@@ -135,6 +139,28 @@ def parse_action(text: str | None) -> tuple[dict | None, str | None]:
                 "function": {"name": name, "arguments": json.dumps(arguments)}}
         return {"role": "assistant", "content": None, "tool_calls": [call], **extra}, None
     return None, f'"type" was {action.get("type")!r}; it must be "tool_call" or "final_answer"'
+
+
+def action_schema(tools: list[dict], react: bool = False) -> dict:
+    """The JSON schema of one action: a call of one of these tools with its parameters, or a final answer."""
+    thought = {"thought": {"type": "string", "minLength": 1}} if react else {}
+    options = []
+    for tool in tools:
+        fn = tool.get("function", tool)
+        arguments = dict(fn.get("parameters") or {"type": "object", "properties": {}})
+        # The Toolbox refuses arguments it does not know: so does the schema, unless the tool says otherwise.
+        arguments.setdefault("additionalProperties", False)
+        options.append(closed({"type": {"const": "tool_call"}, **thought, "name": {"const": fn["name"]},
+                               "arguments": arguments}))
+    options.append(closed({"type": {"const": "final_answer"}, **thought,
+                           "answer": {"type": "string", "minLength": 1}}))
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def closed(properties: dict) -> dict:
+    """An object with exactly these properties, all required, written in this order."""
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
 
 
 def correction(problem: str, react: bool) -> str:
