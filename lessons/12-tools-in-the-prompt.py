@@ -331,6 +331,61 @@ simple = prompted(text_model([
 repaired = run_agent("What is 1002 + 4002?", simple, tools, Memory("You are a helpful assistant."))
 print(repaired)
 
+# %% [markdown]
+# ## A tiny real model: well-formed is not right
+#
+# With **Model → local**, a real language model runs inside this page, offline: for the tests a
+# very small one, SmolLM2-135M (135 million parameters, about 100 MB). Its replies go through
+# this same adapter with one guard more: the engine may only write text that fits
+# `action_schema(tools)`, a JSON schema with one branch per tool (the name fixed, the tool's
+# parameters as the arguments' schema) and one for a final answer. The engine turns the schema
+# into a grammar, so every reply **parses**: one call of a listed tool, or an answer. No made-up
+# tool, no broken JSON, no repair round.
+#
+# Parsing is not being right. Below are the first replies SmolLM2-135M really wrote in Loop Lab's
+# page, recorded as prepared replies so this cell runs offline (with the local model it runs for
+# real). The Toolbox still checks every argument, and `buy_shares` now needs approval: a rule
+# standing in for a person refuses a price the user never named.
+
+# %%
+from looplab.approvals import Decision
+from looplab.models.prompted import action_schema
+from looplab.trace import Collector
+
+print(json.dumps(action_schema(tools.schemas())["anyOf"][0])[:150], "...")
+
+TINY = {  # SmolLM2-135M-Instruct (Q4_1), greedy, held to action_schema: its first reply to each task
+    "What is 1002 + 4002?": TINY_ADD,
+    "What is the temperature in Paris right now?": TINY_PARIS,
+    "Buy 100 shares of Apple stocks!": TINY_BUY,
+}
+
+def tiny_brain(messages, tools_):
+    task = next(m["content"] for m in messages if m["role"] == "user")
+    return final(TINY.get(task, '{"type": "final_answer", "answer": "I am not sure."}'))
+
+tiny = pick_model(tiny_brain)
+if model_mode() == "scripted":
+    tiny = prompted(tiny)  # the recorded replies are JSON actions; the local model reads its own
+
+guarded = Toolbox()
+for name, func in (("add_numbers", add_numbers), ("get_temperature", get_temperature), ("buy_shares", buy_shares)):
+    spec = next(t["function"] for t in tools.schemas() if t["function"]["name"] == name)
+    guarded.register(name, spec["description"], spec["parameters"], func, needs_approval=name == "buy_shares")
+
+tiny_runs = {}
+for task in TINY:
+    def priced_by_user(name, arguments, task=task):
+        price = json.loads(arguments).get("price")
+        return Decision(str(price) in task, f"the user named no price {price}")
+    events = Collector()
+    result = run_agent(task, tiny, guarded, Memory("You are a helpful assistant."), max_steps=1,
+                       approve=priced_by_user, tracer=events)
+    tiny_runs[task] = (result, events)
+    print(f"{task}\n    stopped: {result['stopped']}")
+    for e in events.of("tool_call") + events.of("tool_result"):
+        print(f"    {e['type']}: {e['tool']} {e.get('arguments') or e.get('result')}")
+
 # %% tags=["check"]
 # a well-formed reply is read
 assert read[0] == {"type": "final_answer", "answer": "Paris."}, (

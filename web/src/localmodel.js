@@ -87,12 +87,14 @@ export class LocalModel {
     this.speed = null;
     this.notKept = "";
     this.ensuring = null; // looking for a stored model
+    this.loads = 0; // engines started in this page (a second run reuses the first)
+    this.busy = false; // a reply is being written
   }
 
   status(state, text) {
     this.state = state;
     this.text = text;
-    this.onStatus({ state, text });
+    this.onStatus(this);
   }
 
   describe() {
@@ -201,6 +203,7 @@ export class LocalModel {
   }
 
   async start(blob, name) {
+    this.loads += 1;
     this.status("loading", `Loading ${name} (${mb(blob.size)}): starting the engine…`);
     const { loadEngine } = await import(/* the engine bundle, loaded only in local mode */ new URL("localengine.js", document.baseURI).href);
     this.status("loading", `Loading ${name} (${mb(blob.size)}) into memory…`);
@@ -217,14 +220,17 @@ export class LocalModel {
     if (signal && signal.aborted) return { error: "stopped" };
     if (request.op === "describe") return { ...this.engine.about };
     if (request.op !== "chat") return { error: `the page does not know the request ${JSON.stringify(request.op)}` };
+    this.busy = true;
+    this.status("ready", `${this.describe()} · writing a reply…`);
     try {
       const answer = await this.engine.chat(request, { signal, temperature });
       const t = answer.timings;
-      if (t.tokens && t.generate_ms) {
-        this.onStatus({ state: "ready", text: `${this.describe()} · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` });
-      }
+      this.busy = false;
+      this.status("ready", `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` : ""}`);
       return answer;
     } catch (error) {
+      this.busy = false;
+      this.status("ready", this.describe());
       if (signal && signal.aborted) return { error: "stopped" };
       return { error: `the engine failed: ${error && error.message ? error.message : error}` };
     }

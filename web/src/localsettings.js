@@ -45,8 +45,10 @@ export function setupLocalSettings(root, model) {
     model.forget().finally(() => busy(false));
   });
 
-  function draw({ state, text }) {
+  function draw({ state, text, busy = false, loads = 0 }) {
     status.dataset.state = state;
+    status.dataset.busy = String(busy); // a reply is being written (Stop aborts it)
+    status.dataset.loads = String(loads); // engines started in this page
     status.textContent = text;
   }
   return draw;

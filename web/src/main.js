@@ -182,6 +182,12 @@ async function start() {
       return;
     }
   }
+  if (settings.mode === "local" && !runner.isolated) {
+    const text = "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+    status.toast(text, 10000);
+    status.show(`Local model: ${text}`, "stopped", { about: view });
+    return;
+  }
   if (settings.mode === "local" && !local.available()) {
     status.toast("Local model: pick a .gguf file in Settings first.");
     dialog.open();

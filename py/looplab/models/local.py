@@ -16,10 +16,9 @@ Greedy decoding unless the page's Settings give a temperature. In CPython, LOOPL
 says plainly that the local model runs in the browser, and how to run one here instead.
 """
 
-import sys
 from collections.abc import Callable
 
-from ..page import PageUnavailable, ask_page
+from ..page import PageUnavailable, ask_page, in_page
 from .chat import wire_message
 from .errors import ModelError
 from .prompted import action_schema, prompted
@@ -44,7 +43,7 @@ def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = Fa
     default; anything that answers OpenAI-style chat requests the same way will do.
     """
     if ask is None:
-        if sys.platform != "emscripten":
+        if not in_page():  # CPython, or Pyodide outside Loop Lab's page (Node.js)
             raise ModelError(IN_CPYTHON, kind="setup")
         ask = ask_page
     about: dict = {}
