@@ -95,7 +95,7 @@ def configure_live(page: Page, base_url: str, model: str = "fake-model", key: st
 
 
 def set_mode(page: Page, mode: str) -> None:
-    """Choose scripted, local or live in the model toggle (a select); a dialog it opens is cancelled."""
+    """Choose scripted or live in the model toggle (a select); a dialog it opens is cancelled."""
     toggle = page.get_by_test_id("model-toggle")
     toggle.select_option(mode)
     expect(toggle).to_have_attribute("data-mode", mode)

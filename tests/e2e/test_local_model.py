@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ROOT, guard
-from learner import open_lesson, set_mode, start_run, status, wait_ready, wait_run_end
+from learner import open_lesson, start_run, status, wait_ready, wait_run_end
 
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LOCAL = "93-e2e-local"  # tests/e2e/fixtures/93-e2e-local.py: two tools, at most 2 steps
@@ -42,6 +42,13 @@ def local_status(page):
     return page.get_by_test_id("local-model-status")
 
 
+def choose_local(page):
+    """Model → local: the page then looks for a kept model and opens Settings when there is none."""
+    toggle = page.get_by_test_id("model-toggle")
+    toggle.select_option("local")
+    expect(toggle).to_have_attribute("data-mode", "local")
+
+
 def close_settings(page):
     if page.locator("dialog[open]").count():
         page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
@@ -50,7 +57,7 @@ def close_settings(page):
 
 def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(local_page):
     page = local_page
-    set_mode(page, "local")
+    choose_local(page)
     expect(page.locator("dialog[open]")).to_have_count(1)                    # nothing kept yet: Settings open
     expect(local_status(page)).to_contain_text("No local model yet")
     page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
@@ -114,7 +121,7 @@ def test_after_a_reload_the_model_loads_from_the_browser_without_the_picker(loca
 def test_a_file_that_is_not_gguf_and_a_truncated_gguf_each_get_a_clear_message(context, site_url, tmp_path):
     page = context.new_page()
     open_lesson(page, site_url, LOCAL)
-    set_mode(page, "local")
+    choose_local(page)
     notes = tmp_path / "notes.gguf"
     notes.write_text("these are my notes, not a model\n")
     picker = page.get_by_test_id("local-model-file")
@@ -132,6 +139,29 @@ def test_a_file_that_is_not_gguf_and_a_truncated_gguf_each_get_a_clear_message(c
     page.get_by_test_id("run").click()                                    # nothing usable was kept: Run asks for a model
     expect(page.locator("dialog[open]")).to_have_count(1)
     expect(page.locator("[data-role=toast]")).to_contain_text("pick a .gguf file")
+
+
+def test_a_model_at_a_url_on_the_learners_own_host_is_fetched_kept_and_loaded(context, site_url, site_dir):
+    served = site_dir / "my-models" / "tiny.gguf"          # the learner's own host: here the site's own server
+    served.parent.mkdir(exist_ok=True)
+    if not served.exists():
+        served.symlink_to(MODEL)
+    page = context.new_page()
+    open_lesson(page, site_url, LOCAL)
+    choose_local(page)
+    dialog = page.locator("dialog[open]")
+    expect(dialog).to_have_count(1)
+    dialog.locator("input[name=localUrl]").fill("ftp://example/tiny.gguf")
+    dialog.locator("[data-role=local-fetch]").click()
+    expect(local_status(page)).to_contain_text("must start with http:// or https://")
+    dialog.locator("input[name=localUrl]").fill(f"{site_url}my-models/tiny.gguf")
+    dialog.locator("[data-role=local-fetch]").click()
+    expect(local_status(page)).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
+    text = local_status(page).inner_text()
+    assert "Smollm2 135M" in text and "98.4 MB" in text and "not kept" not in text, text
+    kept = page.evaluate("""async () => { const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('local-model');
+        const names = []; for await (const name of dir.keys()) names.push(name); return names; }""")
+    assert kept == ["tiny.gguf"]
 
 
 def free_port() -> int:
@@ -157,7 +187,7 @@ def test_a_page_that_is_not_isolated_says_local_mode_needs_it(browser, site_dir)
                 time.sleep(0.1)
         wait_ready(page, LOCAL)
         assert page.evaluate("crossOriginIsolated") is False
-        set_mode(page, "local")
+        choose_local(page)
         expect(page.locator("[data-role=toast]")).to_contain_text("needs a cross-origin isolated page")
         close_settings(page)
         page.get_by_test_id("run").click()

@@ -62,7 +62,7 @@ def test_without_tools_the_request_is_plain_chat_and_a_cut_reply_is_marked():
     [request] = page.requests
     assert request["op"] == "chat" and "tools" not in request and "response_format" not in request
     assert request["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
-    assert request["max_tokens"] == 256 and model.last == {"tokens": 7}
+    assert request["max_tokens"] == 384 and model.last == {"tokens": 7}
 
 
 def test_a_model_without_native_tools_is_constrained_to_the_actions_of_the_listed_tools():
@@ -138,6 +138,7 @@ def test_the_action_schema_lists_each_tool_once_and_a_final_answer():
     assert not valid({"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1}})         # b missing
     assert not valid({"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1, "b": 2, "c": 3}})
     assert not valid({"type": "final_answer", "answer": ""})
+    assert not valid({"type": "tool_call", "name": "get_temperature", "arguments": {"city": "x" * 201}})  # bounded
 
 
 # --- property: what the schema admits is exactly what the adapter and the Toolbox accept ---------

@@ -32,7 +32,7 @@ NOT_ISOLATED = ("the local model needs a cross-origin isolated page (Python wait
                 "shared memory): {why}. Reload the page; Loop Lab isolates itself on the second load, "
                 "or serve it with `make serve`")
 
-MAX_TOKENS = 256  # a reply's limit: an action is well under it, a rambling answer is cut there
+MAX_TOKENS = 384  # a reply's limit: an action (its strings bounded by action_schema) fits well under it
 
 
 def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = False,
