@@ -55,6 +55,16 @@ def close_settings(page):
     expect(page.locator("dialog[open]")).to_have_count(0)
 
 
+def test_the_engine_is_not_part_of_the_first_load(context, site_url):
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    open_lesson(page, site_url, LOCAL)
+    expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "scripted")
+    assert any(url.endswith("/app.js") for url in requests)                # the page did load
+    assert not [url for url in requests if "localengine" in url or "wllama" in url], requests
+
+
 def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(local_page):
     page = local_page
     choose_local(page)
