@@ -163,7 +163,7 @@ def inspector_forked(page: Page, site_url: str) -> None:
     if page.locator(".phone-tabs").is_visible():
         page.locator(".phone-tabs [data-tab=output]").click()
     page.locator(".panel-tabs [data-panel=trace]").click()
-    page.get_by_test_id("trace-next").click()
+    page.get_by_test_id("trace-runs").locator("button").first.click()
     page.get_by_test_id("fork").click()
     expect(page.get_by_test_id("fork-editor")).to_be_visible()
     page.get_by_test_id("fork-run").click()
@@ -172,6 +172,8 @@ def inspector_forked(page: Page, site_url: str) -> None:
 
 def share_open(page: Page, site_url: str) -> None:
     show(page, site_url, FIXTURE)
+    if page.locator(".phone-tabs").is_visible():
+        page.locator(".phone-tabs [data-tab=read]").click()  # the lesson's tools are on the Read tab
     page.get_by_test_id("share").click()
     expect(page.get_by_test_id("share-url")).to_be_visible()
 
