@@ -27,7 +27,7 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -44,7 +44,7 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
     responses = []
     page.on("requestfinished", lambda request: responses.append(request))
     page.goto(f"{url}#/{lesson}")
-    page.wait_for_function("() => !document.querySelector('[data-testid=run]').disabled", timeout=120_000)
+    wait_until(page, "() => !document.querySelector('[data-testid=run]').disabled", 120_000)
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
         prose: (performance.getEntriesByName('looplab:prose')[0] || {}).startTime,
@@ -53,14 +53,14 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
     figures["bytes"] = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
     if measure_run:
         page.get_by_test_id("run").click()
-        page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
-                               timeout=60_000)
+        wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
+                               60_000)
         figures["run"] = page.evaluate("""() => { const s = document.querySelector('[data-testid=status]').dataset;
             return Number(s.runEnded) - Number(s.runStarted); }""")
         # the service worker takes over once Python is ready: wait, so the second visit uses it
-        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
-        page.wait_for_function("async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
-                               timeout=60_000)
+        wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
+        wait_until(page, "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
+                               60_000)
     page.close()
     return figures
 
@@ -68,7 +68,7 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
 def visit_bare(context, url: str) -> dict:
     page = context.new_page()
     page.goto(f"{url}bench/bare.html")
-    page.wait_for_function("() => document.getElementById('state').dataset.ready", timeout=120_000)
+    wait_until(page, "() => document.getElementById('state').dataset.ready", 120_000)
     ready = float(page.evaluate("() => document.getElementById('state').dataset.ready"))
     page.close()
     return {"ready": ready}

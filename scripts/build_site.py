@@ -5,7 +5,8 @@
 
 What lands in the output folder:
 
-    index.html, app.js, worker.js, sw.js, styles/   the page, its worker and service worker (esbuild)
+    index.html, theme.js, app.js, worker.js, sw.js   the page, its worker and service worker (esbuild)
+    styles/
     pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
                                                      (immutable: the version is in the path)
     py/pyodide-lock.json                             the site's own lock file: only the wheels it
@@ -312,15 +313,28 @@ def bundle(out: Path, minify: bool) -> None:
         (out / "app.js").write_text(text.replace("sourceMappingURL=main.js.map", "sourceMappingURL=app.js.map"))
 
 
+CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
+
+
+def page_policy() -> str:
+    """The Content-Security-Policy of index.html's <meta> tag: the worker gets it as a header."""
+    match = CSP_META.search((WEB / "index.html").read_text())
+    if not match:
+        raise BuildError("web/index.html has no <meta http-equiv=\"Content-Security-Policy\"> tag")
+    return match[1]
+
+
 def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
-    """sw.js with this build's version, the files to precache, and the lazy ones (cached on first use)."""
+    """sw.js with this build's version, the files to precache, the lazy ones (cached on first use)
+    and the page's Content-Security-Policy (for the worker script it serves)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
     precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html") and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
-            .replace('["__LAZY__"]', json.dumps(lazy, indent=1)))
+            .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
+            .replace('"__CSP__"', json.dumps(page_policy())))
     (out / "sw.js").write_text(text)
     return precache
 
@@ -338,7 +352,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     lessons = copy_lessons(out, lesson_dirs)
     bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
-    for name in ("index.html", "icon.svg", "manifest.webmanifest"):
+    for name in ("index.html", "theme.js", "icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
     (out / "bench").mkdir()
@@ -358,7 +372,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     # Paths are relative to the page, so the folder can be served under any prefix.
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
-            "lazyBytes": sum(sizes["/" + p] for p in lazy),
+            "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
             "startupBytes": sum(sizes[p] for p in startup), "lessons": len(lessons)}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
