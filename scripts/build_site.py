@@ -295,22 +295,58 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
 
 # --- the front end -----------------------------------------------------------------------------
 
-def bundle(out: Path, minify: bool) -> None:
-    """esbuild: the page and the worker as ES modules; the worker's Python bridge inlined as text."""
-    esbuild = NODE / ".bin" / "esbuild"
-    if not esbuild.exists():
+def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
+    """Run esbuild on `entries` into `out`; returns its metafile (what each output holds)."""
+    binary = NODE / ".bin" / "esbuild"
+    if not binary.exists():
         raise BuildError("node_modules/.bin/esbuild is missing: run `npm ci`")
-    command = [str(esbuild), "web/src/main.js", "web/src/worker.js", "--bundle", "--format=esm",
-               f"--outdir={out}", "--target=es2022", "--loader:.py=text", "--log-level=warning",
-               "--legal-comments=none", "--charset=utf8"]
+    meta = out / ".esbuild-meta.json"
+    command = [str(binary), *entries, "--bundle", "--format=esm", f"--outdir={out}", "--target=es2022",
+               "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--metafile={meta}", *options]
     if minify:
         command += ["--minify", "--sourcemap=linked"]
     subprocess.run(command, cwd=ROOT, check=True)
-    (out / "main.js").rename(out / "app.js")
-    if (out / "main.js.map").exists():
-        (out / "main.js.map").rename(out / "app.js.map")
-        text = (out / "app.js").read_text()
-        (out / "app.js").write_text(text.replace("sourceMappingURL=main.js.map", "sourceMappingURL=app.js.map"))
+    info = json.loads(meta.read_text())
+    meta.unlink()
+    return info
+
+
+def bundle(out: Path, minify: bool) -> list[str]:
+    """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
+    shown) and the worker (worker.js, one file, its Python bridge inlined as text), as ES modules.
+    Returns the page's lazy chunks (editor.js and what it imports), for index.html to preload."""
+    page = esbuild(out, ["app=web/src/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
+    esbuild(out, ["web/src/worker.js"], minify, "--loader:.py=text")
+    outputs = page["outputs"]
+    editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/editor.js")
+    chunks = [editor] + [i["path"] for i in outputs[editor].get("imports", []) if i["kind"] == "import-statement"]
+    return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
+
+
+def python_startup(version: str, looplab_wheel: Path) -> list[str]:
+    """What the worker fetches before Python is ready, relative to the page (the .mjs files by import())."""
+    core = f"pyodide/{version}/"
+    return [core + "pyodide.asm.wasm", core + "python_stdlib.zip", core + "pyodide.mjs", core + "pyodide.asm.mjs",
+            "py/pyodide-lock.json", f"py/{looplab_wheel.name}"]
+
+
+PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files Python starts from here -->"
+
+
+def write_page(out: Path, first_lesson: str | None, chunks: list[str], python: list[str]) -> None:
+    """index.html with preload hints: everything the first screen and Python start from is fetched
+    from the first byte, in parallel, instead of as each script gets to ask for it. The worker's
+    own requests then find the files in the HTTP cache (a worker does not share the page's
+    preloads); `crossorigin` makes the preloads CORS requests like the fetch() and import() that use them."""
+    page = (WEB / "index.html").read_text()
+    if PRELOAD_MARK not in page:
+        raise BuildError(f"web/index.html lacks the line {PRELOAD_MARK}")
+    fetches = ["build.json", "lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
+    links = [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in fetches]
+    links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
+    links += ['<link rel="preload" href="worker.js" as="fetch" crossorigin>']
+    links += [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in python]
+    (out / "index.html").write_text(page.replace(PRELOAD_MARK, "\n  ".join(links)))
 
 
 CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
@@ -350,11 +386,13 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     lock = write_lock(out, wheels, looplab_wheel)
     lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
     lessons = copy_lessons(out, lesson_dirs)
-    bundle(out, minify)
+    chunks = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
-    for name in ("index.html", "theme.js", "icon.svg", "manifest.webmanifest"):
+    for name in ("theme.js", "icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
+    startup = python_startup(version, looplab_wheel)
+    write_page(out, lessons[0]["slug"] if lessons else None, chunks, startup)
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
     (out / "bench" / "bare.html").write_text(bare)
@@ -366,14 +404,12 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
         digest.update(path.read_bytes())
     build_version = digest.hexdigest()[:12]
     sizes = {"/" + p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
-    # What the worker fetches before Python is ready (the .mjs files come by import(), uncounted).
-    startup = [f"/pyodide/{version}/{n}" for n in ("pyodide.asm.wasm", "python_stdlib.zip")]
-    startup += ["/py/pyodide-lock.json", f"/py/{looplab_wheel.name}"]
-    # Paths are relative to the page, so the folder can be served under any prefix.
+    # The loading bar counts the bytes the worker's fetch() reads before Python is ready (startup
+    # without the .mjs files, which come by import()). Paths are relative to the page, so the folder can be served under any prefix.
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
             "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
-            "startupBytes": sum(sizes[p] for p in startup), "lessons": len(lessons)}
+            "startupBytes": sum(sizes["/" + p] for p in startup if not p.endswith(".mjs")), "lessons": len(lessons)}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)

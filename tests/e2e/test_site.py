@@ -311,12 +311,13 @@ def json_of(path):
 
 
 def test_the_network_guard_catches_a_request_to_another_host(page, site_url):
+    # https: the page's CSP lets connect-src reach any https: host (a live endpoint), not http: ones
     import conftest
     page.goto(site_url)
     before = len(conftest.OUTSIDE)
-    failed = page.evaluate("() => fetch('http://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)")
+    failed = page.evaluate("() => fetch('https://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)")
     assert failed is True
-    assert conftest.OUTSIDE[before:] == ["http://guard-check.invalid/x"]
+    assert conftest.OUTSIDE[before:] == ["https://guard-check.invalid/x"]
     del conftest.OUTSIDE[before:]  # caught on purpose
 
 
