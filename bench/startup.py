@@ -44,7 +44,7 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
     responses = []
     page.on("requestfinished", lambda request: responses.append(request))
     page.goto(f"{url}#/{lesson}")
-    wait_until(page, "() => !document.querySelector('[data-testid=run]').disabled", 120_000)
+    wait_until(page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000)
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
         prose: (performance.getEntriesByName('looplab:prose')[0] || {}).startTime,

@@ -3,9 +3,14 @@
 Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
 policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
 started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
-carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view.
+carries the `context` it sends (the messages), its `context_tokens` and each message's size
+(`context_sizes`), and what the memory window `left_out` (`{"messages", "tokens"}`); a
+`model_reply` carries the whole reply as `message` (replay.py replays from it) and the call's
+`usage`, and a `stop` the run's (budget.py: tokens, cost, estimated or not); a `model_reply` the
+token limit ended early carries `cut: "length"`.
 A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
-emits, so the events of agents that call each other stay apart in one trace.
+emits, and every event carries its run's number as `run`, so the events of agents that call each
+other stay apart in one trace.
 When no tracer and no listener is there, no event is built at all.
 
 A tracer is any callable that takes one event: `Collector()` keeps them, `printer()` prints them.
@@ -15,6 +20,7 @@ A tracer is any callable that takes one event: `Collector()` keeps them, `printe
     events.types()   # ['run_start', 'model_call', 'model_reply', ..., 'stop']
 """
 
+import itertools
 import os
 import re
 import sys
@@ -31,6 +37,7 @@ KEY_SHAPES = re.compile(
     r"|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})"
 )
 REDACTED = "[redacted]"
+CUT_WORDS = {"length": "cut short by the token limit"}  # a model_reply's `cut`, in words
 SECRET_ENV = ("LLM_API_KEY", "OPENAI_API_KEY")
 
 
@@ -61,6 +68,8 @@ def redact(value, secrets: list[str] | None = None):
 
 
 _listeners: list[Callable[[dict], None]] = []
+_keepers: list[Callable[[int, dict], None]] = []
+_run_numbers = itertools.count(1)
 
 
 def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
@@ -72,19 +81,35 @@ def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
     return lambda: _listeners.remove(tracer) if tracer in _listeners else None
 
 
-class Emitter:
-    """Builds events for one run and hands them, redacted, to a tracer (or drops them if none)."""
+def keep_runs(keeper: Callable[[int, dict], None]) -> Callable[[], None]:
+    """Hand every run's number and inputs to `keeper` as the run starts (replay.py re-runs from them).
 
-    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None):
+    Returns a function that stops keeping.
+    """
+    _keepers.append(keeper)
+    return lambda: _keepers.remove(keeper) if keeper in _keepers else None
+
+
+class Emitter:
+    """Builds events for one run and hands them, redacted, to a tracer (or drops them if none).
+
+    `inputs` (the run's arguments) go to the keepers of `keep_runs`, never into an event.
+    """
+
+    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None,
+                 inputs: dict | None = None):
         self.tracer = tracer
         self.agent = agent  # the run's name, put on every event when given
+        self.run = next(_run_numbers)  # on every event: which run it belongs to
         self.start = time.perf_counter()
+        for keeper in list(_keepers) if inputs is not None else ():
+            keeper(self.run, inputs)
 
     def __call__(self, type: str, **fields) -> dict | None:
         if self.tracer is None and not _listeners:
             return None  # nobody is listening: build nothing
         fields = {k: v() if callable(v) else v for k, v in fields.items()}  # costly fields are computed lazily
-        event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
+        event = {"type": type, "t": round(time.perf_counter() - self.start, 6), "run": self.run, **fields}
         if self.agent:
             event["agent"] = self.agent
         event = redact(event)  # the configured keys and anything shaped like a key
@@ -142,7 +167,8 @@ def describe_kind(event: dict, width: int) -> str:
         calls = event.get("tool_calls", 0)
         what = f"{calls} tool call{'s' if calls != 1 else ''}" if calls else short(event.get("content") or "")
         thought = f" thought: {short(event['thought'])}" if event.get("thought") else ""
-        return f"{step}model_reply {event.get('ms', 0):.0f} ms: {what}{thought}"
+        cut = f" ({CUT_WORDS.get(event['cut'], 'cut short: ' + str(event['cut']))})" if event.get("cut") else ""
+        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}: {what}{thought}{cut}"
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
     if kind == "tool_result":
@@ -158,6 +184,15 @@ def describe_kind(event: dict, width: int) -> str:
         detail = f": {short(event['detail'])}" if event.get("detail") else ""
         return f"stop {event.get('stopped')} after {event.get('steps')} steps{detail}"
     return f"{step}{kind}"
+
+
+def tokens(event: dict) -> str:
+    """A call's usage for `describe`: " · 57 tokens", " · ~57 tokens" when estimated."""
+    usage = event.get("usage")
+    if not isinstance(usage, dict) or not usage.get("total"):
+        return ""
+    cost = f", cost {usage['cost']:.6f}" if isinstance(usage.get("cost"), (int, float)) else ""
+    return f" · {'~' if usage.get('estimated') else ''}{usage['total']} tokens{cost}"
 
 
 def printer(stream=None, width: int = 100) -> Callable[[dict], None]:

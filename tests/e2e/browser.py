@@ -75,7 +75,7 @@ class PlainServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def wait_until(page, script: str, timeout: float = 60_000):
+def wait_until(page, script: str, timeout: float = 60_000, arg=None):
     """Wait until the JavaScript function `script` (it may be async) returns something truthy; return it.
 
     page.wait_for_function compiles its predicate with eval inside the page, which the page's
@@ -85,7 +85,7 @@ def wait_until(page, script: str, timeout: float = 60_000):
     deadline = time.monotonic() + timeout / 1000
     while True:
         try:
-            value = page.evaluate(script)
+            value = page.evaluate(script, arg)
         except PlaywrightError as error:
             if "context was destroyed" not in str(error) and "navigat" not in str(error):
                 raise

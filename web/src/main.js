@@ -10,6 +10,7 @@
 import { Runner } from "./runner.js";
 import { LessonView } from "./lessonview.js";
 import { Output, Trace, Context, showChecks, tally, describeTally } from "./panels.js";
+import { announceRuns } from "./announce.js";
 import { Settings, setupDialog } from "./settings.js";
 import { loadProgress, saveProgress } from "./storage.js";
 import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
@@ -18,6 +19,12 @@ import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
 import { setupApproval } from "./approval.js";
 import { isolate } from "./isolation.js";
+import { Inspector } from "./inspector.js";
+import { setupPrices } from "./prices.js";
+import { readHash, decodeShare, setupShare, showAside } from "./share.js";
+import { toNotebook } from "./notebook.js";
+import { putShared, swapAside, asideState } from "./storage.js";
+import { redact } from "./redact.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -59,6 +66,9 @@ let setTab = () => {};
 let dialog = null;
 let approve = null; // the approval dialog's ask (approval.js)
 let notIsolated = ""; // why the page is not cross-origin isolated (isolation.js), when it is not
+let inspector = null; // the run inspector (inspector.js)
+let prices = () => ({ input: 0, output: 0 });
+let shown_lesson = null; // lessons/<slug>.json of the lesson on screen
 
 const modeName = () => (settings.live ? "live" : "scripted");
 
@@ -87,10 +97,14 @@ async function showLesson(slug) {
   document.title = `${meta.title} · Loop Lab`;
   ui.title.textContent = meta.title;
   view = new LessonView(ui.text, lesson, meta, { onModified, keys: editorKeys });
+  shown_lesson = lesson;
+  const aside = asideState(meta.slug);
+  if (aside) showAside(ui.text, { shared: aside.shared, onSwap: () => { swapAside(meta.slug); showLesson(meta.slug); } });
   onModified(view.modified()); // draws the list, with this lesson marked current
   output.clear();
   trace.clear();
   context.clear();
+  inspector.clear();
   const record = loadProgress()[meta.slug];
   delete ui.checks.dataset.running;
   showChecks(ui.checks, (record && record.results) || [], { pending: !record });
@@ -116,9 +130,37 @@ function followLesson() {
   else status.show(`${current.title} · Python is starting again…`, "loading", { about: view });
 }
 
-function route() {
-  const slug = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+async function route() {
+  const { slug, share } = readHash(location.hash);
+  if (share !== null) return openShared(slug, share);
   return showLesson(slug);
+}
+
+// A shared link (share.js): its code goes into the lesson, the learner's own edits are kept aside;
+// the address loses the data, so a reload shows the lesson as it now is.
+async function openShared(slug, data) {
+  history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
+  const meta = lessons.find((l) => l.slug === slug);
+  let payload = null;
+  try {
+    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
+    payload = await decodeShare(data);
+    const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
+    const editable = Object.entries(payload.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
+    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
+  } catch (error) {
+    status.toast(`This shared link could not be opened: ${error.message}. The lesson shows as you left it.`, 8000);
+    payload = null;
+  }
+  await showLesson(slug);
+  if (payload && payload.run) {
+    try {
+      inspector.load(payload.run, "the shared link's run");
+    } catch (error) {
+      status.toast(`The shared link's run could not be opened: ${error.message}`, 6000);
+    }
+  }
 }
 
 function go(delta) {
@@ -145,8 +187,10 @@ function onModified(modified) {
 const runningHere = () => Boolean(active && active.view === view && shown === showing);
 
 function updateButtons() {
-  ui.run.disabled = !runner || !runner.ready || !view || runningHere();
-  ui.stop.disabled = !(runningHere() || wanted);
+  // aria-disabled, not disabled: a focused button that stops working keeps the focus (run() and
+  // stop() ignore a press that cannot work; Run then says that Python is still loading)
+  ui.run.setAttribute("aria-disabled", String(!runner || !runner.ready || !view || runningHere()));
+  ui.stop.setAttribute("aria-disabled", String(!(runningHere() || wanted)));
   document.body.dataset.running = String(Boolean(active));
 }
 
@@ -186,6 +230,7 @@ async function start() {
   output.clear();
   trace.clear();
   context.clear();
+  inspector.clear();
   delete ui.checks.dataset.stale;
   ui.checks.dataset.running = "true";
   const started = performance.now();
@@ -202,16 +247,15 @@ async function start() {
         if (event.type === "model_call") run.step = event.step;
         trace.add(event);
         context.add(event);
+        inspector.add(event);
       }),
-      // Python asks the page (asking.js): only approvals so far (looplab's ask_person)
-      ask: (kind, request, options) => (kind === "approval" && view === run.view
-        ? approve(request, { ...options, step: run.step })
-        : { unavailable: `the page has no answer to a "${kind}" question here` }),
+      ask: (kind, request, options) => askPage(run, kind, request, options),
     },
   });
   updateButtons();
   const result = await promise;
   active = null;
+  inspector.resumed();
   const ended = performance.now();
   // bench/startup.py and bench/sdk_browser.py read these
   status.stamp({ runEnded: ended, extrasMs: result.extras ? result.extras.ms : undefined });
@@ -220,6 +264,85 @@ async function start() {
   else left(run, result);
   updateButtons();
   startWanted();
+}
+
+// Python asks the page (asking.js): only approvals so far (looplab's ask_person). The inspector
+// shows the pause on the run's step while the dialog waits.
+function askPage(run, kind, request, options) {
+  if (kind !== "approval" || view !== run.view) return { unavailable: `the page has no answer to a "${kind}" question here` };
+  inspector.paused(request);
+  return Promise.resolve(approve(request, { ...options, step: run.step })).finally(() => inspector.resumed());
+}
+
+/** Fork a run from a step (inspector.js): the worker re-runs it; its events go to the panels. */
+async function fork(request) {
+  if (!runner || !runner.ready || runner.running) return { ok: false, error: "Python is busy: wait for the run to end, then fork." };
+  const run = { view, meta: current, step: 0 };
+  active = run;
+  updateButtons();
+  status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: view });
+  const onScreen = (draw) => (value) => view === run.view && draw(value);
+  const result = await runner.fork(request, {
+    env: settings.env(),
+    on: {
+      stdout: onScreen((text) => output.write(text, "stdout")),
+      stderr: onScreen((text) => output.write(text, "stderr")),
+      event: onScreen((event) => {
+        if (event.type === "model_call") run.step = event.step;
+        trace.add(event);
+        context.add(event);
+        inspector.add(event, { source: "fork" });
+      }),
+      ask: (kind, req, options) => askPage(run, kind, req, options),
+    },
+  });
+  active = null;
+  inspector.resumed();
+  updateButtons();
+  startWanted();
+  const f = result.fork;
+  if (view === run.view) {
+    if (result.outcome !== "checked") status.show("Stopped the fork.", "stopped", { about: view });
+    else if (f) status.show(`Fork done: ${f.stopped} after ${f.steps} step${f.steps === 1 ? "" : "s"}${f.first_difference ? `; it differs from step ${f.first_difference}` : "; no step differs"}.`, "passed", { about: view });
+    else status.show(result.error || "The fork did not run.", "failed", { about: view });
+  }
+  return result;
+}
+
+function whyNoFork(run) {
+  if (run.source === "imported") return "An imported run cannot be forked here: its model and tools are not in this page.";
+  if (run.source === "gone") return "Python was restarted since this run: run the lesson again to fork it.";
+  if (!run.stop) return "The run has not ended yet.";
+  if (!runner || !runner.ready || runner.running) return "Python is busy: wait for the run to end.";
+  return null;
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([redact(text, settings.apiKey)], { type: "application/json" }));
+  const link = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** What a shared link holds: the lesson, the cells the learner changed, and the run shown. */
+function sharePayload({ withRun }) {
+  if (!view || !shown_lesson) return null;
+  const cells = {};
+  view.cells().forEach((cell, index) => {
+    if (cell.source !== shown_lesson.cells[index].source && view.editors.has(index)) cells[index] = cell.source;
+  });
+  const payload = { v: 1, lesson: current.slug, hash: current.hash, cells };
+  const run = withRun ? inspector.shownRun() : null;
+  if (run) payload.run = run;
+  return payload;
+}
+
+function downloadNotebook() {
+  if (!view || !shown_lesson) return;
+  const sources = view.cells().map((cell) => cell.source);
+  download(`${current.slug}.ipynb`, JSON.stringify(toNotebook(shown_lesson, sources), null, 1));
 }
 
 // A run of the lesson on screen ended: its panels and the status line say how.
@@ -284,6 +407,7 @@ function startRunner(build) {
     starting({ restart }) {
       // After a Stop that had to terminate, or a crash, a new worker loads: the status line shows it.
       if (restart) loadingSince = performance.now();
+      if (restart && inspector) inspector.forget(); // the runs it kept for forks went with it
       updateButtons();
     },
     progress({ stage, loaded, total }) {
@@ -345,6 +469,14 @@ async function main() {
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
   ui.settings.addEventListener("click", () => dialog.open());
   approve = setupApproval($("[data-role=approval-dialog]"));
+  prices = setupPrices($("[data-role=settings-dialog]"));
+  inspector = new Inspector($("[data-role=inspector]"), {
+    fork, whyNoFork, download, prices: () => prices(),
+    lesson: () => (current ? current.slug : null),
+    model: () => (settings.live ? settings.values.model : ""),
+  });
+  setupShare({ button: byTest("share"), dialog: $("[data-role=share-dialog]") }, { payload: sharePayload, secret: () => settings.apiKey });
+  $("[data-role=notebook]").addEventListener("click", downloadNotebook);
   setupTheme($("[data-role=theme]"));
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));
@@ -364,6 +496,7 @@ async function main() {
     panelBodies: document.querySelectorAll("[data-panel-body]"),
   });
   window.addEventListener("hashchange", route);
+  announceRuns(byTest("status"), ui.checks, byTest("announcer"));
   showMode();
 
   let build;

@@ -14,6 +14,17 @@
 //                                                          (and openai for LLM_API=sdk); `env` holds
 //                                                          the ENV_KEYS below, set in os.environ for
 //                                                          this run
+//   fork   {id, fork: {run, step, reply} | {run, step, result, call_id}, env}
+//                                                          re-run a run of the last lesson run from a
+//                                                          step with one edit (looplab.replay; the
+//                                                          worker keeps those runs' model, toolbox,
+//                                                          memory as it was and options by run number,
+//                                                          bridge.py `kept`): earlier steps replayed
+//                                                          from the record, later ones live. Answered
+//                                                          like a run: event/stdout/stderr/ask, then
+//                                                          done, whose result has `fork` {answer, steps,
+//                                                          stopped, run, first_difference, fork_of}
+//                                                          (or ok false and an error saying why not)
 //
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
@@ -30,7 +41,7 @@
 //                                                          writing into the `answers` buffer (asking.js),
 //                                                          not by a message; not blocking: the page was
 //                                                          not isolated, Python went on without an answer
-//   done     {id, result: {ok, error, checks}, interrupted, extras}
+//   done     {id, result: {ok, error, checks, fork?}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
 //                                                          KeyboardInterrupt ended it; `extras`
 //                                                          {packages, ms} when this run first loaded
@@ -46,7 +57,7 @@ export const SIGINT = 2;
 
 /** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
  * sets the same list (its ENV_KEYS; tests/site/test_page_rules.py checks the two agree). */
-export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
+export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */
 export const STOP_GRACE_MS = 500;
