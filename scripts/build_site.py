@@ -348,7 +348,25 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str], python: l
     links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
     links += ['<link rel="preload" href="worker.js" as="fetch" crossorigin>']
     links += [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in python]
-    (out / "index.html").write_text(page.replace(PRELOAD_MARK, "\n  ".join(links)))
+    page = page.replace(PRELOAD_MARK, "\n  ".join(links))
+    if first_lesson:
+        page = prerender_lesson(page, out / "lessons" / f"{first_lesson}.json", first_lesson)
+    (out / "index.html").write_text(page)
+
+
+LESSON_TEXT = '<article data-testid="lesson-text" class="lesson-text"></article>'
+
+
+def prerender_lesson(page: str, lesson: Path, slug: str) -> str:
+    """The first lesson's opening written into the page (scripts/prerender.mjs), so its prose is on
+    screen at the first paint; <html data-prerendered> names it, for theme.js to hide it when the
+    address asks for another lesson."""
+    if LESSON_TEXT not in page or '<html lang="en">' not in page:
+        raise BuildError(f"web/index.html lacks {LESSON_TEXT} or <html lang=\"en\">")
+    html = subprocess.run(["node", str(ROOT / "scripts" / "prerender.mjs"), str(lesson)], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    page = page.replace('<html lang="en">', f'<html lang="en" data-prerendered="{slug}">')
+    return page.replace(LESSON_TEXT, LESSON_TEXT.replace("></", f'><div class="prerendered">{html}</div></'))
 
 
 CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')

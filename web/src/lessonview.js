@@ -57,9 +57,13 @@ export class LessonView {
         `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
         "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress."));
     }
+    let timed = false; // the first prose block's paint time, for bench/startup.py (Element Timing API)
     cells.forEach((cell, index) => {
       if (cell.role === "markdown") {
-        this.root.append(renderMarkdown(cell.source));
+        const prose = renderMarkdown(cell.source);
+        if (!timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
+        timed = true;
+        this.root.append(prose);
       } else if (cell.role === "code" || cell.role === "exercise") {
         this.root.append(this.codeCell(cell, index, edits[index]));
       } else if (cell.role === "check") {
