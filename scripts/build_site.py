@@ -5,8 +5,11 @@
 
 What lands in the output folder:
 
-    index.html, theme.js, app.js, worker.js, sw.js   the page, its worker and service worker (esbuild)
+    index.html, theme.js, app.js, chunks/, worker.js, sw.js   the page (CodeMirror in chunks/), its worker and service worker (esbuild)
     styles/
+    localengine.js, wllama/<version>/wllama.wasm     the local model's engine (@wllama/wllama and its
+                                                     wasm): served, loaded only in local mode, not
+                                                     precached (lazy, like the "openai" group)
     pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
                                                      (immutable: the version is in the path)
     py/pyodide-lock.json                             the site's own lock file: only the wheels it
@@ -17,6 +20,7 @@ What lands in the output folder:
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
     build.json                                       version, file sizes (for the loading bar)
     bench/bare.html                                  the bare Pyodide reference page for bench/
+    bench/wllama.html, bench/wllama.js               the bare wllama page for bench/local_model.py
 
 The "openai" group (the SDK and its dependencies, ~5 MB) and the "test" group (pytest and
 hypothesis with theirs, ~2.5 MB; the same pins tests/pyodide runs on) are served but neither
@@ -295,6 +299,24 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     return index
 
 
+# --- the local model's engine --------------------------------------------------------------------
+
+WLLAMA = NODE / "@wllama" / "wllama"
+
+
+def copy_wllama(out: Path) -> list[str]:
+    """wllama's wasm under wllama/<version>/ (the path localengine.js asks for), and its own ES module
+    for the bare bench page; returns the served files that are lazy (loaded only in local mode)."""
+    package = WLLAMA / "package.json"
+    if not package.exists():
+        raise BuildError("node_modules/@wllama/wllama is missing: run `npm ci`")
+    version = json.loads(package.read_text())["version"]
+    wasm = out / "wllama" / version / "wllama.wasm"
+    wasm.parent.mkdir(parents=True)
+    shutil.copy2(WLLAMA / "esm" / "wasm" / "wllama.wasm", wasm)
+    return [wasm.relative_to(out).as_posix(), "localengine.js"]
+
+
 # --- the front end -----------------------------------------------------------------------------
 
 def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
@@ -315,10 +337,11 @@ def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
 
 def bundle(out: Path, minify: bool) -> list[str]:
     """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
-    shown) and the worker (worker.js, one file, its Python bridge inlined as text), as ES modules.
+    shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
+    model's engine (localengine.js, one file), as ES modules.
     Returns the page's lazy chunks (editor.js and what it imports), for index.html to preload."""
     page = esbuild(out, ["app=web/src/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
-    esbuild(out, ["web/src/worker.js"], minify, "--loader:.py=text")
+    esbuild(out, ["web/src/worker.js", "web/src/localengine.js"], minify, "--loader:.py=text")  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
     editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/editor.js")
     chunks = [editor] + [i["path"] for i in outputs[editor].get("imports", []) if i["kind"] == "import-statement"]
@@ -385,7 +408,7 @@ def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     and the page's Content-Security-Policy (for the worker script it serves)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
-    precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html") and f not in lazy]
+    precache = ["./"] + [f for f in files if f not in ("sw.js",) and not f.startswith("bench/") and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
@@ -405,6 +428,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     wheels = site_wheels() + build_extra_wheels(out / "py")
     lock = write_lock(out, wheels, looplab_wheel)
     lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
+    lazy = sorted(lazy + copy_wllama(out))
     lessons = copy_lessons(out, lesson_dirs)
     chunks = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
@@ -416,6 +440,10 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
     (out / "bench" / "bare.html").write_text(bare)
+    wllama_version = json.loads((WLLAMA / "package.json").read_text())["version"]
+    shutil.copy2(WLLAMA / "esm" / "index.js", out / "bench" / "wllama.js")
+    (out / "bench" / "wllama.html").write_text((WEB / "bench" / "wllama.html").read_text()
+                                               .replace("__WLLAMA_WASM__", f"../wllama/{wllama_version}/wllama.wasm"))
 
     # The build's version: a hash of everything served, so any change gives a new cache.
     digest = hashlib.sha256((WEB / "sw.js").read_bytes())

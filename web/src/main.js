@@ -25,6 +25,8 @@ import { readHash, decodeShare, setupShare, showAside } from "./share.js";
 import { toNotebook } from "./notebook.js";
 import { putShared, swapAside, asideState } from "./storage.js";
 import { redact } from "./redact.js";
+import { LocalModel } from "./localmodel.js";
+import { setupLocalSettings } from "./localsettings.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -40,7 +42,6 @@ const ui = {
   settings: byTest("settings"),
   title: $("[data-role=title]"),
   modified: $("[data-role=modified]"),
-  mode: $("[data-role=mode]"),
 };
 
 const status = new StatusLine({ root: byTest("status"), text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
@@ -48,6 +49,8 @@ const output = new Output(byTest("output"));
 const trace = new Trace(byTest("trace"));
 const context = new Context(byTest("context-view"));
 const settings = new Settings();
+let drawLocal = () => {}; // the Settings dialog's local-model status (localsettings.js)
+const local = new LocalModel((state) => drawLocal(state));
 const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
 
 let lessons = [];
@@ -70,7 +73,7 @@ let inspector = null; // the run inspector (inspector.js)
 let prices = () => ({ input: 0, output: 0 });
 let shown_lesson = null; // lessons/<slug>.json of the lesson on screen
 
-const modeName = () => (settings.live ? "live" : "scripted");
+const modeName = () => settings.mode;
 
 // --- the lesson on screen ----------------------------------------------------------------------
 
@@ -225,6 +228,17 @@ async function start() {
       return;
     }
   }
+  if (settings.mode === "local" && !runner.isolated) {
+    const text = "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+    status.toast(text, 10000);
+    status.show(`Local model: ${text}`, "stopped", { about: view });
+    return;
+  }
+  if (settings.mode === "local" && !local.available()) {
+    status.toast("Local model: pick a .gguf file in Settings first.");
+    dialog.open();
+    return;
+  }
   const run = { view, meta: current, step: 0 };
   active = run;
   output.clear();
@@ -269,6 +283,7 @@ async function start() {
 // Python asks the page (asking.js): only approvals so far (looplab's ask_person). The inspector
 // shows the pause on the run's step while the dialog waits.
 function askPage(run, kind, request, options) {
+  if (kind === "model") return askLocal(request, options); // the local model (localmodel.js)
   if (kind !== "approval" || view !== run.view) return { unavailable: `the page has no answer to a "${kind}" question here` };
   inspector.paused(request);
   return Promise.resolve(approve(request, { ...options, step: run.step })).finally(() => inspector.resumed());
@@ -439,17 +454,41 @@ function startRunner(build) {
 // --- model toggle and settings -----------------------------------------------------------------
 
 function showMode() {
-  ui.mode.textContent = modeName();
-  ui.toggle.setAttribute("aria-pressed", String(settings.live));
-  ui.toggle.dataset.mode = settings.values.mode;
-  document.body.dataset.mode = settings.values.mode;
+  ui.toggle.value = settings.mode;
+  ui.toggle.dataset.mode = settings.mode;
+  document.body.dataset.mode = settings.mode;
 }
 
-function toggleMode() {
-  settings.setMode(settings.live ? "scripted" : "live");
+function modeSummary() {
+  if (settings.live) return `live model ${settings.values.model} at ${settings.values.baseUrl}`;
+  if (settings.mode === "local") return `local model: ${local.text}`;
+  return "scripted model";
+}
+
+function changeMode() {
+  settings.setMode(ui.toggle.value);
   showMode();
   if (settings.live && settings.problem()) dialog.open();
-  if (pythonInfo) status.show(`Ready · ${settings.live ? `live model ${settings.values.model} at ${settings.values.baseUrl}` : "scripted model"}`, "ready");
+  if (settings.mode === "local") useLocal();
+  if (pythonInfo) status.show(`Ready · ${modeSummary()}`, "ready");
+}
+
+// Local mode: the model kept in this browser loads at once (no picker); with none kept, or on a
+// page that cannot wait for it (not cross-origin isolated), the learner is told what to do.
+function useLocal() {
+  if (!self.crossOriginIsolated) {
+    status.toast("The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.", 10000);
+  }
+  local.ensure().then((ready) => {
+    if (!ready && settings.mode === "local" && local.state !== "loading") dialog.open();
+  });
+}
+
+// Python's "model" question (looplab/models/local.py): only a run that can wait gets the engine.
+function askLocal(request, { blocking, signal }) {
+  if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
+  if (settings.mode !== "local") return { error: "the model toggle is not on local", kind: "setup" };
+  return local.answer(request, { signal, temperature: settings.temperature });
 }
 
 // --- start -------------------------------------------------------------------------------------
@@ -465,8 +504,10 @@ async function main() {
       renderList();
     }
   });
-  ui.toggle.addEventListener("click", toggleMode);
+  ui.toggle.addEventListener("change", changeMode);
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
+  drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
+  drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
   approve = setupApproval($("[data-role=approval-dialog]"));
   prices = setupPrices($("[data-role=settings-dialog]"));
@@ -498,6 +539,7 @@ async function main() {
   window.addEventListener("hashchange", route);
   announceRuns(byTest("status"), ui.checks, byTest("announcer"));
   showMode();
+  if (settings.mode === "local") useLocal();
 
   let build;
   try {

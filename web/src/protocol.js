@@ -37,7 +37,12 @@
 //                                                          keys first: redact.js)
 //   ask      {id, kind, request, blocking}                 Python asks the page and (when `blocking`)
 //                                                          waits: kind "approval" {tool, arguments} ->
-//                                                          {approved, reason}. The page answers by
+//                                                          {approved, reason}; kind "model" (the local
+//                                                          model, looplab/models/local.py) {op:
+//                                                          "describe"} -> {model, native_tools, ...}
+//                                                          or {op: "chat", messages, tools?,
+//                                                          response_format?, max_tokens} -> {message,
+//                                                          finish_reason, timings} or {error}. The page answers by
 //                                                          writing into the `answers` buffer (asking.js),
 //                                                          not by a message; not blocking: the page was
 //                                                          not isolated, Python went on without an answer
