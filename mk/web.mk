@@ -39,7 +39,7 @@ test-e2e: venv node wheels-site wheels-openai wheels-test chromium
 
 # The site once more from a plain `python -m http.server`, under /some/sub/path/ (no COOP/COEP, no
 # CSP header, as GitHub Pages serves a project): the tests marked plain_host, and test_plain_host.py.
-test-e2e-plain: venv node wheels-site wheels-openai chromium
+test-e2e-plain: venv node wheels-site wheels-openai wheels-test chromium
 	LOOPLAB_E2E_HOST=plain $(PY) -m pytest tests/e2e -p no:cacheprovider -m plain_host $(E2E_ARGS)
 
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
