@@ -8,9 +8,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: test test-py test-pyodide test-e2e bench serve build venv node clean
+.PHONY: test test-py test-pyodide test-e2e test-e2e-plain bench serve build venv node clean
 
-test: test-py test-pyodide test-e2e test-real
+test: test-py test-pyodide test-e2e test-e2e-plain test-real
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements-test.txt pyproject.toml

@@ -27,7 +27,7 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 
 LESSON = "01-agent-or-workflow"
 FLOODS = {
@@ -75,8 +75,7 @@ def flood(browser, page, code: str) -> dict:
     page.evaluate("() => { window.__longtasks = []; window.__gap = 0; }")
     browser.start_tracing(page=page, categories=["toplevel", "disabled-by-default-devtools.timeline"])
     page.get_by_test_id("run").click()
-    page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
-                           timeout=300_000)
+    wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined", 300_000)
     shown = page.evaluate(DRAWN)
     cpu = cpu_longest(browser.stop_tracing())
     tasks, gap = page.evaluate("() => [window.__longtasks, window.__gap]")
@@ -102,8 +101,8 @@ def main() -> None:
             page.on("dialog", lambda dialog: dialog.accept())
             page.goto(f"{server.url}#/{LESSON}")
             # Run works: aria-disabled="false" (builds before it used the disabled attribute: not disabled)
-            page.wait_for_function("""() => { const run = document.querySelector('[data-testid=run]');
-                return run.getAttribute('aria-disabled') !== 'true' && !run.disabled; }""", timeout=120_000)
+            wait_until(page, """() => { const run = document.querySelector('[data-testid=run]');
+                return run.getAttribute('aria-disabled') !== 'true' && !run.disabled; }""", 120_000)
             for _ in range(args.runs):
                 for name, code in FLOODS.items():
                     results[name].append(flood(browser, page, code))

@@ -30,7 +30,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "py"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted  # noqa: E402
 
 STEPS = 200
@@ -71,14 +71,14 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{server.url}#/{LESSON}")
-            page.wait_for_function("() => document.body.dataset.lesson", timeout=60_000)
+            wait_until(page, "() => document.body.dataset.lesson", 60_000)
             page.get_by_role("tab", name="Trace").click()
             for _ in range(args.rounds):
                 page.evaluate("() => performance.clearMeasures()")
                 with page.expect_file_chooser() as chooser:
                     page.get_by_test_id("import-run").click()
                 chooser.value.set_files(str(path))
-                page.wait_for_function("() => performance.getEntriesByName('looplab:inspector-load').length", timeout=30_000)
+                wait_until(page, "() => performance.getEntriesByName('looplab:inspector-load').length", 30_000)
                 loads.append(page.evaluate("() => performance.getEntriesByName('looplab:inspector-load')[0].duration"))
                 draws.append(page.evaluate("() => Math.max(...performance.getEntriesByName('looplab:inspector-render').map(e => e.duration))"))
             assert page.get_by_test_id("trace-step").inner_text() == f"step 1 of {STEPS}"

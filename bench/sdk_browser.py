@@ -38,7 +38,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 from fakeserver import FakeServer  # noqa: E402
 from learner import configure_live, open_lesson, set_mode, wait_run_end  # noqa: E402
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 SLUG = "99-bench-models"
 
 # importlib, not `import openai`: the worker loads the SDK for what a lesson imports, and the chat
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                         configure_live(page, fake.url, key="sk-bench-000000000000", api="sdk")
                         rows["sdk cold"].append(run_once(page))
                         rows["sdk again"].append(run_once(page))
-                        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
+                        wait_until(page, "() => !!navigator.serviceWorker.controller")
                         page.reload()
                         open_lesson(page, url, SLUG)
                         rows["sdk warm"].append(run_once(page))

@@ -3,6 +3,7 @@
 #                   wheel (py-extra/), fetch the pinned "site", "openai" and "test" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
+#   make test-e2e-plain  part of it again from a plain static server under a sub-path
 #   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
 #                   calls side by side, budgets), bench/models.py (the adapters'
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
@@ -14,7 +15,7 @@
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
 SITE_SOURCES := $(shell find web/src web/styles web/bench py/looplab py-extra lessons -type f -not -name '*.pyc' 2>/dev/null) \
-	web/index.html web/sw.js scripts/build_site.py scripts/wheelfile.py wheels.lock.json pyproject.toml package-lock.json
+	web/index.html web/theme.js web/sw.js scripts/build_site.py scripts/prerender.mjs scripts/wheelfile.py wheels.lock.json pyproject.toml package-lock.json
 
 .PHONY: chromium
 
@@ -35,6 +36,11 @@ serve: build
 
 test-e2e: venv node wheels-site wheels-openai wheels-test chromium
 	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
+
+# The site once more from a plain `python -m http.server`, under /some/sub/path/ (no COOP/COEP, no
+# CSP header, as GitHub Pages serves a project): the tests marked plain_host, and test_plain_host.py.
+test-e2e-plain: venv node wheels-site wheels-openai wheels-test chromium
+	LOOPLAB_E2E_HOST=plain $(PY) -m pytest tests/e2e -p no:cacheprovider -m plain_host $(E2E_ARGS)
 
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
 # (The site does not need this: scripts/build_site.py builds them from source into web/dist/py.)

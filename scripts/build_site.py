@@ -5,7 +5,8 @@
 
 What lands in the output folder:
 
-    index.html, app.js, worker.js, sw.js, styles/   the page, its worker and service worker (esbuild)
+    index.html, theme.js, app.js, chunks/, worker.js, sw.js   the page (CodeMirror in chunks/), its worker and service worker (esbuild)
+    styles/
     localengine.js, wllama/<version>/wllama.wasm     the local model's engine (@wllama/wllama and its
                                                      wasm): served, loaded only in local mode, not
                                                      precached (lazy, like the "openai" group)
@@ -318,33 +319,101 @@ def copy_wllama(out: Path) -> list[str]:
 
 # --- the front end -----------------------------------------------------------------------------
 
-def bundle(out: Path, minify: bool) -> None:
-    """esbuild: the page and the worker as ES modules; the worker's Python bridge inlined as text."""
-    esbuild = NODE / ".bin" / "esbuild"
-    if not esbuild.exists():
+def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
+    """Run esbuild on `entries` into `out`; returns its metafile (what each output holds)."""
+    binary = NODE / ".bin" / "esbuild"
+    if not binary.exists():
         raise BuildError("node_modules/.bin/esbuild is missing: run `npm ci`")
-    command = [str(esbuild), "web/src/main.js", "web/src/worker.js", "web/src/localengine.js", "--bundle", "--format=esm",
-               f"--outdir={out}", "--target=es2022", "--loader:.py=text", "--log-level=warning",
-               "--legal-comments=none", "--charset=utf8"]
+    meta = out / ".esbuild-meta.json"
+    command = [str(binary), *entries, "--bundle", "--format=esm", f"--outdir={out}", "--target=es2022",
+               "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--metafile={meta}", *options]
     if minify:
         command += ["--minify", "--sourcemap=linked"]
     subprocess.run(command, cwd=ROOT, check=True)
-    (out / "main.js").rename(out / "app.js")
-    if (out / "main.js.map").exists():
-        (out / "main.js.map").rename(out / "app.js.map")
-        text = (out / "app.js").read_text()
-        (out / "app.js").write_text(text.replace("sourceMappingURL=main.js.map", "sourceMappingURL=app.js.map"))
+    info = json.loads(meta.read_text())
+    meta.unlink()
+    return info
+
+
+def bundle(out: Path, minify: bool) -> list[str]:
+    """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
+    shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
+    model's engine (localengine.js, one file), as ES modules.
+    Returns the page's lazy chunks (editor.js and what it imports), for index.html to preload."""
+    page = esbuild(out, ["app=web/src/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
+    esbuild(out, ["web/src/worker.js", "web/src/localengine.js"], minify, "--loader:.py=text")  # localengine.js: by URL, in local mode
+    outputs = page["outputs"]
+    editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/editor.js")
+    chunks = [editor] + [i["path"] for i in outputs[editor].get("imports", []) if i["kind"] == "import-statement"]
+    return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
+
+
+def python_startup(version: str, looplab_wheel: Path) -> list[str]:
+    """What the worker fetches before Python is ready, relative to the page (the .mjs files by import())."""
+    core = f"pyodide/{version}/"
+    return [core + "pyodide.asm.wasm", core + "python_stdlib.zip", core + "pyodide.mjs", core + "pyodide.asm.mjs",
+            "py/pyodide-lock.json", f"py/{looplab_wheel.name}"]
+
+
+PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files Python starts from here -->"
+
+
+def write_page(out: Path, first_lesson: str | None, chunks: list[str], python: list[str]) -> None:
+    """index.html with preload hints: everything the first screen and Python start from is fetched
+    from the first byte, in parallel, instead of as each script gets to ask for it. The worker's
+    own requests then find the files in the HTTP cache (a worker does not share the page's
+    preloads); `crossorigin` makes the preloads CORS requests like the fetch() and import() that use them."""
+    page = (WEB / "index.html").read_text()
+    if PRELOAD_MARK not in page:
+        raise BuildError(f"web/index.html lacks the line {PRELOAD_MARK}")
+    fetches = ["build.json", "lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
+    links = [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in fetches]
+    links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
+    links += ['<link rel="preload" href="worker.js" as="fetch" crossorigin>']
+    links += [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in python]
+    page = page.replace(PRELOAD_MARK, "\n  ".join(links))
+    if first_lesson:
+        page = prerender_lesson(page, out / "lessons" / f"{first_lesson}.json", first_lesson)
+    (out / "index.html").write_text(page)
+
+
+LESSON_TEXT = '<article data-testid="lesson-text" class="lesson-text"></article>'
+
+
+def prerender_lesson(page: str, lesson: Path, slug: str) -> str:
+    """The first lesson's opening written into the page (scripts/prerender.mjs), so its prose is on
+    screen at the first paint; <html data-prerendered> names it, for theme.js to hide it when the
+    address asks for another lesson."""
+    if LESSON_TEXT not in page or '<html lang="en">' not in page:
+        raise BuildError(f"web/index.html lacks {LESSON_TEXT} or <html lang=\"en\">")
+    html = subprocess.run(["node", str(ROOT / "scripts" / "prerender.mjs"), str(lesson)], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    page = page.replace('<html lang="en">', f'<html lang="en" data-prerendered="{slug}">')
+    return page.replace(LESSON_TEXT, LESSON_TEXT.replace("></", f'><div class="prerendered">{html}</div></'))
+
+
+CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
+
+
+def page_policy() -> str:
+    """The Content-Security-Policy of index.html's <meta> tag: the worker gets it as a header."""
+    match = CSP_META.search((WEB / "index.html").read_text())
+    if not match:
+        raise BuildError("web/index.html has no <meta http-equiv=\"Content-Security-Policy\"> tag")
+    return match[1]
 
 
 def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
-    """sw.js with this build's version, the files to precache, and the lazy ones (cached on first use)."""
+    """sw.js with this build's version, the files to precache, the lazy ones (cached on first use)
+    and the page's Content-Security-Policy (for the worker script it serves)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
     precache = ["./"] + [f for f in files if f not in ("sw.js",) and not f.startswith("bench/") and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
-            .replace('["__LAZY__"]', json.dumps(lazy, indent=1)))
+            .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
+            .replace('"__CSP__"', json.dumps(page_policy())))
     (out / "sw.js").write_text(text)
     return precache
 
@@ -361,11 +430,13 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
     lazy = sorted(lazy + copy_wllama(out))
     lessons = copy_lessons(out, lesson_dirs)
-    bundle(out, minify)
+    chunks = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
-    for name in ("index.html", "icon.svg", "manifest.webmanifest"):
+    for name in ("theme.js", "icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
+    startup = python_startup(version, looplab_wheel)
+    write_page(out, lessons[0]["slug"] if lessons else None, chunks, startup)
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
     (out / "bench" / "bare.html").write_text(bare)
@@ -381,14 +452,12 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
         digest.update(path.read_bytes())
     build_version = digest.hexdigest()[:12]
     sizes = {"/" + p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
-    # What the worker fetches before Python is ready (the .mjs files come by import(), uncounted).
-    startup = [f"/pyodide/{version}/{n}" for n in ("pyodide.asm.wasm", "python_stdlib.zip")]
-    startup += ["/py/pyodide-lock.json", f"/py/{looplab_wheel.name}"]
-    # Paths are relative to the page, so the folder can be served under any prefix.
+    # The loading bar counts the bytes the worker's fetch() reads before Python is ready (startup
+    # without the .mjs files, which come by import()). Paths are relative to the page, so the folder can be served under any prefix.
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
-            "lazyBytes": sum(sizes["/" + p] for p in lazy),
-            "startupBytes": sum(sizes[p] for p in startup), "lessons": len(lessons)}
+            "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
+            "startupBytes": sum(sizes["/" + p] for p in startup if not p.endswith(".mjs")), "lessons": len(lessons)}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)

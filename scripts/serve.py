@@ -8,8 +8,11 @@
 - `application/wasm` for .wasm (streaming compilation), `text/javascript` for .mjs.
 - Cache headers: files under /pyodide/<version>/ never change (immutable, one year); everything
   else is revalidated on each visit (no-cache + Last-Modified), the service worker does the rest.
+- The page's Content-Security-Policy (build.json's `csp`, from index.html's <meta> tag) as a header
+  on worker.js: a <meta> policy does not reach a worker.
 
-Any static host that sends the same headers serves the folder just as well.
+Any static host serves the folder just as well, with these headers or without them: then the
+service worker adds COOP/COEP and the worker's policy from the second load on (web/sw.js).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import sys
 from pathlib import Path
 
@@ -42,8 +46,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the page's many requests share connections
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     quiet = False
+    worker_policy = ""  # build.json's csp
 
     def end_headers(self) -> None:
+        if self.worker_policy and self.path.split("?")[0] == "/worker.js":
+            self.send_header("Content-Security-Policy", self.worker_policy)
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         if self.path.split("?")[0] != "/sw.js":
             # Not on the service worker: its only cross-origin request is Test connection's no-cors
@@ -81,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     handler = functools.partial(SiteHandler, directory=str(args.dir))
     SiteHandler.quiet = args.quiet
+    build = args.dir / "build.json"
+    SiteHandler.worker_policy = json.loads(build.read_text()).get("csp", "") if build.exists() else ""
     with Server((args.host, args.port), handler) as server:
         host, port = server.server_address[:2]
         print(f"serving {args.dir} on http://{host}:{port}/ (Ctrl+C stops)", flush=True)

@@ -4,11 +4,24 @@
 // when it takes over. Requests to other origins (a live model) are never touched.
 // The heavy extras (the openai SDK's wheels, the local model's engine: LAZY) are not precached: the worker loads them only
 // when a run needs them, and they are kept in the same cache from that first use on.
+//
+// Isolation on any host: the page and Python's worker need `Cross-Origin-Opener-Policy` and
+// `Cross-Origin-Embedder-Policy` to be cross-origin isolated (shared memory: Stop interrupts
+// Python, approvals pause a run). A host that cannot send them (GitHub Pages, a plain static
+// server) still gets them: this worker adds them to the page and the worker script it serves,
+// so from the second load on the page is isolated (isolation.js reloads once on a first visit).
+// The worker script also gets the page's Content-Security-Policy as a header: a <meta> policy
+// does not reach a worker, and the header is the only way a static host can give it one.
 
 const VERSION = "__VERSION__";
 const CACHE = `looplab-${VERSION}`;
 const PRECACHE = ["__PRECACHE__"];
 const LAZY = new Set(["__LAZY__"].map((path) => new URL(path, self.location).pathname));
+const WORKER_POLICY = "__CSP__";
+const ISOLATION = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp", // every file is this site's own; a live model's requests are CORS
+};
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -26,6 +39,19 @@ self.addEventListener("activate", (event) => {
     await self.clients.claim();
   })());
 });
+
+/** The page or a worker script with the isolation headers (and a worker with the policy) it lacks;
+ * what a host already sends is kept, and every other file is passed on untouched. */
+function withHeaders(request, response) {
+  const page = request.mode === "navigate";
+  if ((!page && request.destination !== "worker") || response.type === "opaque" || response.type === "error") return response;
+  const wanted = { ...ISOLATION, ...(page ? {} : { "Content-Security-Policy": WORKER_POLICY }) };
+  const missing = Object.entries(wanted).filter(([name]) => !response.headers.has(name));
+  if (!missing.length) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of missing) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
@@ -46,10 +72,10 @@ self.addEventListener("fetch", (event) => {
     const cache = await caches.open(CACHE);
     const key = request.mode === "navigate" ? new URL("./", self.location).href : request;
     const hit = await cache.match(key, { ignoreSearch: true });
-    if (hit) return hit;
+    if (hit) return withHeaders(request, hit);
     const response = await fetch(request);
     if (response.ok && LAZY.has(url.pathname)) await cache.put(request, response.clone());
-    return response;
+    return withHeaders(request, response);
   })());
 });
 

@@ -1,13 +1,21 @@
-"""Debian's Chromium as the tests and benchmarks start it, and the site served on a free port.
+"""Debian's Chromium as the tests and benchmarks start it, and the site served on a free port:
+by scripts/serve.py (the headers the site wants) or by a plain `python -m http.server` under a
+sub-path (a static host that sends none of them, as GitHub Pages serves a project).
 
 Shared by tests/e2e (conftest.py) and the browser benchmarks in bench/.
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,3 +43,55 @@ class SiteServer:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+class PlainServer:
+    """`python -m http.server` serving `folder` under /`prefix`/ on a free port: no COOP/COEP, no
+    Content-Security-Policy header, no cache headers. Its request log is kept (`requests()`)."""
+
+    def __init__(self, folder: Path, port: int = 0, prefix: str = "some/sub/path"):
+        self.root = Path(tempfile.mkdtemp(prefix="looplab-plain-"))
+        (self.root / prefix).parent.mkdir(parents=True)
+        (self.root / prefix).symlink_to(Path(folder).resolve(), target_is_directory=True)
+        self.log = self.root / "requests.log"
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-u", "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(self.root)],
+                stdout=subprocess.PIPE, stderr=log, text=True)
+        line = self.process.stdout.readline()
+        found = re.search(r"port (\d+)", line)
+        if not found:
+            self.process.kill()
+            raise RuntimeError(f"http.server did not start: {line!r}")
+        self.url = f"http://127.0.0.1:{found[1]}/{prefix}/"
+
+    def requests(self) -> list[tuple[str, int]]:
+        """(path, status) of every GET so far, in order."""
+        return [(m[1], int(m[2])) for m in re.finditer(r'"GET (\S+) HTTP/[\d.]+" (\d+)', self.log.read_text())]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def wait_until(page, script: str, timeout: float = 60_000, arg=None):
+    """Wait until the JavaScript function `script` (it may be async) returns something truthy; return it.
+
+    page.wait_for_function compiles its predicate with eval inside the page, which the page's
+    Content-Security-Policy forbids; page.evaluate goes through the DevTools protocol. A reload
+    meanwhile (the page isolating itself) only means: ask again.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            value = page.evaluate(script, arg)
+        except PlaywrightError as error:
+            if "context was destroyed" not in str(error) and "navigat" not in str(error):
+                raise
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeoutError(f"wait_until: {script} still false after {timeout:.0f} ms")
+        page.wait_for_timeout(50)

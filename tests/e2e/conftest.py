@@ -1,7 +1,9 @@
 """Fixtures for the browser tests: the site built once, served on a free port, driven by Chromium.
 
 - `site_url`   the site (lessons/ plus tests/e2e/fixtures) built into a temporary folder and
-               served by scripts/serve.py, exactly as `make serve` serves web/dist
+               served by scripts/serve.py, exactly as `make serve` serves web/dist; with
+               LOOPLAB_E2E_HOST=plain by a plain `python -m http.server` under /some/sub/path/
+               instead (`make test-e2e-plain`: the tests marked `plain_host`, and test_plain_host.py)
 - `browser`    one Debian Chromium for the session (Playwright with executable_path)
 - `context`    a fresh context per test; `fresh_profile` a persistent context on a new profile,
                for tests where a cold start (no cache, no service worker) matters
@@ -26,9 +28,23 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402,F401 (re-exported for the tests)
+from browser import CHROMIUM, CHROMIUM_ARGS, PlainServer, SiteServer  # noqa: E402,F401 (re-exported for the tests)
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+# Which host serves the site: "serve" (scripts/serve.py) or "plain" (python -m http.server, a sub-path).
+E2E_HOST = os.environ.get("LOOPLAB_E2E_HOST", "serve")
+PLAIN = E2E_HOST == "plain"
+collect_ignore = [] if PLAIN else ["test_plain_host.py"]  # what only a plain host shows runs in its run only
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "plain_host: runs once more against a plain static server (make test-e2e-plain)")
+
+
+def serve(folder: Path, port: int = 0):
+    """The built site in `folder`, served as this run serves it (E2E_HOST); `.url`, `.stop()`."""
+    return PlainServer(folder, port) if PLAIN else SiteServer(folder, port)
 
 # Service workers' own requests go through the context's routes only with this set (Chromium).
 os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
@@ -51,7 +67,7 @@ def site_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def site_url(site_dir) -> str:
-    server = SiteServer(site_dir)
+    server = serve(site_dir)
     yield server.url
     server.stop()
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
+
+from browser import wait_until  # noqa: F401 (the tests' CSP-safe wait_for_function)
 
 READY_MS = 90_000  # a cold Pyodide load on a busy 2-core machine; the status line shows progress meanwhile
 
@@ -54,8 +58,7 @@ def start_run(page: Page) -> None:
 
 
 def wait_run_end(page: Page, timeout: float = 60_000) -> None:
-    page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
-                           timeout=timeout)
+    expect(page.get_by_test_id("status")).to_have_attribute("data-run-ended", re.compile(r"\d"), timeout=timeout)
 
 
 def run(page: Page) -> list[tuple[bool, str, str]]:

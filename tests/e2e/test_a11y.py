@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from learner import FIXTURE, cell, open_lesson, run, set_code, wait_ready, wait_run_end
+from learner import FIXTURE, cell, open_lesson, run, set_code, wait_ready, wait_run_end, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -35,7 +35,10 @@ PHONE = {"width": 390, "height": 844}
 def audit(page: Page) -> list[dict]:
     """axe-core's WCAG A/AA violations on the page as it is now: rule, impact, help, and each element."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
-        page.add_script_tag(path=str(AXE))
+        # through the DevTools protocol: a <script> tag (add_script_tag) is inline, which the page's CSP refuses
+        session = page.context.new_cdp_session(page)
+        session.send("Runtime.evaluate", {"expression": AXE.read_text()})
+        session.detach()
     settle(page)
     return page.evaluate("""async ([tags, exclude]) => {
         const context = exclude.length ? { include: [document], exclude: exclude.map((s) => [s]) } : document;
@@ -370,8 +373,8 @@ def test_tab_reaches_every_editor_and_each_scrollable_panel(page, site_url):
 def scroll_of(page: Page, editor: int, until: str) -> dict:
     """Wait until the editor's scroller meets `until` (a JS condition on `top` and `left`: CodeMirror
     scrolls on its next frame), then return {top, left}."""
-    page.wait_for_function(f"""(n) => {{ const s = document.querySelectorAll('.cm-scroller')[n];
-        const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", arg=editor, timeout=5_000)
+    wait_until(page, f"""(n) => {{ const s = document.querySelectorAll('.cm-scroller')[n];
+        const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=editor)
     return page.evaluate("""(n) => { const s = document.querySelectorAll('.cm-scroller')[n];
         return { top: s.scrollTop, left: s.scrollLeft }; }""", editor)
 

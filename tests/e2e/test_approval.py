@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
+import pytest
 from playwright.sync_api import expect
 
-from conftest import guard
+from conftest import PlainServer, guard
 from learner import open_lesson, start_run, status, wait_ready, wait_run_end
 
 APPROVAL = "92-e2e-approval"  # tests/e2e/fixtures/92-e2e-approval.py
 
 
+@pytest.mark.plain_host  # on a plain host the page isolates itself (sw.js): approvals pause there too
 def test_approve_runs_the_tool_and_the_run_ends_final(page, site_url):
     open_lesson(page, site_url, APPROVAL)
     start_run(page)
@@ -54,6 +54,7 @@ def test_escape_rejects_without_a_reason(page, site_url):
     expect(page.get_by_test_id("output")).to_contain_text("tool message: ['error: a person has not approved delete_note']")
 
 
+@pytest.mark.plain_host
 def test_stop_during_a_pause_ends_the_run_and_closes_the_dialog(page, site_url):
     open_lesson(page, site_url, APPROVAL)
     start_run(page)
@@ -73,30 +74,18 @@ def test_stop_during_a_pause_ends_the_run_and_closes_the_dialog(page, site_url):
     expect(output).to_contain_text("stopped: final | deleted: ['n5']")
 
 
-def free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_a_page_that_is_not_isolated_refuses_by_default_and_says_so(browser, site_dir):
-    port = free_port()
-    # a plain static server: no COOP/COEP headers, so no shared memory and no pause
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                               "--directory", str(site_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    context = browser.new_context()
+    # A plain static server (no COOP/COEP headers) and no service worker to add them (blocked):
+    # no shared memory, so no pause.
+    server = PlainServer(site_dir)
+    context = browser.new_context(service_workers="block")
     guard(context)
     try:
         page = context.new_page()
-        for _ in range(50):
-            try:
-                page.goto(f"http://127.0.0.1:{port}/#/{APPROVAL}")
-                break
-            except Exception:
-                time.sleep(0.1)
+        page.goto(f"{server.url}#/{APPROVAL}")
         wait_ready(page, APPROVAL)
         assert page.evaluate("crossOriginIsolated") is False
+        assert "Stop restarts Python (page is not cross-origin isolated" in status(page)["text"]
         page.get_by_test_id("run").click()                                   # no pause: the run goes on at once
         wait_run_end(page)
         dialog = page.get_by_test_id("approval")
@@ -109,5 +98,4 @@ def test_a_page_that_is_not_isolated_refuses_by_default_and_says_so(browser, sit
         expect(dialog).to_be_hidden()
     finally:
         context.close()
-        server.terminate()
-        server.wait(timeout=10)
+        server.stop()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import guard
-from learner import checks, put_solutions, wait_ready
+from learner import checks, put_solutions, wait_ready, wait_until
 
 LESSONS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
                  if re.match(r"^\d+-[a-z0-9-]+$", p.stem))
@@ -50,10 +50,10 @@ def run_approving(page, approvals: int = 5) -> list[tuple[bool, str, str]]:
     ended = "document.querySelector('[data-testid=status]').dataset.runEnded !== undefined"
     asking = "document.querySelector('[data-testid=approval]').open"
     for _ in range(approvals + 1):
-        page.wait_for_function(f"() => {ended} || {asking}", timeout=60_000)
+        wait_until(page, f"() => {ended} || {asking}", 60_000)
         if not page.evaluate(f"() => {asking}"):
             break
         page.get_by_test_id("approve").click()
         expect(page.get_by_test_id("approval")).to_be_hidden()
-    page.wait_for_function(f"() => {ended}", timeout=60_000)
+    wait_until(page, f"() => {ended}", 60_000)
     return checks(page)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
 from learner import (configure_live, open_lesson, run, set_code, set_mode, start_run, status, try_connection,
-                     wait_ready, wait_run_end)
+                     wait_ready, wait_run_end, wait_until)
 
 KEY = "e2e-secret-key-4242"  # not shaped like a real key: only redaction by value can hide it
 
@@ -19,9 +20,10 @@ def origin(url: str) -> str:
 
 
 def wait_service_worker(page) -> None:
-    page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
+    wait_until(page, "() => !!navigator.serviceWorker.controller")
 
 
+@pytest.mark.plain_host
 def test_live_mode_runs_a_lesson_against_a_cross_origin_endpoint(page, site_url, fake):
     open_lesson(page, site_url)
     configure_live(page, fake.url, key=KEY)
@@ -165,6 +167,7 @@ def test_an_endpoint_that_is_not_there_is_explained(page, site_url):
     assert outcome == "unreachable" and "Nothing answered at" in message
 
 
+@pytest.mark.plain_host
 def test_stop_ends_a_request_that_never_answers_within_2_s(page, site_url, fake):
     open_lesson(page, site_url)
     configure_live(page, fake.url)

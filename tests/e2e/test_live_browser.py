@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import expect
 
 from looplab.lesson import check_statements, is_expect, parse
@@ -35,6 +36,7 @@ def output(page) -> str:
     return page.get_by_test_id("output").inner_text()
 
 
+@pytest.mark.plain_host
 def test_the_sdk_is_installed_from_the_site_and_runs_a_lesson(page, site_url, fake):
     """LLM_API=sdk: the SDK's wheels come from this site (the network guard would fail anything else),
     the first call meets a 500 that the SDK retries, and the run ends with the answer."""

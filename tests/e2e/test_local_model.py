@@ -185,7 +185,7 @@ def test_a_page_that_is_not_isolated_says_local_mode_needs_it(browser, site_dir)
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
                                "--directory", str(site_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    context = browser.new_context()
+    context = browser.new_context(service_workers="block")  # sw.js would isolate the page after one reload
     guard(context)
     try:
         page = context.new_page()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
-from conftest import SiteServer
+from conftest import serve
 from learner import (FIXTURE, cell, checks, code_of, open_lesson, run, set_code, start_run, status,
-                     wait_ready, wait_run_end)
+                     wait_ready, wait_run_end, wait_until)
 
 STOP_LIMIT_MS = 2000  # the one time bound: Stop ends any run within 2 s
 
 
+@pytest.mark.plain_host
 def test_cold_start_runs_a_lesson_scripted_with_every_check_passing(fresh_profile, site_url):
     page = fresh_profile.new_page()
     seen = []
@@ -73,6 +75,7 @@ def stop_and_measure(page) -> float:
     return float(status(page)["runEnded"]) - stop_at
 
 
+@pytest.mark.plain_host
 def test_stop_ends_an_endless_loop_within_2_s_and_the_next_run_works(page, site_url):
     open_lesson(page, site_url)
     set_code(page, "print('looping')\nn = 0\nwhile True:\n    n += 1")
@@ -80,13 +83,14 @@ def test_stop_ends_an_endless_loop_within_2_s_and_the_next_run_works(page, site_
     expect(page.get_by_test_id("output")).to_contain_text("looping")  # Python is in the loop
     took = stop_and_measure(page)
     assert took < STOP_LIMIT_MS, f"Stop took {took:.0f} ms"
-    expect(page.get_by_test_id("output")).to_contain_text("Stopped")
+    expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt.")  # an interrupt, not a restart
     assert status(page)["state"] == "stopped"
     wait_ready(page)
     page.get_by_test_id("reset").click()
     assert all(ok for ok, _, _ in run(page))
 
 
+@pytest.mark.plain_host
 def test_stop_ends_a_long_sleep_within_2_s_and_the_next_run_works(page, site_url):
     open_lesson(page, site_url)
     set_code(page, "import time\nprint('sleeping')\ntime.sleep(100)")
@@ -99,20 +103,21 @@ def test_stop_ends_a_long_sleep_within_2_s_and_the_next_run_works(page, site_url
     assert all(ok for ok, _, _ in run(page))
 
 
+@pytest.mark.plain_host
 def test_offline_after_one_visit_the_site_loads_and_runs_a_lesson(fresh_profile, site_dir):
-    server = SiteServer(site_dir)  # its own server, stopped below: offline for real
+    server = serve(site_dir)  # its own server, stopped below: offline for real
     try:
         page = fresh_profile.new_page()
         open_lesson(page, server.url)
         # The service worker registers once Python is ready and precaches the whole site.
-        page.wait_for_function("async () => { const r = await navigator.serviceWorker.ready; return !!r.active; }",
-                               timeout=60_000)
-        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=30_000)
+        wait_until(page, "async () => { const r = await navigator.serviceWorker.ready; return !!r.active; }")
+        wait_until(page, "() => !!navigator.serviceWorker.controller", timeout=30_000)
     finally:
         server.stop()
     fresh_profile.set_offline(True)
     page.reload()
     wait_ready(page, FIXTURE)
+    assert page.evaluate("crossOriginIsolated") is True  # the service worker's copy keeps (or adds) the headers
     assert all(ok for ok, _, _ in run(page))
     expect(page.get_by_test_id("lesson-list").locator("li")).not_to_have_count(0)
 
@@ -277,20 +282,19 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
     versions = [json_of(d / "build.json")["version"] for d in (site_dir, new_dir)]
     assert versions[0] != versions[1]
 
-    server = SiteServer(site_dir, port)
+    server = serve(site_dir, port)
     page = fresh_profile.new_page()
     try:
         open_lesson(page, server.url)
-        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=60_000)
+        wait_until(page, "() => !!navigator.serviceWorker.controller")
         assert page.evaluate("() => caches.keys()") == [f"looplab-{versions[0]}"]
     finally:
         server.stop()
-    server = SiteServer(new_dir, port)  # same origin, new build
+    server = serve(new_dir, port)  # same origin, new build
     try:
         page.reload()  # served from the old cache; the browser finds the new sw.js meanwhile
         wait_ready(page, FIXTURE)
-        page.wait_for_function(f"async () => JSON.stringify(await caches.keys()) === '[\"looplab-{versions[1]}\"]'",
-                               timeout=60_000)
+        wait_until(page, f"async () => JSON.stringify(await caches.keys()) === '[\"looplab-{versions[1]}\"]'")
         expect(page.locator("[data-role=toast]")).to_contain_text("new version")
         page.reload()
         wait_ready(page, FIXTURE)
@@ -307,12 +311,13 @@ def json_of(path):
 
 
 def test_the_network_guard_catches_a_request_to_another_host(page, site_url):
+    # https: the page's CSP lets connect-src reach any https: host (a live endpoint), not http: ones
     import conftest
     page.goto(site_url)
     before = len(conftest.OUTSIDE)
-    failed = page.evaluate("() => fetch('http://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)")
+    failed = page.evaluate("() => fetch('https://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)")
     assert failed is True
-    assert conftest.OUTSIDE[before:] == ["http://guard-check.invalid/x"]
+    assert conftest.OUTSIDE[before:] == ["https://guard-check.invalid/x"]
     del conftest.OUTSIDE[before:]  # caught on purpose
 
 

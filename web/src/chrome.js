@@ -117,19 +117,22 @@ export function setupHelp(button, dialog) {
 /**
  * Watch for a new build's service worker: it takes over as soon as it has cached everything
  * (skipWaiting); this page keeps running the code it loaded, and `onNewVersion` says a reload
- * brings the new version. Returns register(), called once Python is ready, so the precaching
- * does not compete with the first load (it then mostly revalidates what the HTTP cache holds).
+ * brings the new version. Returns register() -> Promise<registration>, called once Python is
+ * ready, so the precaching does not compete with the first load (it then mostly revalidates what
+ * the HTTP cache holds), or at once when the page must isolate itself (isolation.js).
  */
 export function serviceWorker(onNewVersion) {
-  if (!("serviceWorker" in navigator)) return () => {};
+  if (!("serviceWorker" in navigator)) return () => Promise.reject(new Error("this browser has no service workers"));
   const hadController = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (hadController) onNewVersion();
   });
-  let registered = false;
+  let registration = null;
   return () => {
-    if (registered) return;
-    registered = true;
-    navigator.serviceWorker.register("sw.js").catch((error) => console.warn("service worker not registered:", error));
+    if (!registration) {
+      registration = navigator.serviceWorker.register("sw.js");
+      registration.catch((error) => console.warn("service worker not registered:", error));
+    }
+    return registration;
   };
 }

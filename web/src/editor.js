@@ -43,7 +43,7 @@ const highlight = HighlightStyle.define([
 ]);
 
 /**
- * A code editor in `parent`.
+ * A code editor in `parent` (or, with parent null, for the caller to place: view.dom).
  * @param {object} options  doc, readOnly, label (for screen readers), onChange(text), keys (extra keymap, highest precedence)
  */
 export function createEditor(parent, { doc, readOnly = false, label = "Python code", onChange, keys = [] }) {
@@ -72,13 +72,5 @@ export function createEditor(parent, { doc, readOnly = false, label = "Python co
       if (update.docChanged) onChange(update.state.doc.toString());
     }));
   }
-  return new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
-}
-
-export function setText(view, text) {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
-}
-
-export function getText(view) {
-  return view.state.doc.toString();
+  return new EditorView({ parent: parent || undefined, state: EditorState.create({ doc, extensions }) });
 }

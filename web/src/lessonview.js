@@ -1,10 +1,11 @@
 // One lesson on the page: prose cells rendered (markdown-it, then DOMPurify), code cells in
 // editors whose edits are saved as you type, check cells shown read-only, an exercise's hints
 // revealed one at a time and its solution on request, predict questions answered by a button.
+// Editors are plain text until CodeMirror has loaded (lazyeditor.js): the prose comes first.
 
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
-import { createEditor, getText, setText } from "./editor.js";
+import { LazyEditor } from "./lazyeditor.js";
 import { fittingEdits, saveEdit, clearEdits } from "./storage.js";
 import { el } from "./dom.js";
 
@@ -43,7 +44,7 @@ export class LessonView {
     this.lesson = lesson;
     this.meta = meta;
     this.hooks = hooks;
-    this.editors = new Map(); // cell index -> EditorView (editable code and exercise cells)
+    this.editors = new Map(); // cell index -> LazyEditor (editable code and exercise cells)
     this.render();
   }
 
@@ -56,9 +57,13 @@ export class LessonView {
         `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
         "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress."));
     }
+    let timed = false; // the first prose block's paint time, for bench/startup.py (Element Timing API)
     cells.forEach((cell, index) => {
       if (cell.role === "markdown") {
-        this.root.append(renderMarkdown(cell.source));
+        const prose = renderMarkdown(cell.source);
+        if (!timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
+        timed = true;
+        this.root.append(prose);
       } else if (cell.role === "code" || cell.role === "exercise") {
         this.root.append(this.codeCell(cell, index, edits[index]));
       } else if (cell.role === "check") {
@@ -82,7 +87,7 @@ export class LessonView {
     const mount = el("div", { class: "cell-editor" });
     box.append(mount);
     const text = edited ?? cell.source;
-    const view = createEditor(mount, {
+    const editor = new LazyEditor(mount, {
       doc: text,
       label,
       keys: this.hooks.keys || [],
@@ -92,7 +97,7 @@ export class LessonView {
         this.hooks.onModified(this.modified());
       },
     });
-    this.editors.set(index, view);
+    this.editors.set(index, editor);
     this.markCell(box, text !== cell.source);
     return box;
   }
@@ -108,7 +113,7 @@ export class LessonView {
     const mount = el("div", { class: "cell-editor" });
     details.append(mount);
     details.addEventListener("toggle", () => {
-      if (details.open && !mount.firstChild) createEditor(mount, { doc: cell.source, readOnly: true, label: `Checks (cell ${index + 1})` });
+      if (details.open && !mount.firstChild) new LazyEditor(mount, { doc: cell.source, readOnly: true, label: `Checks (cell ${index + 1})` });
     }, { once: false });
     return details;
   }
@@ -124,11 +129,11 @@ export class LessonView {
       mount.hidden = !open;
       use.hidden = !open || exercise === undefined;
       show.textContent = open ? "Hide solution" : "Show solution";
-      if (open && !mount.firstChild) createEditor(mount, { doc: cell.source, readOnly: true, label: "Solution" });
+      if (open && !mount.firstChild) new LazyEditor(mount, { doc: cell.source, readOnly: true, label: "Solution" });
     });
     use.addEventListener("click", () => {
-      const view = this.editors.get(exercise);
-      if (view) setText(view, cell.source);
+      const editor = this.editors.get(exercise);
+      if (editor) editor.text = cell.source;
     });
     const hints = this.hintsBefore(index);
     box.append(el("div", { class: "cell-actions" }, hints ? hints.button : null, show, use));
@@ -188,22 +193,22 @@ export class LessonView {
   /** The cells as the learner has them now: what a run sends to Python. */
   cells() {
     return this.lesson.cells.map((cell, index) => {
-      const view = this.editors.get(index);
-      return { kind: cell.kind, tags: cell.tags, source: view ? getText(view) : cell.source };
+      const editor = this.editors.get(index);
+      return { kind: cell.kind, tags: cell.tags, source: editor ? editor.text : cell.source };
     });
   }
 
   modified() {
     return this.lesson.cells.some((cell, index) => {
-      const view = this.editors.get(index);
-      return view && getText(view) !== cell.source;
+      const editor = this.editors.get(index);
+      return editor && editor.text !== cell.source;
     });
   }
 
   /** Back to the lesson's own code; the saved edits go too. */
   reset() {
-    this.editors.forEach((view, index) => setText(view, this.lesson.cells[index].source));
-    clearEdits(this.lesson.slug); // after setText: its change listeners save each cell once more
+    this.editors.forEach((editor, index) => (editor.text = this.lesson.cells[index].source));
+    clearEdits(this.lesson.slug); // after the new text: its change listeners save each cell once more
     this.hooks.onModified(false);
   }
 }

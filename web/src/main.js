@@ -18,6 +18,7 @@ import { renderLessonList } from "./lessonlist.js";
 import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
 import { setupApproval } from "./approval.js";
+import { isolate } from "./isolation.js";
 import { Inspector } from "./inspector.js";
 import { setupPrices } from "./prices.js";
 import { readHash, decodeShare, setupShare, showAside } from "./share.js";
@@ -67,6 +68,7 @@ let editorKeys = [];
 let setTab = () => {};
 let dialog = null;
 let approve = null; // the approval dialog's ask (approval.js)
+let notIsolated = ""; // why the page is not cross-origin isolated (isolation.js), when it is not
 let inspector = null; // the run inspector (inspector.js)
 let prices = () => ({ input: 0, output: 0 });
 let shown_lesson = null; // lessons/<slug>.json of the lesson on screen
@@ -434,7 +436,7 @@ function startRunner(build) {
       const ms = Math.round(performance.now() - loadingSince);
       status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
-      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s · ${modeName()} model${info.isolated ? "" : " · Stop restarts Python (page is not cross-origin isolated)"}`, "ready", { stage: "ready" });
+      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s · ${modeName()} model${info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`}`, "ready", { stage: "ready" });
       registerServiceWorker();
       startWanted(); // a Run pressed while Python was starting again
     },
@@ -547,7 +549,16 @@ async function main() {
     return;
   }
   for (const key of ["indexURL", "lockFileURL"]) build[key] = new URL(build[key], document.baseURI).href;
+  const shown = showFirstLesson();
+  const isolation = await isolate(registerServiceWorker, (text) => status.show(text, "loading", { stage: "isolating" }));
+  if (isolation.reloading) return; // a first visit on a host without COOP/COEP: Python starts after the reload
+  notIsolated = isolation.why || "";
   startRunner(build); // Python loads in the worker while the lesson renders
+  await shown;
+  updateButtons();
+}
+
+async function showFirstLesson() {
   try {
     lessons = (await fetchJSON("lessons/index.json")).lessons;
     await route();
