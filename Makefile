@@ -10,7 +10,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: test test-py test-pyodide test-e2e bench serve build venv node clean
 
-test: test-py test-pyodide test-e2e
+test: test-py test-pyodide test-e2e test-real
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements-test.txt pyproject.toml
@@ -29,6 +29,7 @@ test-py: venv
 
 include mk/pyodide.mk
 include mk/web.mk
+include mk/llama.mk
 
 clean:
 	rm -rf web/dist build .cache

@@ -44,7 +44,8 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
     responses = []
     page.on("requestfinished", lambda request: responses.append(request))
     page.goto(f"{url}#/{lesson}")
-    page.wait_for_function("() => !document.querySelector('[data-testid=run]').disabled", timeout=120_000)
+    page.wait_for_function("() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'",
+                           timeout=120_000)
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
         prose: (performance.getEntriesByName('looplab:prose')[0] || {}).startTime,

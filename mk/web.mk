@@ -1,11 +1,14 @@
 # The static site: build web/dist, serve it, drive it in headless Chromium, measure its start-up.
 #   make build      bundle the front end, copy Pyodide, build the looplab wheel and our httpx2_jsfetch
-#                   wheel (py-extra/), fetch the pinned "site" and "openai" wheels, write the lock file
+#                   wheel (py-extra/), fetch the pinned "site", "openai" and "test" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
-#   make bench      benchmarks: bench/loop.py (CPython, then Pyodide), bench/models.py (the adapters'
+#   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
+#                   calls side by side, budgets), bench/models.py (the adapters'
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
-#                   (the openai SDK's install + import and a call's cost in the page)
+#                   (the openai SDK's install + import and a call's cost in the page),
+#                   bench/real_server.py (the curriculum live against llama-server, mk/llama.mk),
+#                   bench/flood.py (the longest main-thread task while a run floods the Output console)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
@@ -23,13 +26,13 @@ $(CHROMIUM):
 # `make build` rebuild web/dist; the files they install are tracked by package-lock.json and
 # wheels.lock.json in SITE_SOURCES.
 build: web/dist/build.json
-web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai
+web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai wheels-test
 	$(PY) scripts/build_site.py --out web/dist
 
 serve: build
 	$(PY) scripts/serve.py --port $(PORT) --dir web/dist
 
-test-e2e: venv node wheels-site wheels-openai chromium
+test-e2e: venv node wheels-site wheels-openai wheels-test chromium
 	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
 
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
@@ -38,10 +41,14 @@ EXTRA_WHEELS := .cache/wheels/httpx2_jsfetch-0.1.0-py3-none-any.whl
 $(EXTRA_WHEELS): py-extra/build.py scripts/wheelfile.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
 	$(PY) py-extra/build.py .cache/wheels
 
-bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS)
+bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS) llama
 	$(PY) bench/loop.py
 	@echo "-- the same inside Pyodide (Node.js):"
 	node tests/pyodide/run.mjs --script bench/loop.py
+	$(PY) bench/runtime.py
+	node tests/pyodide/run.mjs --script bench/runtime.py
 	$(PY) bench/models.py --pyodide
 	$(PY) bench/startup.py
 	$(PY) bench/sdk_browser.py
+	$(PY) bench/real_server.py
+	$(PY) bench/flood.py

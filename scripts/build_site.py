@@ -10,9 +10,9 @@ What lands in the output folder:
                                                      (immutable: the version is in the path)
     py/pyodide-lock.json                             the site's own lock file: only the wheels it
     py/*.whl                                         serves (looplab built from py/, micropip, the
-                                                     "openai" group, and httpx2_jsfetch built from
-                                                     py-extra/), each with its sha256 and its
-                                                     dependencies read from the wheel's metadata
+                                                     "openai" and "test" groups, and httpx2_jsfetch
+                                                     built from py-extra/), each with its sha256 and
+                                                     its dependencies read from the wheel's metadata
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
     py/snapshot.bin.gz                               a memory snapshot of Python with looplab and every
                                                      lesson's imports imported (scripts/snapshot.py)
@@ -20,12 +20,14 @@ What lands in the output folder:
                                                      snapshot's facts
     bench/bare.html                                  the bare Pyodide reference page for bench/
 
-The "openai" group (the SDK and its dependencies, ~5 MB) is served but neither loaded at start
-nor precached: the worker loads it when a run needs it, and the service worker keeps it once
-fetched (see web/sw.js, LAZY).
+The "openai" group (the SDK and its dependencies, ~5 MB) and the "test" group (pytest and
+hypothesis with theirs, ~2.5 MB; the same pins tests/pyodide runs on) are served but neither
+loaded at start nor precached: the worker loads one when a run needs it (`import pytest` in a
+lesson's code brings pytest, iniconfig, packaging, pluggy and pygments, not hypothesis), and the
+service worker keeps it once fetched (see web/sw.js, LAZY).
 
 Uses the standard library, `packaging` (requirements-test.txt: the wheels' environment markers),
-node_modules (npm ci) and .cache/wheels (scripts/wheels.py site openai); wheels are written by
+node_modules (npm ci) and .cache/wheels (scripts/wheels.py site openai test); wheels are written by
 scripts/wheelfile.py.
 """
 
@@ -55,8 +57,8 @@ WEB = ROOT / "web"
 NODE = ROOT / "node_modules"
 WHEELS = ROOT / ".cache" / "wheels"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
-SITE_GROUPS = ("site", "openai")  # wheel groups the site serves, when wheels.lock.json has them
-LAZY_GROUPS = ("openai",)  # served, loaded only when a run needs them, not precached
+SITE_GROUPS = ("site", "openai", "test")  # wheel groups the site serves, when wheels.lock.json has them
+LAZY_GROUPS = ("openai", "test")  # served, loaded only when a run needs them, not precached
 PY_EXTRA = ROOT / "py-extra"  # our own source for wheels PyPI has no usable build of (httpx2_jsfetch)
 # The Pyodide the site runs, for the environment markers of the wheels' Requires-Dist (the
 # Python version and the Emscripten release come from Pyodide's lock file, see `target`).

@@ -31,6 +31,20 @@ With nothing queued, a default reply follows a simple rule, so a live smoke test
     - a request whose last message is a tool result answers "result: <that result>"
     - a last user message "call <tool> {json args}" asks for that tool (the id is call_fake_<n>)
     - anything else answers "echo: <last user message>"
+    - asked for a structured output (chat's `response_format`, Responses' `text.format`), the text
+      answer is JSON instead: for `json_schema`, an instance of the schema (every property, strings
+      holding the rule's text, the first enum value, one item per array); for `json_object`,
+      {"echo": "<the rule's text>"}. It refuses, with OpenAI's 400, what the API refuses: JSON mode
+      when no message says "json", a strict schema with an object that is not closed
+      (`additionalProperties: false`) or a property that is not required.
+    - its `usage` grows with the request: prompt tokens ~ the request's characters / 4,
+      completion tokens ~ the reply's / 4 (scripted replies carry a fixed 10 / 5 / 15)
+    - it obeys the request's token limit (`max_tokens`, `max_completion_tokens` or `max_output_tokens`)
+      as a real server does, counting 4 characters a token: a longer text or call's arguments are cut
+      there, with `finish_reason: "length"` (chat) or `status: "incomplete"` and
+      `incomplete_details.reason: "max_output_tokens"` (Responses). Scripted replies can say the same:
+      `chat_text(..., finish_reason="length")`, `chat_call(name, '{"cut', finish_reason="length")`,
+      `responses_text(..., cut="max_output_tokens")`, `responses_call(..., cut="max_output_tokens")`.
 Embeddings are deterministic 8-number vectors made from the text; /v1/models lists the models.
 
 Settings: `key` (when set, any other bearer token gets OpenAI's 401), `models` (when set, any
@@ -71,20 +85,22 @@ def completion(message: dict, finish_reason: str = "stop", model: str = "fake-mo
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
-def responses_text(text: str, reasoning: str | None = None) -> dict:
-    """A Responses reply with a text message (and a reasoning item before it, if given)."""
+def responses_text(text: str, reasoning: str | None = None, cut: str | None = None) -> dict:
+    """A Responses reply with a text message (after a reasoning item, if given); `cut`: why it is incomplete."""
     items = [reasoning_item(reasoning)] if reasoning else []
-    items.append({"type": "message", "id": "msg_fake", "status": "completed", "role": "assistant",
-                  "content": [{"type": "output_text", "text": text, "annotations": []}]})
-    return {"json": response_object(items)}
+    items.append({"type": "message", "id": "msg_fake", "status": "incomplete" if cut else "completed",
+                  "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    return {"json": response_object(items, cut=cut)}
 
 
-def responses_call(name: str, arguments: dict, call_id: str = "call_1", reasoning: str | None = None) -> dict:
-    """A Responses reply asking for one function call (after a reasoning item, if given)."""
+def responses_call(name: str, arguments: dict | str, call_id: str = "call_1", reasoning: str | None = None,
+                   cut: str | None = None) -> dict:
+    """A Responses reply asking for one function call (after a reasoning item, if given); `cut` as above."""
     items = [reasoning_item(reasoning)] if reasoning else []
     items.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
-                  "arguments": json.dumps(arguments), "status": "completed"})
-    return {"json": response_object(items)}
+                  "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                  "status": "incomplete" if cut else "completed"})
+    return {"json": response_object(items, cut=cut)}
 
 
 def reasoning_item(summary: str) -> dict:
@@ -92,11 +108,13 @@ def reasoning_item(summary: str) -> dict:
             "encrypted_content": "gAAAA-fake-encrypted"}
 
 
-def response_object(output: list[dict], model: str = "fake-model") -> dict:
-    """A whole Responses `response` object around its output items."""
-    return {"id": "resp_fake", "object": "response", "created_at": 1700000000, "status": "completed",
+def response_object(output: list[dict], model: str = "fake-model", cut: str | None = None) -> dict:
+    """A whole Responses `response` object around its output items (`cut`: the incomplete_details reason)."""
+    return {"id": "resp_fake", "object": "response", "created_at": 1700000000,
+            "status": "incomplete" if cut else "completed",
             "model": model, "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
-            "tools": [], "error": None, "incomplete_details": None, "instructions": None,
+            "tools": [], "error": None, "incomplete_details": {"reason": cut} if cut else None,
+            "instructions": None,
             "metadata": {}, "temperature": 1.0, "top_p": 1.0,
             "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
                       "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
@@ -111,6 +129,8 @@ def error(status: int, message: str = "", type: str = "error", code: str | None 
 
 
 # -- the server -----------------------------------------------------------------------------------
+
+CHARS_PER_TOKEN = 4  # how the default brain counts tokens against a request's limit
 
 @dataclass
 class Recorded:
@@ -196,32 +216,57 @@ class FakeServer:
                              "data": [{"object": "embedding", "index": i, "embedding": vector(t)}
                                       for i, t in enumerate(texts)],
                              "usage": {"prompt_tokens": 1, "total_tokens": 1}}}
+        limit = next((body[k] for k in ("max_tokens", "max_completion_tokens", "max_output_tokens")
+                      if isinstance(body.get(k), int)), None)
         if path == "/v1/chat/completions":
-            return self.rule(body.get("messages") or [], responses=False)
-        if path == "/v1/responses":
-            return self.rule(body.get("input") or [], responses=True)
-        return error(404, f"no route {path}", "invalid_request_error")
+            reply = self.rule(body.get("messages") or [], False, body.get("response_format"), limit)
+        elif path == "/v1/responses":
+            text = body.get("text") if isinstance(body.get("text"), dict) else {}
+            reply = self.rule(body.get("input") or [], True, text.get("format"), limit)
+        else:
+            return error(404, f"no route {path}", "invalid_request_error")
+        return with_usage(reply, body, path == "/v1/responses")
 
-    def rule(self, items: list, responses: bool) -> dict:
-        """The default brain: answer a tool result, obey "call <tool> {args}", else echo."""
+    def rule(self, items: list, responses: bool, fmt=None, limit: int | None = None) -> dict:
+        """The default brain: answer a tool result, obey "call <tool> {args}", else echo (as JSON if
+        asked); cut at `limit` tokens."""
+        def within(text: str) -> tuple[str, bool]:
+            if limit is None or len(text) <= CHARS_PER_TOKEN * limit:
+                return text, False
+            return text[:CHARS_PER_TOKEN * limit], True
+
+        fmt = fmt if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema") else None
+        refused = format_refusal(fmt, items, responses) if fmt else None
+        if refused:
+            return error(400, refused, "invalid_request_error")
         last = items[-1] if items else {}
         last = last if isinstance(last, dict) else {}
-        if last.get("role") == "tool" or last.get("type") == "function_call_output":
-            text = f"result: {last.get('content', last.get('output', ''))}"
-            return responses_text(text) if responses else chat_text(text)
         said = last.get("content", "")
         if isinstance(said, list):
             said = "".join(p.get("text", "") for p in said if isinstance(p, dict))
         said = str(said)
-        if said.startswith("call "):
+        if last.get("role") == "tool" or last.get("type") == "function_call_output":
+            text = f"result: {last.get('content', last.get('output', ''))}"
+        elif said.startswith("call "):
             name, _, args = said[5:].partition(" ")
             try:
                 arguments = json.loads(args or "{}")
             except ValueError:
                 arguments = {}
             call_id = f"call_fake_{next(self.ids)}"
-            return responses_call(name, arguments, call_id) if responses else chat_call(name, arguments, call_id)
-        return responses_text(f"echo: {said}") if responses else chat_text(f"echo: {said}")
+            text, cut = within(json.dumps(arguments))
+            if responses:
+                return responses_call(name, text, call_id, cut="max_output_tokens" if cut else None)
+            return chat_call(name, text, call_id, finish_reason="length" if cut else "tool_calls")
+        else:
+            text = f"echo: {said}"
+        if fmt:
+            schema = (fmt.get("schema") if responses else (fmt.get("json_schema") or {}).get("schema"))
+            text = json.dumps(instance(schema, text) if fmt["type"] == "json_schema" else {"echo": text})
+        text, cut = within(text)
+        if responses:
+            return responses_text(text, cut="max_output_tokens" if cut else None)
+        return chat_text(text, finish_reason="length" if cut else "stop")
 
     def gate(self, headers: dict, body) -> dict | None:
         """OpenAI's 401 for a wrong key, 404 for an unknown model (when the server has these settings)."""
@@ -249,6 +294,84 @@ class FakeServer:
         if path == "/_requests":
             return {"json": [{k: v for k, v in asdict(r).items() if k != "text"} for r in self.requests]}
         return error(404, f"no control route {path}")
+
+
+def format_refusal(fmt: dict, items: list, responses: bool) -> str | None:
+    """OpenAI's reason for refusing a structured-output request, or None when it would accept it."""
+    if fmt["type"] == "json_object":
+        said = json.dumps([i.get("content", i.get("output")) for i in items if isinstance(i, dict)]).lower()
+        if "json" not in said:
+            return ("Response input messages must contain the word 'json' in some form to use 'text.format' "
+                    "of type 'json_object'." if responses else
+                    "'messages' must contain the word 'json' in some form, to use 'response_format' of type "
+                    "'json_object'.")
+        return None
+    spec = fmt if responses else fmt.get("json_schema") or {}
+    where = "text.format" if responses else "response_format"
+    if not spec.get("name") or not isinstance(spec.get("schema"), dict):
+        return f"Missing required parameter: '{where}{'' if responses else '.json_schema'}.name' or '.schema'."
+    if spec.get("strict"):
+        problem = open_object(spec["schema"], ())
+        if problem:
+            return f"Invalid schema for {where} '{spec['name']}': {problem}"
+    return None
+
+
+def open_object(schema, path: tuple) -> str | None:
+    """The first place where a strict schema is not closed or leaves a property optional."""
+    if not isinstance(schema, dict):
+        return None
+    context = f"In context=({', '.join(repr(p) for p in path)})"
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        if schema.get("additionalProperties") is not False:
+            return f"{context}, 'additionalProperties' is required to be supplied and to be false."
+        missing = [k for k in props if k not in (schema.get("required") or [])]
+        if missing:
+            return f"{context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{missing[0]}'."
+        for key, sub in props.items():
+            found = open_object(sub, (*path, "properties", key))
+            if found:
+                return found
+    if isinstance(schema.get("items"), dict):
+        return open_object(schema["items"], (*path, "items"))
+    for i, sub in enumerate(schema.get("anyOf") or []):
+        found = open_object(sub, (*path, "anyOf", str(i)))
+        if found:
+            return found
+    return None
+
+
+def instance(schema, text: str):
+    """A value that fits a JSON schema, its strings holding `text`: the fake model's structured answer."""
+    if not isinstance(schema, dict):
+        return text
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return instance(schema[key][0], text)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        return {key: instance(sub, text) for key, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [instance(schema.get("items") or {}, text)]
+    return {"integer": len(text), "number": len(text) / 2, "boolean": True, "null": None}.get(kind, text)
+
+
+def with_usage(reply: dict, request, responses: bool) -> dict:
+    """A default reply whose usage grows with what was sent and said (~4 characters a token)."""
+    if "json" not in reply or not isinstance(reply["json"].get("usage"), dict):
+        return reply
+    prompt = -(-len(json.dumps(request)) // 4)
+    completion = -(-len(json.dumps(reply["json"].get("choices") or reply["json"].get("output"))) // 4)
+    usage = ({"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion,
+              "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+             if responses else
+             {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+    return {**reply, "json": {**reply["json"], "usage": usage}}
 
 
 class QuietServer(ThreadingHTTPServer):

@@ -23,11 +23,20 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                    #
                                    # Three steps are allowed and the model asks for five pings.
 
+    # %% tags=["tests"]        pytest test functions the lesson (or the learner) writes: `def test_*`,
+                               fixtures, parametrize. The cell runs in order like code (compiled
+                               with pytest's assertion rewriting); after the checks, pytest runs the
+                               tests it defined, each one a check named by its docstring's first
+                               line (or its name): passed, failed with pytest's explanation, or
+                               not checked when skipped. An exercise or solution may be tagged
+                               "tests" too. See testcells.py.
+
 A claim that holds only for the lesson's prepared (scripted) replies is written, at the top level
 of a check cell, as `expect(claim, message, observed=...)` instead of `assert claim, message`. With
 the scripted model it is an ordinary check. With a live or local model it is not evaluated: it is
 reported as "not checked" with `observed` — what the model actually did — so a real model's reply
-never earns a ✓ it was not checked for.
+never earns a ✓ it was not checked for. Inside a test function, `expect` with a live or local model
+skips the test, which is then reported "not checked" with `observed`.
 
 Running the file as a script runs every code cell in order (the solution after the starter, so
 it wins). `run_cells` runs the starter or the solution, then the checks, in one namespace.
@@ -41,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import trace
+from . import testcells, trace
 from .models import model_mode
 
 CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
@@ -256,7 +265,7 @@ def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None 
             if index not in chosen:
                 continue
             try:
-                exec(compile(cell.source, f"<cell {index + 1}>", "exec"), ns)
+                exec(compile_cell(cell, index), ns)
             except Exception as exc:
                 error = learner_traceback(exc)
                 checks = [Check(name, False, f"not checked: cell {index + 1} raised "
@@ -267,9 +276,22 @@ def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None 
         for index, cell in enumerate(cells):
             if cell.role == "check":
                 checks.extend(run_check_cell(cell, index, ns))
+        tests = [name for cell in chosen.values() if "tests" in cell.tags
+                 for name in testcells.defined_names(cell.source)]
+        if tests:
+            checks.extend(Check(name, status == PASSED, message, status)
+                          for name, status, message in testcells.run_tests(ns, tests))
         return LessonResult(checks, None, events)
     finally:
         stop_listening()
+
+
+def compile_cell(cell: Cell, index: int):
+    """A code cell's code object; a tests cell's asserts are rewritten the way pytest does it."""
+    filename = f"<cell {index + 1}>"
+    if "tests" in cell.tags:
+        return testcells.compile_tests(cell.source, filename)
+    return compile(cell.source, filename, "exec")
 
 
 def expect(claim, message: str = "", observed: str = "") -> None:
@@ -282,6 +304,9 @@ def expect(claim, message: str = "", observed: str = "") -> None:
     if mode == "scripted":
         if not claim:
             raise AssertionError(message or "the expected claim does not hold")
+    elif testcells.RUNNING:  # inside a lesson's test: the test is skipped, reported "not checked"
+        import pytest
+        pytest.skip(observed or message or "this claim holds only for the lesson's prepared replies")
     else:
         print(f"not checked with a {mode} model: {observed or message}")
 
@@ -317,6 +342,9 @@ def check_names(cells: list[Cell]) -> list[str]:
                 names.extend(n for n, s in check_statements(cell) if isinstance(s, ast.Assert) or is_expect(s))
             except SyntaxError:
                 names.append("check cell")
+    for cell in cells:  # tests run after the checks; an exercise's tests are named once (its solution's)
+        if "tests" in cell.tags and cell.role != "exercise":
+            names.extend(testcells.test_names(cell.source))
     return names
 
 

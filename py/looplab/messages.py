@@ -32,7 +32,8 @@ def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str
     """A model's reply as a clean assistant message, its broken calls (id -> error text), or why it cannot be one."""
     if not isinstance(raw, dict):
         return {}, {}, f"the model's reply was {type(raw).__name__}, not an assistant message dict"
-    reply = {k: v for k, v in raw.items() if k not in ("role", "content", "tool_calls")}
+    # `usage` is what the call cost (budget.py counts it), not part of the message memory keeps
+    reply = {k: v for k, v in raw.items() if k not in ("role", "content", "tool_calls", "usage")}
     reply["role"] = "assistant"
     reply["content"] = text_of(raw.get("content"))
     calls = raw.get("tool_calls") or []

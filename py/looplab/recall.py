@@ -7,7 +7,7 @@ word pairs and character trigrams; the store ranks facts by cosine similarity. A
     store = FactStore()
     store.add(["The user's name is Chris.", "The user lives in Singapore."])
     store.search("What is my name?", k=1)     # [("The user's name is Chris.", 0.41)]
-    facts = extract_facts(model, conversation)  # ask a model for {"facts": [...]}
+    facts = extract_facts(model, conversation)  # ask a model for {"facts": [...]} (structured.py)
 """
 
 import json
@@ -16,6 +16,9 @@ import re
 import zlib
 from pathlib import Path
 from typing import Protocol
+
+from .models.errors import ModelError
+from .structured import structured
 
 STOPWORDS = frozenset(
     "a an and are as at be but by can could did do does for from had has have he her his how i if "
@@ -191,11 +194,24 @@ def parse_facts(text) -> list[str]:
     return out
 
 
+FACTS_SCHEMA = {"type": "object", "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+                "required": ["facts"], "additionalProperties": False}
+
+
 def extract_facts(model_fn, messages: list[dict]) -> list[str]:
-    """Ask a model for the durable facts of a conversation; a malformed answer gives []."""
+    """Ask a model for the durable facts of a conversation as structured output; [] if it cannot say.
+
+    The request carries `response_format` with FACTS_SCHEMA (strict); a reply that does not fit is
+    answered once with what was wrong (structured.py); a second misfit or a refusal gives [].
+    """
     talk = [{"role": m["role"], "content": m["content"]} for m in messages
             if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)]
     prompt = [{"role": "system", "content": EXTRACT_PROMPT}, *talk,
               {"role": "user", "content": "Extract the useful long-term facts from the conversation above."}]
-    reply = model_fn(prompt, [])
-    return parse_facts(reply.get("content") if isinstance(reply, dict) else reply)
+    try:
+        reply = structured(model_fn, FACTS_SCHEMA, name="facts")(prompt, [])
+    except ModelError as exc:
+        if exc.kind not in ("format", "refusal"):
+            raise
+        return []
+    return parse_facts(json.dumps(reply["parsed"]))

@@ -2,6 +2,7 @@
 
     schema_from_function(f)              -> (description, parameters) from f's hints and its `Args:`
     strict_schema(schema)                -> every property required, the optional ones nullable
+    strict_problems(schema)              -> what strict mode would refuse in a schema
     check_arguments(schema, args, owner) -> None, or an `error:` text naming the first wrong argument
 
 The check covers what tool arguments use: type (one or a list), enum, required, additionalProperties,
@@ -113,6 +114,28 @@ def strict_schema(schema: dict) -> dict:
         out["additionalProperties"] = False
     if out.get("type") == "array" and isinstance(out.get("items"), dict):
         out["items"] = strict_schema(out["items"])
+    return out
+
+
+def strict_problems(schema, where: str = "the schema") -> list[str]:
+    """What strict mode refuses in a schema: an object without `additionalProperties: false`, or
+    with a property that is not required (OpenAI answers such a request with a 400)."""
+    if not isinstance(schema, dict):
+        return []
+    out = []
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        if schema.get("additionalProperties") is not False:
+            out.append(f"{where}: 'additionalProperties' must be false")
+        missing = [k for k in props if k not in (schema.get("required") or [])]
+        if missing:
+            out.append(f"{where}: every property must be required; {', '.join(missing)} is not")
+        for key, sub in props.items():
+            out += strict_problems(sub, f"{where}.{key}")
+    for key in ("items", "anyOf"):
+        subs = schema.get(key)
+        for i, sub in enumerate(subs if isinstance(subs, list) else [subs] if subs else []):
+            out += strict_problems(sub, f"{where}.{key}" + (f"[{i}]" if isinstance(subs, list) else ""))
     return out
 
 

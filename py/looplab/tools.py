@@ -3,7 +3,8 @@
 The model sees the name, description and schema; the program runs the function. `Toolbox.run`
 never raises: every failure comes back as text starting with `error:` that says what was wrong
 and what would work, so the model can read it and try again. The JSON-schema work (a schema from
-type hints, strict mode, checking arguments) is in schema.py.
+type hints, strict mode, checking arguments) is in schema.py; a tool's time limit and retries,
+`async def` tools and calls run side by side (`Toolbox(parallel=True)`) are in parallel.py.
 
     box = Toolbox()
 
@@ -15,9 +16,13 @@ type hints, strict mode, checking arguments) is in schema.py.
     box.run("calculate", '{"a": 2, "b": 3, "operation": "add"}')   # -> "5"
 """
 
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from .eventloop import run_sync
+from .models.retry import BASE_DELAY
 
 from .schema import check_arguments, example_arguments, json_type, schema_from_function, strict_schema
 # The rest of the schema engine, importable from here as it was before schema.py:
@@ -31,6 +36,10 @@ class ToolError(Exception):
     """Raise from a tool to send the model a plain `error: <message>` (no exception name)."""
 
 
+class TransientError(ToolError):
+    """Raise from a tool for a failure that may pass (a busy service): tried again if it has retries."""
+
+
 @dataclass
 class Tool:
     """One registered tool: what the model sees (name, description, parameters) and what runs."""
@@ -39,32 +48,55 @@ class Tool:
     parameters: dict
     func: Callable
     needs_approval: bool = False
+    timeout: float | None = None   # seconds; only an `async def` tool can be stopped (at an await)
+    retries: int = 0               # more tries after a failure that may pass (parallel.py)
+
+    @property
+    def plain(self) -> bool:
+        """A plain `def` tool with no retries: run directly, no event loop needed."""
+        return not self.retries and not inspect.iscoroutinefunction(self.func)
 
 
 class Toolbox:
-    """A registry of tools: `register`, `schemas()`, `needs_approval(name)`, `run(name, arguments_json)`."""
+    """A registry of tools: `register`, `schemas()`, `needs_approval(name)`, `run(name, arguments_json)`.
 
-    def __init__(self, max_output: int = MAX_OUTPUT):
+    `parallel=True`: run_agent runs a reply's independent calls side by side (parallel.py).
+    `retry_delay`: the first wait before a retry, in seconds; it doubles each time.
+    """
+
+    def __init__(self, max_output: int = MAX_OUTPUT, *, parallel: bool = False,
+                 retry_delay: float = BASE_DELAY):
         self._tools: dict[str, Tool] = {}
         self.max_output = max_output
+        self.parallel = parallel
+        self.retry_delay = retry_delay
 
     def register(self, name: str, description: str, parameters: dict | None, func: Callable,
-                 needs_approval: bool = False) -> Tool:
+                 needs_approval: bool = False, *, timeout: float | None = None,
+                 retries: int = 0) -> Tool:
         """Add a tool with an explicit JSON schema for its arguments (None: no arguments)."""
         if not isinstance(name, str) or not name:
             raise ValueError("a tool needs a non-empty name")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"the timeout of {name} must be more than 0 seconds (it is {timeout!r})")
+        if timeout is not None and not inspect.iscoroutinefunction(func):
+            raise ValueError(f"a timeout can only stop an `async def` tool, at one of its awaits; {name} "
+                             f"is a plain function, which runs to its end once started — make it "
+                             f"async def, or leave out the timeout")
+        if not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"the retries of {name} must be a whole number, 0 or more (it is {retries!r})")
         params = parameters if parameters is not None else {"type": "object", "properties": {}}
-        self._tools[name] = Tool(name, description, params, func, needs_approval)
+        self._tools[name] = Tool(name, description, params, func, needs_approval, timeout, retries)
         return self._tools[name]
 
     def tool(self, func: Callable | None = None, *, name: str | None = None,
              description: str | None = None, parameters: dict | None = None,
-             needs_approval: bool = False):
+             needs_approval: bool = False, timeout: float | None = None, retries: int = 0):
         """Decorator: register a function, its schema built from its signature, hints and docstring."""
         def add(f: Callable) -> Callable:
             doc, schema = schema_from_function(f)
             self.register(name or f.__name__, description or doc, parameters or schema, f,
-                          needs_approval)
+                          needs_approval, timeout=timeout, retries=retries)
             return f
         return add(func) if func is not None else add
 
@@ -95,16 +127,11 @@ class Toolbox:
 
     def run(self, name: str, arguments_json: str | dict | None) -> str:
         """Run a tool by name with JSON-text arguments; always returns text, `error: ...` on failure."""
-        tool = self._tools.get(name) if isinstance(name, str) else None
+        tool, args = self.prepare(name, arguments_json)
         if tool is None:
-            known = ", ".join(self._tools) or "(none registered)"
-            return f"error: no tool named {name!r}; tools are {known}"
-        args = parse_arguments(tool, arguments_json)
-        if isinstance(args, str):
             return args
-        problem = check_arguments(tool.parameters, args, tool.name)
-        if problem:
-            return problem
+        if not tool.plain:  # async, or retried: parallel.py, on an event loop of its own
+            return run_sync(self.invoke(tool, args))
         try:
             result = tool.func(**args)
         except ToolError as exc:
@@ -112,6 +139,28 @@ class Toolbox:
         except Exception as exc:  # a tool's own bug becomes text the model can act on
             return f"error: {name} failed: {type(exc).__name__}: {exc}"
         return self._cut(stringify(result))
+
+    async def run_async(self, name: str, arguments_json: str | dict | None) -> str:
+        """`run` as a coroutine: while an `async def` tool waits, other calls go on."""
+        tool, args = self.prepare(name, arguments_json)
+        return args if tool is None else await self.invoke(tool, args)
+
+    def prepare(self, name: str, arguments_json) -> tuple[Tool | None, dict | str]:
+        """The tool and its checked arguments, or (None, the `error:` text saying what is wrong)."""
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(self._tools) or "(none registered)"
+            return None, f"error: no tool named {name!r}; tools are {known}"
+        args = parse_arguments(tool, arguments_json)
+        if isinstance(args, str):
+            return None, args
+        problem = check_arguments(tool.parameters, args, tool.name)
+        return (None, problem) if problem else (tool, args)
+
+    async def invoke(self, tool: Tool, args: dict) -> str:
+        """Run one checked call with its time limit and retries (parallel.py); always text."""
+        from .parallel import invoke  # parallel.py imports this module: imported here, when needed
+        return self._cut(await invoke(tool, args, self.retry_delay))
 
     def _cut(self, text: str) -> str:
         if len(text) <= self.max_output:

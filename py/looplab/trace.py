@@ -2,7 +2,9 @@
 
 Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
 policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
-started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
+started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_reply`
+carries the call's `usage` and a `stop` the run's (budget.py: tokens, cost, estimated or not); a
+`model_reply` the token limit ended early carries `cut: "length"`. A `model_call`
 carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view.
 A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
 emits, so the events of agents that call each other stay apart in one trace.
@@ -31,6 +33,7 @@ KEY_SHAPES = re.compile(
     r"|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})"
 )
 REDACTED = "[redacted]"
+CUT_WORDS = {"length": "cut short by the token limit"}  # a model_reply's `cut`, in words
 SECRET_ENV = ("LLM_API_KEY", "OPENAI_API_KEY")
 
 
@@ -142,7 +145,8 @@ def describe_kind(event: dict, width: int) -> str:
         calls = event.get("tool_calls", 0)
         what = f"{calls} tool call{'s' if calls != 1 else ''}" if calls else short(event.get("content") or "")
         thought = f" thought: {short(event['thought'])}" if event.get("thought") else ""
-        return f"{step}model_reply {event.get('ms', 0):.0f} ms: {what}{thought}"
+        cut = f" ({CUT_WORDS.get(event['cut'], 'cut short: ' + str(event['cut']))})" if event.get("cut") else ""
+        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}: {what}{thought}{cut}"
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
     if kind == "tool_result":
@@ -158,6 +162,15 @@ def describe_kind(event: dict, width: int) -> str:
         detail = f": {short(event['detail'])}" if event.get("detail") else ""
         return f"stop {event.get('stopped')} after {event.get('steps')} steps{detail}"
     return f"{step}{kind}"
+
+
+def tokens(event: dict) -> str:
+    """A call's usage for `describe`: " · 57 tokens", " · ~57 tokens" when estimated."""
+    usage = event.get("usage")
+    if not isinstance(usage, dict) or not usage.get("total"):
+        return ""
+    cost = f", cost {usage['cost']:.6f}" if isinstance(usage.get("cost"), (int, float)) else ""
+    return f" · {'~' if usage.get('estimated') else ''}{usage['total']} tokens{cost}"
 
 
 def printer(stream=None, width: int = 100) -> Callable[[dict], None]:

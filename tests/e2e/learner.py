@@ -80,7 +80,7 @@ def status(page: Page) -> dict:
 
 
 def configure_live(page: Page, base_url: str, model: str = "fake-model", key: str = "", remember: bool = False,
-                   api: str = "chat") -> None:
+                   api: str = "chat", max_tokens: int | None = None) -> None:
     """Fill the settings dialog (custom endpoint) and save; leaves the mode as it was."""
     page.get_by_test_id("settings").click()
     dialog = page.locator("dialog[open]")
@@ -88,6 +88,8 @@ def configure_live(page: Page, base_url: str, model: str = "fake-model", key: st
     dialog.locator("input[name=baseUrl]").fill(base_url)
     dialog.locator("input[name=model]").fill(model)
     dialog.locator("select[name=api]").select_option(api)
+    if max_tokens is not None:
+        dialog.get_by_test_id("max-tokens").fill(str(max_tokens))
     dialog.locator("input[name=apiKey]").fill(key)
     dialog.locator("input[name=remember]").set_checked(remember)
     dialog.get_by_role("button", name="Save").click()

@@ -43,6 +43,35 @@ def test_live_mode_runs_a_lesson_against_a_cross_origin_endpoint(page, site_url,
 
     outcome, message = try_connection(page)
     assert outcome == "works" and message.startswith("Works: fake-model answered")
+    assert all(p.body["max_tokens"] == 512 for p in posts)   # the default limit
+
+
+def test_max_reply_tokens_bounds_the_reply_and_a_cut_shows_in_the_trace(page, site_url, fake):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, max_tokens=7)
+    set_mode(page, "live")
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5, and", finish_reason="length"))
+    results = run(page)
+    assert [ok for ok, _, _ in results] == [True, True], results
+    assert [p.body["max_tokens"] for p in fake.posts("/v1/chat/completions")] == [7, 7]
+    trace = page.get_by_test_id("trace")
+    expect(trace.locator(".ev-cut")).to_have_count(1)
+    expect(trace.locator(".ev-cut")).to_contain_text("cut short by the token limit")
+
+    fake.script(chat_call("add", '{"a": 2, "b', finish_reason="length"))   # the limit broke the call
+    results = run(page)
+    assert results[0][0] is False and "max_tokens=7" in results[0][2] and "LLM_MAX_TOKENS" in results[0][2], results
+    assert "not valid JSON" not in results[0][2]
+    expect(trace).to_contain_text("error after 1 step: the model call failed: the model's reply was cut")
+
+    page.get_by_test_id("settings").click()
+    expect(page.get_by_test_id("max-tokens")).to_have_value("7")   # kept with the settings
+    page.get_by_test_id("max-tokens").fill("0")                    # not a limit: Save refuses it
+    page.locator("dialog[open]").get_by_role("button", name="Save").click()
+    expect(page.locator("dialog[open]")).to_have_count(1)
+    assert page.get_by_test_id("max-tokens").evaluate("e => e.validity.rangeUnderflow") is True
+    page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('looplab:v1:settings'))")["maxTokens"] == "7"
 
 
 def test_the_key_never_shows_and_is_kept_in_session_storage_unless_remembered(page, site_url, fake, tmp_path):

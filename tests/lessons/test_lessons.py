@@ -13,7 +13,7 @@ import pytest
 from dataclasses import replace
 from pathlib import Path
 
-from looplab.lesson import parse, read_prediction, run_cells, run_file, solution_index
+from looplab.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
@@ -101,3 +101,23 @@ def test_the_file_runs_as_plain_python(path):
     done = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=ids(EXERCISES))
+def test_every_exercise_has_one_to_three_hints_and_the_last_is_the_most_concrete(path):
+    cells = parse(path.read_text(encoding="utf-8"))
+    for i, cell in enumerate(cells):
+        if cell.role == "exercise":
+            found = hints(cells, i)
+            assert 1 <= len(found) <= 3, f"exercise cell {i + 1} of {path.name} has {len(found)} hints"
+            assert all(h.strip() for h in found), f"exercise cell {i + 1} of {path.name} has an empty hint"
+
+
+def test_the_course_asks_for_predictions_before_runs():
+    counts = {p.name: sum(c.role == "predict" for c in parse(p.read_text(encoding="utf-8"))) for p in LESSONS}
+    assert sum(counts.values()) >= 8, counts
+    for path in LESSONS:
+        for cell in parse(path.read_text(encoding="utf-8")):
+            if cell.role == "predict":
+                prediction = read_prediction(cell.source)
+                assert prediction.question and prediction.why, f"{path.name}: a prediction needs a question and a why"

@@ -96,3 +96,65 @@ def test_a_whole_run_sends_only_valid_requests(fake):
         assert "call_x" in json.dumps(bodies[1])          # the call id went back intact
         assert "tokens" not in json.dumps(bodies) and "_responses_output" not in json.dumps(bodies)
     assert fake.posts()[-1].body["input"][2]["type"] == "reasoning"   # reasoning items carried forward
+
+
+# --- structured outputs (lesson 19) and usage (lesson 20) ----------------------------------------
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+          "required": ["name"]}
+
+
+def test_structured_output_request_bodies_are_valid_for_both_apis():
+    from looplab.structured import response_format
+    for fmt, name in [(response_format(PERSON, "person"), "chat_request_json_schema"),
+                      (response_format(), "chat_request_json_object")]:
+        body = chat_payload("gpt-4o-mini", MEMORY[:2], None, response_format=fmt)
+        assert problems(body, CompletionCreateParamsNonStreaming) == []
+        golden(name, body)
+        flat = responses_payload("gpt-5-mini", MEMORY[:2], None, fmt)
+        assert problems(flat, ResponseCreateParamsNonStreaming) == []
+        assert flat["text"]["format"]["type"] == fmt["type"]
+    golden("responses_request_json_schema", responses_payload("gpt-5-mini", MEMORY[:2], None, response_format(PERSON, "person")))
+    flat = {"type": "json_schema", "name": "person", "schema": PERSON}   # the Responses shape, sent to chat
+    assert "$.response_format.schema: not a field of ResponseFormatJSONSchema" in problems(
+        chat_payload("m", MEMORY[:2], None, response_format=flat), CompletionCreateParamsNonStreaming)  # it bites
+
+
+def test_structured_runs_send_valid_requests_and_the_fake_answers_in_the_schema(fake):
+    from looplab.structured import response_format, structured
+    for model, path, params in [(chat_model, "/v1/chat/completions", CompletionCreateParamsNonStreaming),
+                                (responses_model, "/v1/responses", ResponseCreateParamsNonStreaming)]:
+        fake.reset()
+        reply = structured(model(Endpoint(fake.url, "sk-x", "m")), PERSON, name="person")(MEMORY[:2], [])
+        assert set(reply["parsed"]) == {"name", "age"} and reply["parsed"]["name"].startswith("echo: ")
+        body = fake.posts(path)[0].body
+        assert problems(body, params) == []
+        sent = body.get("response_format") or {"type": "json_schema", "json_schema": {
+            k: v for k, v in body["text"]["format"].items() if k != "type"}}
+        assert sent == response_format(PERSON, "person")
+
+
+def test_the_fake_refuses_what_the_api_refuses_for_structured_outputs(fake):
+    from looplab.models.errors import ModelError
+    model = chat_model(Endpoint(fake.url, "sk-x", "m", attempts=1))
+    with pytest.raises(ModelError, match="must contain the word 'json'"):
+        model([{"role": "user", "content": "hi"}], None, response_format={"type": "json_object"})
+    loose = {"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON, "strict": True}}
+    with pytest.raises(ModelError, match="additionalProperties"):
+        model([{"role": "user", "content": "hi"}], None, response_format=loose)
+    assert [r.body["response_format"]["type"] for r in fake.posts()] == ["json_object", "json_schema"]
+
+
+def test_usage_is_read_from_the_sdks_own_objects_and_kept_by_every_adapter(fake):
+    from looplab.budget import read_usage
+    assert read_usage(ChatCompletion.model_validate(chat_text("hi")["json"]).usage) == {
+        "prompt": 10, "completion": 5, "total": 15}
+    assert read_usage(Response.model_validate(responses_text("hi")["json"]).usage) == {
+        "prompt": 10, "completion": 5, "total": 15}
+    for model, path in [(chat_model, "/v1/chat/completions"), (responses_model, "/v1/responses")]:
+        fake.reset()
+        reply = model(Endpoint(fake.url, "sk-x", "m"))([{"role": "user", "content": "x" * 400}], None)
+        usage = read_usage(reply["usage"])
+        assert usage["prompt"] > 100 and usage["total"] == usage["prompt"] + usage["completion"]  # grows with the request
+        assert (ChatCompletion if path.endswith("completions") else Response).model_validate(
+            fake.default_reply(path, fake.posts(path)[0].body)["json"])

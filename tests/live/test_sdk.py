@@ -60,3 +60,15 @@ def test_sdk_reply_with_no_choices_is_one_sentence(fake):
     result, _ = run(build("sdk", fake.url))
     assert result["stopped"] == "error"
     assert f"the reply from {fake.url} had no choices" in result["detail"]
+
+
+def test_sdk_and_lean_adapters_ask_for_the_same_structured_output_and_report_usage(keyed):
+    from looplab.structured import structured
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
+    replies = {}
+    for name, model in [("sdk", build("sdk", keyed.url, key=KEY)), ("lean", chat_model(Endpoint(keyed.url, KEY, "fake-model")))]:
+        replies[name] = structured(model, schema, name="sum")([{"role": "user", "content": "1+2?"}], [])
+    sdk_body, lean_body = [r.body for r in keyed.posts("/v1/chat/completions")]
+    assert sdk_body["response_format"] == lean_body["response_format"] and sdk_body["response_format"]["type"] == "json_schema"
+    assert replies["sdk"]["parsed"] == replies["lean"]["parsed"] == {"answer": len("echo: 1+2?")}
+    assert replies["sdk"]["usage"]["total_tokens"] == replies["lean"]["usage"]["total_tokens"] > 0

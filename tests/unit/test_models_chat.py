@@ -47,7 +47,7 @@ def reply(message, finish="stop"):
 def test_tool_calls_are_used_whatever_finish_reason_says():
     got = read_chat_reply(reply({"role": "assistant", "content": "", "tool_calls": [CALL]}, "stop"))
     assert got["tool_calls"] == [CALL]
-    assert read_chat_reply(reply({"role": "assistant", "content": "hi"}, "length")) == {"role": "assistant", "content": "hi"}
+    assert read_chat_reply(reply({"role": "assistant", "content": "hi"}, "tool_calls")) == {"role": "assistant", "content": "hi"}
     assert read_chat_reply(reply({"role": "assistant", "content": "4", "reasoning_content": "2+2"}))["thought"] == "2+2"
     assert "refused" in read_chat_reply(reply({"role": "assistant", "content": None, "refusal": "no"}))["content"]
     with pytest.raises(ModelError, match="no choices"):

@@ -17,7 +17,7 @@ import time
 
 from looplab import lesson, trace
 
-ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API")
+ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
 
 # The whole environment Python starts a session with, however it started (a load or a snapshot),
 # besides Pyodide's LD_LIBRARY_PATH: nothing of the machine that made a snapshot.

@@ -1,13 +1,16 @@
 // CodeMirror 6 editors for code cells: Python, line numbers, theme from CSS variables
 // (light and dark follow the page), autocorrect/autocapitalise off, Tab indents and
 // Esc then Tab leaves the editor (CodeMirror's tab-focus mode).
+// Every syntax colour is a CSS variable (web/styles/site.css) chosen for at least 4.5:1 against the
+// editor's background, its active line and its selection, light and dark (tests/e2e/test_a11y.py
+// measures them in the page).
 
 import { basicSetup } from "codemirror";
 import { EditorView, keymap } from "@codemirror/view";
 import { EditorState, Prec } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
-import { syntaxHighlighting } from "@codemirror/language";
-import { classHighlighter } from "@lezer/highlight";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags as t } from "@lezer/highlight";
 import { python } from "@codemirror/lang-python";
 
 const theme = EditorView.theme({
@@ -20,7 +23,24 @@ const theme = EditorView.theme({
   ".cm-cursor": { borderLeftColor: "var(--accent)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--code-selection) !important" },
   ".cm-tooltip": { backgroundColor: "var(--panel)", color: "var(--fg)", border: "1px solid var(--border)" },
+  // Marked with a line, not a background colour: every token keeps its contrast.
+  ".cm-selectionMatch": { backgroundColor: "transparent", outline: "1px dashed var(--muted)" },
+  "&.cm-focused .cm-matchingBracket": { backgroundColor: "transparent", outline: "1px solid var(--muted)" },
+  "&.cm-focused .cm-nonmatchingBracket": { backgroundColor: "transparent", outline: "1px solid var(--fail)" },
 });
+
+const highlight = HighlightStyle.define([
+  { tag: t.keyword, color: "var(--tok-keyword)" },
+  { tag: t.string, color: "var(--tok-string)" },
+  { tag: [t.number, t.escape], color: "var(--tok-number)" },
+  { tag: t.comment, color: "var(--tok-comment)", fontStyle: "italic" },
+  { tag: [t.function(t.variableName), t.function(t.propertyName)], color: "var(--tok-function)" },
+  { tag: [t.function(t.definition(t.variableName)), t.definition(t.variableName)], color: "var(--tok-def)" },
+  { tag: [t.className, t.definition(t.className), t.typeName], color: "var(--tok-type)" },
+  { tag: [t.bool, t.null, t.atom, t.self], color: "var(--tok-bool)" },
+  { tag: t.meta, color: "var(--tok-comment)" },
+  { tag: t.invalid, color: "var(--fail)" },
+]);
 
 /**
  * A code editor in `parent`.
@@ -32,15 +52,20 @@ export function createEditor(parent, { doc, readOnly = false, label = "Python co
     basicSetup,
     keymap.of([indentWithTab]),
     python(),
-    syntaxHighlighting(classHighlighter),
+    syntaxHighlighting(highlight),
     theme,
     EditorView.contentAttributes.of({
       autocorrect: "off",
       autocapitalize: "off",
       spellcheck: "false",
       "aria-label": label,
+      // In the Tab order explicitly, so axe-core counts the scroller as having focusable content
+      // (it does not count contenteditable), and a read-only editor can be focused and scrolled by
+      // keyboard too: CodeMirror's documented way to make uneditable content focusable.
+      tabindex: "0",
     }),
   ];
+  // Not editable (no caret), but focusable through the tabindex above: its keys still move and scroll.
   if (readOnly) extensions.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
   if (onChange) {
     extensions.push(EditorView.updateListener.of((update) => {

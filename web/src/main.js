@@ -10,6 +10,7 @@
 import { Runner } from "./runner.js";
 import { LessonView } from "./lessonview.js";
 import { Output, Trace, Context, showChecks, tally, describeTally } from "./panels.js";
+import { announceRuns } from "./announce.js";
 import { Settings, setupDialog } from "./settings.js";
 import { loadProgress, saveProgress } from "./storage.js";
 import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
@@ -143,8 +144,10 @@ function onModified(modified) {
 const runningHere = () => Boolean(active && active.view === view && shown === showing);
 
 function updateButtons() {
-  ui.run.disabled = !runner || !runner.ready || !view || runningHere();
-  ui.stop.disabled = !(runningHere() || wanted);
+  // aria-disabled, not disabled: a focused button that stops working keeps the focus (run() and
+  // stop() ignore a press that cannot work; Run then says that Python is still loading)
+  ui.run.setAttribute("aria-disabled", String(!runner || !runner.ready || !view || runningHere()));
+  ui.stop.setAttribute("aria-disabled", String(!(runningHere() || wanted)));
   document.body.dataset.running = String(Boolean(active));
 }
 
@@ -374,6 +377,7 @@ async function main() {
     panelBodies: document.querySelectorAll("[data-panel-body]"),
   });
   window.addEventListener("hashchange", route);
+  announceRuns(byTest("status"), ui.checks, byTest("announcer"));
   showMode();
 
   let build;

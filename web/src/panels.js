@@ -23,6 +23,13 @@ function shorten(text, limit = 160) {
 
 // --- output ------------------------------------------------------------------------------------
 
+// A print loop must not stall the page. Text is queued as it arrives and drawn at most SLICE
+// characters a frame, into boxes of about CHUNK characters (class out-chunk, inline-block): the
+// browser then lays out the newest box, not the whole console, so each frame stays short whether the
+// text is 200,000 short lines or one long line (bench/flood.py measures it).
+const SLICE = 8_000;
+const CHUNK = 4_000;
+
 export class Output {
   constructor(root) {
     this.root = root;
@@ -36,10 +43,13 @@ export class Output {
     this.frame = 0;
     this.size = 0;
     this.truncated = false;
+    this.chunk = null; // the box being filled, its length, and whether it ends with a line break
+    this.chunkSize = 0;
+    this.chunkEndsLine = false;
     this.root.dataset.empty = "true";
   }
 
-  /** Queue text; it is drawn once per frame, so many small writes cost one layout. */
+  /** Queue text; it is drawn on the next frames, so many small writes cost one layout. */
   write(text, kind = "stdout") {
     if (this.truncated) return;
     if (this.size + text.length > MAX_OUTPUT) {
@@ -47,29 +57,69 @@ export class Output {
       this.truncated = true;
     }
     this.size += text.length;
+    this.enqueue(text, kind);
+    if (this.truncated) this.enqueue("\n… output cut here: more than 200,000 characters\n", "note");
+  }
+
+  /** A line from the page itself (a stop, a crash): after everything written before it, at once
+   * when nothing is waiting to be drawn. */
+  note(text) {
+    const waiting = this.queue.length > 0;
+    this.enqueue(text + "\n", "note");
+    if (!waiting) {
+      cancelAnimationFrame(this.frame);
+      this.draw();
+    }
+  }
+
+  enqueue(text, kind) {
     const last = this.queue[this.queue.length - 1];
-    if (last && last.kind === kind) last.text += text;
+    if (last && last.kind === kind && kind !== "note") last.text += text;
     else this.queue.push({ kind, text });
-    if (this.truncated) this.queue.push({ kind: "note", text: "\n… output cut here: more than 200,000 characters\n" });
     if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
   }
 
   draw() {
     this.frame = 0;
-    for (const { kind, text } of this.queue.splice(0)) {
-      const last = this.root.lastElementChild;
-      if (last && last.dataset.kind === kind && kind !== "note") last.append(text);
-      else this.root.append(el("span", { class: `out-${kind}`, "data-kind": kind }, text));
+    const root = this.root;
+    // Follow the end only if the reader is there: scrolling up to read stops the following.
+    const following = root.scrollHeight - root.scrollTop - root.clientHeight < 8;
+    let budget = SLICE;
+    while (budget > 0 && this.queue.length) {
+      const item = this.queue[0];
+      const text = item.text.length > budget ? item.text.slice(0, budget) : item.text;
+      if (text.length === item.text.length) this.queue.shift();
+      else item.text = item.text.slice(text.length);
+      this.append(text, item.kind);
+      budget -= text.length;
     }
-    delete this.root.dataset.empty;
-    this.root.scrollTop = this.root.scrollHeight;
+    delete root.dataset.empty;
+    if (following) root.scrollTop = root.scrollHeight;
+    if (this.queue.length) this.frame = requestAnimationFrame(() => this.draw());
   }
 
-  note(text) {
-    if (this.queue.length) this.draw();
-    this.root.append(el("span", { class: "out-note", "data-kind": "note" }, text + "\n"));
-    delete this.root.dataset.empty;
-    this.root.scrollTop = this.root.scrollHeight;
+  /** Into the boxes: a new box once the last one holds CHUNK characters and ends a line, or holds
+   * twice that (a line that long is then continued in the next box). */
+  append(text, kind) {
+    while (text) {
+      if (!this.chunk || (this.chunkSize >= CHUNK && this.chunkEndsLine) || this.chunkSize >= 2 * CHUNK) {
+        this.chunk = el("span", { class: "out-chunk" });
+        this.root.append(this.chunk);
+        this.chunkSize = 0;
+      }
+      let end = Math.min(text.length, 2 * CHUNK - this.chunkSize);
+      if (this.chunkSize + end > CHUNK) {
+        const line = text.indexOf("\n", Math.max(0, CHUNK - this.chunkSize - 1));
+        if (line !== -1) end = Math.min(end, line + 1);
+      }
+      const piece = end === text.length ? text : text.slice(0, end);
+      text = end === text.length ? "" : text.slice(end);
+      const last = this.chunk.lastElementChild;
+      if (last && last.dataset.kind === kind && kind !== "note") last.append(piece);
+      else this.chunk.append(el("span", { class: `out-${kind}`, "data-kind": kind }, piece));
+      this.chunkSize += piece.length;
+      this.chunkEndsLine = piece.endsWith("\n");
+    }
   }
 }
 
@@ -175,12 +225,14 @@ export class Trace {
         return el("span", { class: "ev-text" }, `${e.messages ?? "?"} messages${e.context_tokens !== undefined ? ` (${e.context_tokens} tokens)` : ""}, ${e.tools ?? 0} tools`);
       case "model_reply": {
         const parts = [`${Math.round(e.ms || 0)} ms`];
+        if (e.usage) parts.push(usageText(e.usage, true));
         if (e.ok === false) parts.push(`unusable: ${e.content}`);
         else if (e.tool_calls) parts.push(`asks for ${e.tool_calls} tool call${e.tool_calls === 1 ? "" : "s"}`);
         else parts.push(shorten(e.content, 400));
         const box = el("span", { class: "ev-text" }, parts.join(" · "));
-        if (e.thought) return el("span", {}, box, el("span", { class: "ev-thought" }, `thought: ${shorten(e.thought, 400)}`));
-        return box;
+        const cut = e.cut && el("span", { class: "ev-cut", "data-cut": e.cut }, e.cut === "length" ? "cut short by the token limit (Max reply tokens in Settings)" : `cut short: ${e.cut}`);
+        const thought = e.thought && el("span", { class: "ev-thought" }, `thought: ${shorten(e.thought, 400)}`);
+        return thought || cut ? el("span", {}, box, ...[cut, thought].filter(Boolean)) : box;
       }
       case "tool_call":
         return el("span", { class: "ev-text" }, el("code", {}, e.tool), " ", el("code", { class: "ev-args" }, shorten(typeof e.arguments === "string" ? e.arguments : JSON.stringify(e.arguments), 300)));
@@ -195,13 +247,22 @@ export class Trace {
       case "approval_needed":
         return el("span", { class: "ev-text" }, el("code", {}, e.tool), e.approved ? " approved" : " not approved");
       case "stop": {
-        const text = `${e.stopped} after ${e.steps} step${e.steps === 1 ? "" : "s"}${e.detail ? ": " + e.detail : ""}`;
+        const spent = e.usage && e.usage.total ? ` · ${usageText(e.usage, false)}` : "";
+        const text = `${e.stopped} after ${e.steps} step${e.steps === 1 ? "" : "s"}${e.detail ? ": " + e.detail : ""}${spent}`;
         return el("span", { class: `ev-text ${e.stopped === "final" ? "ev-ok" : "ev-bad"}` }, text, e.answer ? el("span", { class: "ev-answer" }, `answer: ${shorten(e.answer, 400)}`) : null);
       }
       default:
         return el("code", { class: "ev-text" }, shorten(JSON.stringify(e), 300));
     }
   }
+}
+
+/** A call's or a run's usage: "57 tokens (50 in, 7 out)"; "~57 tokens (estimate…)" when no server said so. */
+function usageText(u, split) {
+  const about = u.estimated ? "~" : "";
+  const detail = split ? ` (${u.estimated ? "estimate: " : ""}${u.prompt} in, ${u.completion} out)` : u.estimated ? " (estimate)" : "";
+  const cost = typeof u.cost === "number" ? ` · cost ${u.cost.toPrecision(2)}` : "";
+  return `${about}${u.total} tokens${detail}${cost}`;
 }
 
 // --- context -----------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ export const SIGINT = 2;
 
 /** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
  * sets the same list (its ENV_KEYS; tests/site/test_page_rules.py checks the two agree). */
-export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"];
+export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). */
 export const STOP_GRACE_MS = 500;

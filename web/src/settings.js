@@ -12,7 +12,8 @@ export const PRESETS = {
   custom: { label: "Custom endpoint", baseUrl: "", model: "", api: "chat" },
 };
 
-const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", remember: false };
+// maxTokens: the most tokens one reply may have (LLM_MAX_TOKENS); a rambling model stops there.
+const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", maxTokens: 512, remember: false };
 
 export class Settings {
   constructor() {
@@ -45,6 +46,7 @@ export class Settings {
       LLM_API_KEY: this.apiKey,
       LLM_MODEL: this.values.model,
       LLM_API: this.values.api,
+      LLM_MAX_TOKENS: String(this.values.maxTokens ?? DEFAULTS.maxTokens),
     };
   }
 
@@ -53,6 +55,7 @@ export class Settings {
     if (!this.values.baseUrl) return "set the endpoint's base URL in Settings";
     if (!/^https?:\/\//.test(this.values.baseUrl)) return "the base URL must start with http:// or https://";
     if (!this.values.model) return "set the model name in Settings";
+    if (!/^[1-9][0-9]*$/.test(String(this.values.maxTokens ?? DEFAULTS.maxTokens))) return "max reply tokens in Settings must be a whole number, at least 1";
     return null;
   }
 }
@@ -157,6 +160,7 @@ export function setupDialog(dialog, settings, { onSave }) {
     field("baseUrl").value = v.baseUrl || "";
     field("model").value = v.model || "";
     field("api").value = v.api || "chat";
+    field("maxTokens").value = String(v.maxTokens ?? DEFAULTS.maxTokens);
     field("apiKey").value = settings.apiKey || ""; // a property, never an attribute: not in the DOM's HTML
     field("remember").checked = Boolean(v.remember);
     result.textContent = "";
@@ -165,7 +169,7 @@ export function setupDialog(dialog, settings, { onSave }) {
 
   function read() {
     return {
-      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, remember: field("remember").checked },
+      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens, remember: field("remember").checked },
       apiKey: field("apiKey").value.trim(),
     };
   }

@@ -6,7 +6,14 @@
 Memory holds chat-completions messages already, so the request is the memory minus our
 bookkeeping (`tokens`, `thought`, private keys): `wire_message` keeps only the fields the API
 accepts for each role. A reply's tool calls are used whatever `finish_reason` says (some
-compatible servers answer "stop" while returning tool calls).
+compatible servers answer "stop" while returning tool calls), except that a reply cut by the
+token limit (`finish_reason: "length"`) is marked `cut` and a tool call it broke is an error
+(see limits.py). The reply's `usage` rides along on the message for budget.py; a `refusal` is
+kept too, for structured.py.
+
+A structured output is asked for per call: `model(messages, tools, response_format={...})`
+sends `{"type": "json_object"}` or `{"type": "json_schema", "json_schema": {"name", "schema",
+"strict"}}` as the body's `response_format` (structured.py builds them and checks the reply).
 """
 
 import json
@@ -14,6 +21,7 @@ from collections.abc import Callable
 
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 
 # The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
 ACCEPTED = {
@@ -76,16 +84,35 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
         reply["tool_calls"] = message["tool_calls"]
     if not message.get("content") and message.get("refusal"):
         reply["content"] = f"(the model refused: {message['refusal']})"
+        reply["refusal"] = message["refusal"]
     thought = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(thought, str) and thought.strip():  # what some servers call the model's reasoning
         reply["thought"] = thought
+    finish = data["choices"][0].get("finish_reason") if isinstance(data["choices"][0], dict) else None
+    if finish in CUT_REASONS:
+        reply["cut"] = finish
     return reply
 
 
+def with_usage(reply: dict, data: dict) -> dict:
+    """The reply with the call's `usage` (what it cost, for budget.py) when the server sent one."""
+    return {**reply, "usage": data["usage"]} if isinstance(data.get("usage"), dict) else reply
+
+
 def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
-    """A model function over raw HTTP chat completions; `options` (temperature, ...) go in every request."""
-    def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
-        data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options))
-        return read_chat_reply(data, endpoint.base_url)
-    model.endpoint = endpoint
+    """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request.
+
+    A server that refuses `max_tokens` and asks for `max_completion_tokens` (OpenAI's reasoning
+    models) gets the limit under that name from then on.
+    """
+    def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
+        extra = {"response_format": response_format} if response_format else {}
+        try:
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
+        except ModelError as error:
+            if not use_completion_tokens(error, options):
+                raise
+            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
+        return with_usage(check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options)), data)
+    model.endpoint, model.max_tokens = endpoint, limit_of(options)
     return model

@@ -5,6 +5,7 @@
     LLM_MODEL      the model name, e.g. gpt-4o-mini or llama3.2
     LLM_API        chat (default: raw HTTP chat completions) | responses | prompted | react | sdk
     LLM_TIMEOUT    seconds to wait for a reply (default 60)
+    LLM_MAX_TOKENS the most tokens one reply may have (default 512; a reply cut by it is marked `cut`)
     LLM_EMBED_MODEL  the embeddings model for live_embedder (default text-embedding-3-small)
 
 In the browser the page's Settings set these for each run.
@@ -16,6 +17,7 @@ from .chat import chat_model
 from .embeddings import EndpointEmbedder
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import DEFAULT_MAX_TOKENS
 from .prompted import prompted
 from .responses import responses_model
 
@@ -52,20 +54,35 @@ def endpoint_from_env(model: str | None = None) -> Endpoint:
                     model=model or setting("LLM_MODEL"), timeout=seconds)
 
 
+def max_tokens_from_env() -> int:
+    """LLM_MAX_TOKENS as a whole number of tokens (default 512); anything else is a ModelError."""
+    text = setting("LLM_MAX_TOKENS", required=False, default=str(DEFAULT_MAX_TOKENS))
+    try:
+        tokens = int(text)
+    except ValueError:
+        tokens = 0
+    if tokens < 1:
+        raise ModelError(f"LLM_MAX_TOKENS must be a whole number of tokens, at least 1 (it is {text!r}); "
+                         f"{DEFAULT_MAX_TOKENS} suits most lessons", kind="setup")
+    return tokens
+
+
 def live_model(api: str | None = None):
     """The model function for the configured endpoint and wire format (LLM_API, default chat)."""
     api = (api or os.environ.get("LLM_API") or "chat").strip().lower()
     if api not in APIS:
         raise ModelError(f"LLM_API is {api!r}; it must be one of {', '.join(APIS)}", kind="setup")
     endpoint = endpoint_from_env()
+    limit = max_tokens_from_env()
     if api == "responses":
-        return responses_model(endpoint)
+        return responses_model(endpoint, max_output_tokens=limit)
     if api in ("prompted", "react"):
-        return prompted(chat_model(endpoint), react=api == "react")
+        return prompted(chat_model(endpoint, max_tokens=limit), react=api == "react")
     if api == "sdk":
         from .sdk import sdk_model
-        return sdk_model(endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout)
-    return chat_model(endpoint)
+        return sdk_model(endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout,
+                         max_tokens=limit)
+    return chat_model(endpoint, max_tokens=limit)
 
 
 def live_embedder(model: str | None = None) -> EndpointEmbedder:

@@ -13,6 +13,10 @@ action is shown to the model in the JSON it is asked to write.
 
 A reply that is not such an object is answered with a corrective message, up to `repairs`
 times within the same call; then the call raises ModelError and the run stops with `error`.
+The `usage` of every inner call (repairs too) is added up on the message, for budget.py.
+A reply the token limit cut in the middle of its JSON is not repaired (the next try would be cut
+too): it raises ModelError at once, naming the limit. (A cut reply with no JSON begun is a format
+problem, and is repaired like any other.)
 """
 
 import json
@@ -20,8 +24,10 @@ import re
 import uuid
 from collections.abc import Callable
 
+from ..budget import add_usage
 from ..messages import text_of
 from .errors import ModelError
+from .limits import RAISE_IT, limit_text
 
 JSON_RULES = """You can use these tools:
 {tools}
@@ -150,13 +156,20 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
     """Wrap a plain chat model function (called with no tools) into one that can call tools by JSON."""
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
         convo = render(messages, tools or [], react)
-        problem = ""
+        problem, usage = "", None
         for _ in range(repairs + 1):
             reply = inner(convo, [])
             content = reply.get("content") if isinstance(reply, dict) else None
+            usage = add_usage(usage, reply.get("usage") if isinstance(reply, dict) else None)
             action, problem = parse_action(content if isinstance(content, str) else None)
+            cut = reply.get("cut") if isinstance(reply, dict) else None
             if action is not None:
-                return action
+                extra = {**({"usage": usage} if usage else {}), **({"cut": cut} if cut else {})}
+                return {**action, **extra}
+            if cut == "length" and "{" in (content or ""):  # a JSON action was begun, and the limit ended it
+                raise ModelError(f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "
+                                 f"before its JSON action was complete ({problem}) — {RAISE_IT}",
+                                 kind="length")
             convo = convo + [{"role": "assistant", "content": content or ""},
                              {"role": "user", "content": correction(problem, react)}]
         began = " ".join(str(content or "").split())[:80]

@@ -7,16 +7,22 @@
 
 A reply's `output` items become one assistant message: `message` text joined into `content`,
 each `function_call` a tool call whose id is the item's `call_id`, `reasoning` summaries into
-`thought` (shown in the trace). The output items themselves ride along on the assistant message
+`thought` (shown in the trace), its `usage` (input/output tokens) kept for budget.py. A chat
+`response_format` is sent as Responses' `text.format`, flattened: {"type": "json_schema", "name",
+"schema", "strict"} or {"type": "json_object"}. The output items themselves ride along on the assistant message
 under OUTPUT_KEY (the chat adapters never send it) and are sent back, in order, on the next
 request — a reasoning model needs its reasoning items again, next to the calls they led to.
+A reply the token limit cut (`status: "incomplete"`, `incomplete_details.reason:
+"max_output_tokens"`) is marked `cut: "length"`, as chat completions' `finish_reason` says it.
 """
 
 from collections.abc import Callable
 
 from ..messages import text_of
+from .chat import with_usage
 from .endpoint import Endpoint
 from .errors import ModelError
+from .limits import check_cut
 
 OUTPUT_KEY = "_responses_output"
 
@@ -75,13 +81,23 @@ def text(content) -> str:
     return text_of(content) or ""
 
 
-def responses_payload(model: str, messages: list[dict], tools: list[dict] | None = None, **options) -> dict:
-    """The request body of POST /responses."""
+def responses_payload(model: str, messages: list[dict], tools: list[dict] | None = None,
+                      response_format: dict | None = None, **options) -> dict:
+    """The request body of POST /responses (a chat `response_format` becomes `text.format`)."""
     body = {"model": model, "input": input_items(messages)}
     if tools:
         body["tools"] = responses_tools(tools)
+    if response_format:
+        body["text"] = {"format": text_format(response_format)}
     body.update(options)
     return body
+
+
+def text_format(response_format: dict) -> dict:
+    """A chat-completions `response_format` in the Responses API's flat `text.format` shape."""
+    if response_format.get("type") != "json_schema":
+        return dict(response_format)
+    return {"type": "json_schema", **response_format.get("json_schema", {})}
 
 
 def read_output(data: dict, base_url: str = "the endpoint") -> dict:
@@ -93,7 +109,7 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
                          kind="body")
     if data.get("status") == "failed" and data.get("error"):
         raise ModelError(f"{base_url} could not answer: {(data['error'] or {}).get('message')}", kind="body")
-    texts, calls, thoughts = [], [], []
+    texts, calls, thoughts, refusals = [], [], [], []
     for item in output:
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "message":
@@ -102,24 +118,33 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
                     texts.append(part.get("text", ""))
                 elif part.get("type") == "refusal":
                     texts.append(f"(the model refused: {part.get('refusal', '')})")
+                    refusals.append(part.get("refusal", ""))
         elif kind == "function_call":
             calls.append({"id": item.get("call_id"), "type": "function",
                           "function": {"name": item.get("name"), "arguments": item.get("arguments", "{}")}})
         elif kind == "reasoning":
             thoughts += [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
     reply = {"role": "assistant", "content": "".join(texts) or None}
+    if refusals:
+        reply["refusal"] = " ".join(refusals)
     if calls:
         reply["tool_calls"] = calls
     if any(thoughts):
         reply["thought"] = "\n".join(t for t in thoughts if t)
     reply[OUTPUT_KEY] = [i for i in output if isinstance(i, dict)]
+    if data.get("status") == "incomplete":
+        details = data.get("incomplete_details")
+        why = (details.get("reason") if isinstance(details, dict) else None) or "incomplete"
+        reply["cut"] = "length" if why == "max_output_tokens" else why
     return reply
 
 
 def responses_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
     """A model function over the Responses API; `options` (reasoning, max_output_tokens, ...) go in every request."""
-    def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
-        data = endpoint.post("/responses", responses_payload(endpoint.model, messages, tools, **options))
-        return read_output(data, endpoint.base_url)
+    def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
+        body = responses_payload(endpoint.model, messages, tools, response_format, **options)
+        data = endpoint.post("/responses", body)
+        return with_usage(check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
+                                    "max_output_tokens"), data)
     model.endpoint = endpoint
     return model

@@ -1,6 +1,8 @@
 """When to try a failed request again, and how long to wait: exponential backoff with jitter, or Retry-After.
 
     delay = backoff(attempt=1)                          # ~0.5 s, then ~1 s, ~2 s ... (capped)
+
+Used by the live adapters (models/endpoint.py) for model calls, and by parallel.py for tool calls.
     wait = parse_retry_after("7") or parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT")
 """
 
@@ -14,9 +16,9 @@ MAX_DELAY = 8.0     # backoff never waits longer than this
 MAX_RETRY_AFTER = 20.0  # a server asking for a longer wait is not waited for: the learner is told
 
 
-def backoff(attempt: int, rand=random.random) -> float:
-    """Seconds to wait after failed try number `attempt` (1, 2, ...): doubling, capped, with jitter."""
-    full = min(MAX_DELAY, BASE_DELAY * 2 ** (attempt - 1))
+def backoff(attempt: int, rand=random.random, base: float = BASE_DELAY) -> float:
+    """Seconds to wait after failed try number `attempt` (1, 2, ...): doubling from `base`, capped, with jitter."""
+    full = min(MAX_DELAY, base * 2 ** (attempt - 1))
     return full / 2 + rand() * full / 2  # "equal jitter": never zero, never in lockstep
 
 

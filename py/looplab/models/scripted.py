@@ -7,12 +7,21 @@
 
 A reply may also be a function `(messages, tools) -> reply`, to check what the model was sent
 (say, that the last tool result reached it) before answering.
+
+Asked for a structured output (`model(messages, tools, response_format=...)`, see structured.py),
+it records the format in `calls` and refuses a request the API would refuse, with the API's
+reason (and without using up a reply): JSON mode when no message says "JSON", a strict schema
+that strict mode does not accept.
+The prepared reply itself is handed out as it is, so a lesson can show a reply that does not fit.
 """
 
 import copy
 import itertools
 import json
 from collections.abc import Callable
+
+from ..schema import strict_problems
+from .errors import ModelError
 
 _ids = itertools.count(1)
 
@@ -51,9 +60,13 @@ class ScriptedModel:
         self.replies = list(replies)
         self.calls: list[dict] = []
 
-    def __call__(self, messages: list[dict], tools: list[dict] | None = None) -> dict:
+    def __call__(self, messages: list[dict], tools: list[dict] | None = None,
+                 response_format: dict | None = None) -> dict:
+        if response_format is not None:
+            refuse_format(response_format, messages)  # like the API's 400: no reply is used up
         index = len(self.calls)
-        self.calls.append({"messages": copy.deepcopy(messages), "tools": copy.deepcopy(tools or [])})
+        self.calls.append({"messages": copy.deepcopy(messages), "tools": copy.deepcopy(tools or []),
+                           "response_format": copy.deepcopy(response_format)})
         if index >= len(self.replies):
             raise ScriptExhausted(f"the scripted model has only {len(self.replies)} replies and was "
                                   f"called a {index + 1}{ordinal(index + 1)} time")
@@ -72,6 +85,27 @@ class ScriptedModel:
         if self.remaining:
             raise AssertionError(f"the scripted model was called {len(self.calls)} times; "
                                  f"{self.remaining} of its {len(self.replies)} replies were never used")
+
+
+def refuse_format(response_format: dict, messages: list[dict]) -> None:
+    """Raise ModelError, as the API answers 400, for a response_format it would not accept."""
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind == "json_object":
+        if not any("json" in str(m.get("content") or "").lower() for m in messages):
+            raise ModelError("400 from the scripted model: 'messages' must contain the word 'json' in "
+                             "some form, to use 'response_format' of type 'json_object'", status=400)
+    elif kind == "json_schema":
+        spec = response_format.get("json_schema")
+        if not isinstance(spec, dict) or not spec.get("name") or not isinstance(spec.get("schema"), dict):
+            raise ModelError("400 from the scripted model: json_schema needs a 'name' and a 'schema' object",
+                             status=400)
+        problems = strict_problems(spec["schema"]) if spec.get("strict") else []
+        if problems:
+            raise ModelError(f"400 from the scripted model: invalid schema for response_format "
+                             f"{spec['name']!r}: {problems[0]}", status=400)
+    elif kind != "text":
+        raise ModelError(f"400 from the scripted model: response_format type {kind!r} is not one of "
+                         f"'text', 'json_object', 'json_schema'", status=400)
 
 
 def ordinal(n: int) -> str:

