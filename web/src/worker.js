@@ -193,7 +193,9 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     }
     // No snapshot restored: a normal load; it leaves one for this device's next start (made
     // before Python holds anything of JavaScript, kept once the page is ready).
-    const makeDevice = !pyodide && wish !== "off" && store.available && !plan.includes("device");
+    // Not by default yet: after a normal load Pyodide refuses to snapshot ("Unexpected hiwire
+    // entry"); `?snapshot=device` tries it.
+    const makeDevice = !pyodide && wish === "device" && store.available && !plan.includes("device");
     if (!pyodide) {
       total = build.startupBytes || 1;
       pyodide = await loadPython(loadPyodide, build, { makeSnapshot: makeDevice });
