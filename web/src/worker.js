@@ -244,6 +244,21 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     deviceSnapshot = null;
   }
   store.dropOthers().catch(() => {});
+  if (start.source) warmStopPath();
+}
+
+/** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
+ * turned into a JavaScript error), and its first use took 0.1-0.3 s in Node (the engine compiles
+ * each wasm function on its first call) — long enough, on a busy machine, to outlast Stop's grace
+ * period and restart Python instead. Run it once now, while the learner reads; a run asked for
+ * meanwhile waits the few tens of milliseconds this takes. */
+function warmStopPath() {
+  try {
+    pyodide.runPython("import time\ntime.sleep(0.001)\nraise KeyboardInterrupt('warming up')");
+  } catch {
+    // expected: the KeyboardInterrupt, which Pyodide keeps as sys.last_exc: forgotten again
+    pyodide.runPython("import sys\nfor name in ('last_exc', 'last_type', 'last_value', 'last_traceback'):\n    sys.__dict__.pop(name, None)");
+  }
 }
 
 /** A snapshot of the interpreter as it is now (loaded, looplab and the lessons' imports imported,
