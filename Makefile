@@ -30,6 +30,7 @@ test-py: venv
 include mk/pyodide.mk
 include mk/web.mk
 include mk/llama.mk
+include mk/localmodel.mk
 
 clean:
 	rm -rf web/dist build .cache

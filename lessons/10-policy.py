@@ -341,6 +341,28 @@ ORDERS = {
 }
 print(ORDERS)
 
+# %% [markdown]
+# ## A person's yes, for real
+#
+# `approve` above is a rule standing in for a person. `ask_person` (in `looplab/approvals.py`)
+# really asks one. In this page the run **pauses** at the order and a dialog shows the tool and
+# its arguments: Approve lets it run; Reject stops the run, and the reason you type becomes the
+# refused call's tool message, so the model learns why. On the command line it asks on the
+# terminal. When nobody can be asked (no terminal, a test run) it **refuses by default** —
+# failing closed once more. The model's replies here are prepared, so only you decide how it ends.
+
+# %%
+from looplab import call
+from looplab.approvals import ask_person
+
+person_memory = Memory("")
+by_person = run_agent("Buy 2 shares of Nvidia for 120 dollars.",
+                      scripted([call("buy_shares", symbol="NVDA", amount=2, price=120),
+                                final("The order for 2 NVDA shares is placed.")]),
+                      shop, person_memory, approve=ask_person)
+person_says = [m["content"] for m in person_memory.history if m["role"] == "tool"]
+print(by_person["stopped"], "|", person_says)
+
 # %% tags=["check"]
 # with no rules, or rules that all pass, the gate says (True, None)
 assert GATE_CASES["no rules"] == (True, None) and GATE_CASES["all pass"] == (True, None), (
@@ -399,6 +421,15 @@ assert [ORDERS[k] for k in ("500", "exactly 1,000", "1,000.50", "another tool")]
 assert ORDERS["not JSON"] is False and ORDERS["no price"] is False, (
     f"approve gave {ORDERS['not JSON']!r} for arguments that are not JSON and {ORDERS['no price']!r} for "
     "an order with no price; an approval that cannot read the order says no")
+# the run that asked a person ended final or needs_person, and its one call was answered
+assert by_person["stopped"] in ("final", "needs_person") and len(person_says) == 1, (
+    f"the run with ask_person ended {by_person['stopped']!r} with tool messages {person_says}; a person's "
+    "answer either lets the order run or stops the run, and the call always gets its answer")
+# the Nvidia order was placed exactly when the person approved it
+assert (("NVDA", 2, 120) in orders) == (by_person["stopped"] == "final") and (
+    by_person["stopped"] == "final" or person_says[0].startswith("error: a person has not approved buy_shares")), (
+    f"the run ended {by_person['stopped']!r}, the orders are {orders} and the tool message was {person_says}; "
+    "an approved order is placed, a refused one is not and its tool message says so")
 # the big order was never placed
 assert not any(amount * price > 1000 for _, amount, price in orders), (
     f"orders placed: {orders}; an order worth more than 1,000 must not be approved")

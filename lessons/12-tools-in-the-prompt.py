@@ -331,6 +331,86 @@ simple = prompted(text_model([
 repaired = run_agent("What is 1002 + 4002?", simple, tools, Memory("You are a helpful assistant."))
 print(repaired)
 
+# %% [markdown]
+# ## A tiny real model: well-formed is not right
+#
+# With **Model → local**, a real language model runs inside this page, offline: for the tests a
+# very small one, SmolLM2-135M (135 million parameters, about 100 MB). Its replies go through
+# this same adapter with one guard more: the engine may only write text that fits
+# `action_schema(tools)`, a JSON schema with one branch per tool (the name fixed, the tool's
+# parameters as the arguments' schema) and one for a final answer. The engine turns the schema
+# into a grammar, so every reply **parses**: one call of a listed tool, or an answer. No made-up
+# tool, no broken JSON, no repair round.
+#
+# Parsing is not being right. Below are the first replies SmolLM2-135M really wrote in Loop Lab's
+# page, recorded as prepared replies so this cell runs offline (with the local model it runs for
+# real). The Toolbox still checks every argument, and `buy_shares` now needs approval: a rule
+# standing in for a person refuses a price the user never named.
+
+# %%
+import re
+from looplab.approvals import Decision
+from looplab.models.prompted import action_schema
+from looplab.trace import Collector
+
+print(json.dumps(action_schema(tools.schemas())["anyOf"][0])[:150], "...")
+
+def tiny_call(name, **arguments):
+    return json.dumps({"type": "tool_call", "name": name, "arguments": arguments})
+
+TINY = {  # SmolLM2-135M-Instruct (Q4_1), greedy, held to action_schema: its first reply to each task
+    "What is 1002 + 4002?": tiny_call("add_numbers", a=1002, b=4002),
+    "What is the temperature in Paris right now?":
+        tiny_call("buy_shares", symbol="BUSINESS_" * 22 + "BU", amount=1000000, price=1000000.0),
+    "Buy 100 shares of Apple stocks!": tiny_call("buy_shares", symbol="Apple", amount=100, price=100),
+    "Buy 100 shares of Microsoft for 50 USD per share!":
+        tiny_call("buy_shares", symbol="Microsoft", amount=100, price=50),
+}
+
+def tiny_brain(messages, tools_):
+    task = next(m["content"] for m in messages if m["role"] == "user")
+    return final(TINY.get(task, '{"type": "final_answer", "answer": "I am not sure."}'))
+
+tiny = pick_model(tiny_brain)
+if model_mode() == "scripted":
+    tiny = prompted(tiny)  # the recorded replies are JSON actions; the local model reads its own
+
+guarded = Toolbox()
+for name, func in (("add_numbers", add_numbers), ("get_temperature", get_temperature), ("buy_shares", buy_shares)):
+    spec = next(t["function"] for t in tools.schemas() if t["function"]["name"] == name)
+    guarded.register(name, spec["description"], spec["parameters"], func, needs_approval=name == "buy_shares")
+
+tiny_runs, orders_before = {}, len(orders)
+for task in TINY:
+    def priced_by_user(name, arguments, task=task):
+        """Approve a purchase only at the price per share the user named."""
+        price = json.loads(arguments).get("price")
+        named = re.search(r"(\d+(?:\.\d+)?) (?:USD|dollars?) per share", task)
+        if named is None:
+            return Decision(False, f"the user named no price; {price} is a guess")
+        return Decision(float(named.group(1)) == price, f"the user said {named.group(1)} per share, not {price}")
+    events = Collector()
+    result = run_agent(task, tiny, guarded, Memory("You are a helpful assistant."), max_steps=1,
+                       approve=priced_by_user, tracer=events)
+    tiny_runs[task] = (result, events)
+    print(f"{task}\n    stopped: {result['stopped']}")
+    for e in events.of("tool_call") + events.of("tool_result"):
+        print(f"    {e['type']}: {e['tool']} {e.get('arguments') or e.get('result')}")
+
+# %% [markdown]
+# Every reply was a well-formed call of a listed tool, and only the first was right. Asked for
+# the temperature in Paris, the tiny model bought a million shares of "BUSINESS_BUSINESS_…" (the
+# name ends only where the schema's 200-character bound stops it). Asked to buy Apple shares
+# with no price, it made one up, and wrote "Apple" where a ticker (AAPL) belongs. Given the price,
+# it bought at the right price, again under the company's name.
+#
+# The Toolbox let all of these through: their arguments have the right types. The approval
+# stopped two, because it compares the call with what the user said; the wrong symbol went
+# through, because nothing checks it. A schema makes a tiny model's replies **usable**;
+# validation, approvals and gates are what make them **safe**, and each catches only what it
+# checks. Models from about half a billion parameters up (Settings names one) get the values
+# right far more often, and then the same guards cost nothing.
+
 # %% tags=["check"]
 # a well-formed reply is read
 assert read[0] == {"type": "final_answer", "answer": "Paris."}, (
@@ -360,6 +440,13 @@ assert isinstance(bare, dict) and [c["function"]["arguments"] for c in bare.get(
 # your adapter's run ended with a stop reason, every model is held to that
 assert summed["stopped"] in ("final", "step_limit", "error", "needs_person"), (
     f"the run with your adapter gave {summed}; look at the error it names")
+# every run of the tiny model's section ended with a stop reason, and every call got its answer
+assert all(r["stopped"] in ("final", "step_limit", "error", "needs_person") and
+           len(e.of("tool_call")) == len(e.of("tool_result")) for r, e in tiny_runs.values()), (
+    f"the runs ended {[r['stopped'] for r, _ in tiny_runs.values()]}; look at the section's output")
+# no order was placed at a price the user did not name
+assert all(price == 50 for _, _, price in orders[orders_before:]), (
+    f"orders placed: {orders[orders_before:]}; the approval rule should refuse any price but the user's 50")
 # with the prepared replies, your adapter ran add_numbers and answered 5004
 expect(summed["stopped"] == "final" and summed["tool_calls"] == 1 and "5004" in (summed["answer"] or ""),
        f"the run with your adapter gave {summed}; it should call add_numbers once, then answer",
@@ -370,6 +457,11 @@ expect(repaired["stopped"] == "final" and "5004" in (repaired["answer"] or ""),
        f"looplab's adapter gave {repaired}",
        observed=f"the model's run ended {repaired['stopped']!r} with answer {repaired.get('answer')!r}; "
                 "the prepared replies need one repair, then answer 5004")
+# the recorded tiny model's guessed purchases were refused, and the priced one placed
+expect([tiny_runs[task][0]["stopped"] for task in TINY] == ["step_limit", "needs_person", "needs_person", "step_limit"],
+       f"the tiny model's runs ended {[r['stopped'] for r, _ in tiny_runs.values()]}",
+       observed="the model's runs ended " + ", ".join(f"{r['stopped']!r}" for r, _ in tiny_runs.values())
+                + "; SmolLM2-135M's recorded calls end step_limit, needs_person, needs_person, step_limit")
 # the one-shot prompts: a missing price is asked for and two questions start with one tool
 expect("price" in shown["Buy 100 shares of Apple stocks!"].lower()
        and shown["What is the temperature in Paris right now and what is 1002 + 4002?"].startswith("would call get_temperature"),

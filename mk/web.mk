@@ -8,7 +8,8 @@
 #                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
 #                   (the openai SDK's install + import and a call's cost in the page),
 #                   bench/real_server.py (the curriculum live against llama-server, mk/llama.mk),
-#                   bench/flood.py (the longest main-thread task while a run floods the Output console)
+#                   bench/flood.py (the longest main-thread task while a run floods the Output console),
+#                   bench/inspector.py (the run inspector: draw a 200-step run, move one step)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
@@ -52,3 +53,4 @@ bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WH
 	$(PY) bench/sdk_browser.py
 	$(PY) bench/real_server.py
 	$(PY) bench/flood.py
+	$(PY) bench/inspector.py

@@ -6,6 +6,9 @@
 What lands in the output folder:
 
     index.html, app.js, worker.js, sw.js, styles/   the page, its worker and service worker (esbuild)
+    localengine.js, wllama/<version>/wllama.wasm     the local model's engine (@wllama/wllama and its
+                                                     wasm): served, loaded only in local mode, not
+                                                     precached (lazy, like the "openai" group)
     pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
                                                      (immutable: the version is in the path)
     py/pyodide-lock.json                             the site's own lock file: only the wheels it
@@ -19,6 +22,7 @@ What lands in the output folder:
     build.json                                       version, file sizes (for the loading bar), the
                                                      snapshot's facts
     bench/bare.html                                  the bare Pyodide reference page for bench/
+    bench/wllama.html, bench/wllama.js               the bare wllama page for bench/local_model.py
 
 The "openai" group (the SDK and its dependencies, ~5 MB) and the "test" group (pytest and
 hypothesis with theirs, ~2.5 MB; the same pins tests/pyodide runs on) are served but neither
@@ -299,6 +303,24 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     return index
 
 
+# --- the local model's engine --------------------------------------------------------------------
+
+WLLAMA = NODE / "@wllama" / "wllama"
+
+
+def copy_wllama(out: Path) -> list[str]:
+    """wllama's wasm under wllama/<version>/ (the path localengine.js asks for), and its own ES module
+    for the bare bench page; returns the served files that are lazy (loaded only in local mode)."""
+    package = WLLAMA / "package.json"
+    if not package.exists():
+        raise BuildError("node_modules/@wllama/wllama is missing: run `npm ci`")
+    version = json.loads(package.read_text())["version"]
+    wasm = out / "wllama" / version / "wllama.wasm"
+    wasm.parent.mkdir(parents=True)
+    shutil.copy2(WLLAMA / "esm" / "wasm" / "wllama.wasm", wasm)
+    return [wasm.relative_to(out).as_posix(), "localengine.js"]
+
+
 # --- the front end -----------------------------------------------------------------------------
 
 def bundle(out: Path, minify: bool) -> None:
@@ -306,7 +328,7 @@ def bundle(out: Path, minify: bool) -> None:
     esbuild = NODE / ".bin" / "esbuild"
     if not esbuild.exists():
         raise BuildError("node_modules/.bin/esbuild is missing: run `npm ci`")
-    command = [str(esbuild), "web/src/main.js", "web/src/worker.js", "--bundle", "--format=esm",
+    command = [str(esbuild), "web/src/main.js", "web/src/worker.js", "web/src/localengine.js", "--bundle", "--format=esm",
                f"--outdir={out}", "--target=es2022", "--loader:.py=text", "--log-level=warning",
                "--legal-comments=none", "--charset=utf8"]
     if minify:
@@ -323,7 +345,7 @@ def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     """sw.js with this build's version, the files to precache, and the lazy ones (cached on first use)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
-    precache = ["./"] + [f for f in files if f not in ("sw.js", "bench/bare.html") and f not in lazy]
+    precache = ["./"] + [f for f in files if f not in ("sw.js",) and not f.startswith("bench/") and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
@@ -342,6 +364,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     wheels = site_wheels() + build_extra_wheels(out / "py")
     lock = write_lock(out, wheels, looplab_wheel)
     lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
+    lazy = sorted(lazy + copy_wllama(out))
     lessons = copy_lessons(out, lesson_dirs)
     parsed = [json.loads((out / "lessons" / f"{item['slug']}.json").read_text()) for item in lessons]
     preload = snapshot.modules_to_import(parsed, ROOT / "py" / project_meta()["name"], lock)
@@ -361,6 +384,10 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
     (out / "bench" / "bare.html").write_text(bare)
+    wllama_version = json.loads((WLLAMA / "package.json").read_text())["version"]
+    shutil.copy2(WLLAMA / "esm" / "index.js", out / "bench" / "wllama.js")
+    (out / "bench" / "wllama.html").write_text((WEB / "bench" / "wllama.html").read_text()
+                                               .replace("__WLLAMA_WASM__", f"../wllama/{wllama_version}/wllama.wasm"))
 
     # The build's version: a hash of everything served, so any change gives a new cache.
     digest = hashlib.sha256((WEB / "sw.js").read_bytes())

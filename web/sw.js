@@ -2,7 +2,7 @@
 // Loop Lab loads and runs lessons with the network off. A new build has a new VERSION (a hash
 // of everything it serves): it installs its cache beside the old one and deletes the old one
 // when it takes over. Requests to other origins (a live model) are never touched.
-// The heavy extras (the openai SDK's wheels, LAZY) are not precached: the worker loads them only
+// The heavy extras (the openai SDK's wheels, the local model's engine: LAZY) are not precached: the worker loads them only
 // when a run needs them, and they are kept in the same cache from that first use on.
 
 const VERSION = "__VERSION__";
@@ -35,7 +35,11 @@ self.addEventListener("fetch", (event) => {
     // Pyodide's wasm (immutable, its version in the path) through the HTTP cache first: the
     // browser then reuses the code it compiled last time, which it does not for a response from
     // the Cache API (measured by bench/startup.py). Offline with no HTTP copy, the precache serves.
-    event.respondWith(fetch(request).catch(() => caches.match(request, { cacheName: CACHE })));
+    event.respondWith(fetch(request).then(async (response) => {
+      // a lazy wasm (the local model's engine) is kept from its first use, for offline visits
+      if (response.ok && LAZY.has(url.pathname)) await caches.open(CACHE).then((cache) => cache.put(request, response.clone()));
+      return response;
+    }).catch(() => caches.match(request, { cacheName: CACHE })));
     return;
   }
   event.respondWith((async () => {

@@ -47,7 +47,7 @@ def ask_on_terminal(name: str, arguments: str, read=input) -> Decision:
         shown = str(arguments)
     try:
         text = read(f"Allow {name}({shown})? Type y to approve, or a reason to refuse: ").strip()
-    except EOFError:
+    except (EOFError, OSError, RuntimeError):  # no input left, stdin captured (pytest) or closed
         return Decision(False, "nobody answered on the terminal; refused by default")
     if text.lower() in ("y", "yes"):
         return Decision(True)

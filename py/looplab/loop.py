@@ -60,7 +60,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
     `tool_gate` screens tool results before the model reads them (untrusted.py);
     `name` (e.g. "researcher") is put as `agent` on every event, for runs that call each other.
     """
-    emit = Emitter(tracer, agent=name)
+    emit = Emitter(tracer, agent=name, inputs=locals())  # inputs: replay.py may re-run this run from a step
     emit("run_start", task=task, max_steps=max_steps, tools=toolbox.names())
     ran = 0  # tool calls run so far
     meter = Meter(limits, memory.size)  # tokens (and cost) spent so far
@@ -88,7 +88,8 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             return stop("step_limit", step - 1, detail=spent)
         messages, tools = memory.messages(budget), toolbox.schemas()
         emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
-             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages))
+             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages),
+             context_sizes=lambda: [memory.size(m) for m in messages], left_out=lambda: memory.left_out(messages))
         started = time.perf_counter()
         try:
             raw = model_fn(messages, tools)
@@ -102,7 +103,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             return stop("error", step, detail=problem)
         calls = reply.get("tool_calls", [])
         emit("model_reply", step=step, ms=ms, ok=True, content=reply.get("content"),
-             tool_calls=len(calls), thought=reply.get("thought"), usage=usage,
+             tool_calls=len(calls), thought=reply.get("thought"), usage=usage, message=reply,
              **({"cut": reply["cut"]} if reply.get("cut") else {}))  # the token limit ended it early
         memory.add(reply)
 

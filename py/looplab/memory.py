@@ -81,6 +81,11 @@ class Memory:
             recent = recent[1:]
         return [system] + [dict(m) for m in recent]
 
+    def left_out(self, window: list[dict]) -> dict:
+        """What a window from `messages` leaves out of the history: `{"messages", "tokens"}` (the oldest ones)."""
+        hidden = self.history[:max(0, len(self.history) - len(window) + 1)]
+        return {"messages": len(hidden), "tokens": sum(self.size(m) for m in hidden)}
+
     def tokens(self, budget: int | None = None) -> int:
         """The total size of `messages(budget)`."""
         return sum(self.size(m) for m in self.messages(budget))

@@ -2,12 +2,15 @@
 
 Event types (DESIGN.md): run_start, model_call, model_reply, tool_call, tool_result,
 policy_block, approval_needed, stop. Each event is a dict with `type`, `t` (seconds since the run
-started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_reply`
-carries the call's `usage` and a `stop` the run's (budget.py: tokens, cost, estimated or not); a
-`model_reply` the token limit ended early carries `cut: "length"`. A `model_call`
-carries the `context` it sends (the messages) and its `context_tokens`, for the page's context view.
+started) and the fields of its kind: `step`, `call_id`, `tool`, `ok`, `ms`, ... A `model_call`
+carries the `context` it sends (the messages), its `context_tokens` and each message's size
+(`context_sizes`), and what the memory window `left_out` (`{"messages", "tokens"}`); a
+`model_reply` carries the whole reply as `message` (replay.py replays from it) and the call's
+`usage`, and a `stop` the run's (budget.py: tokens, cost, estimated or not); a `model_reply` the
+token limit ended early carries `cut: "length"`.
 A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
-emits, so the events of agents that call each other stay apart in one trace.
+emits, and every event carries its run's number as `run`, so the events of agents that call each
+other stay apart in one trace.
 When no tracer and no listener is there, no event is built at all.
 
 A tracer is any callable that takes one event: `Collector()` keeps them, `printer()` prints them.
@@ -17,6 +20,7 @@ A tracer is any callable that takes one event: `Collector()` keeps them, `printe
     events.types()   # ['run_start', 'model_call', 'model_reply', ..., 'stop']
 """
 
+import itertools
 import os
 import re
 import sys
@@ -64,6 +68,8 @@ def redact(value, secrets: list[str] | None = None):
 
 
 _listeners: list[Callable[[dict], None]] = []
+_keepers: list[Callable[[int, dict], None]] = []
+_run_numbers = itertools.count(1)
 
 
 def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
@@ -75,19 +81,35 @@ def listen(tracer: Callable[[dict], None]) -> Callable[[], None]:
     return lambda: _listeners.remove(tracer) if tracer in _listeners else None
 
 
-class Emitter:
-    """Builds events for one run and hands them, redacted, to a tracer (or drops them if none)."""
+def keep_runs(keeper: Callable[[int, dict], None]) -> Callable[[], None]:
+    """Hand every run's number and inputs to `keeper` as the run starts (replay.py re-runs from them).
 
-    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None):
+    Returns a function that stops keeping.
+    """
+    _keepers.append(keeper)
+    return lambda: _keepers.remove(keeper) if keeper in _keepers else None
+
+
+class Emitter:
+    """Builds events for one run and hands them, redacted, to a tracer (or drops them if none).
+
+    `inputs` (the run's arguments) go to the keepers of `keep_runs`, never into an event.
+    """
+
+    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None,
+                 inputs: dict | None = None):
         self.tracer = tracer
         self.agent = agent  # the run's name, put on every event when given
+        self.run = next(_run_numbers)  # on every event: which run it belongs to
         self.start = time.perf_counter()
+        for keeper in list(_keepers) if inputs is not None else ():
+            keeper(self.run, inputs)
 
     def __call__(self, type: str, **fields) -> dict | None:
         if self.tracer is None and not _listeners:
             return None  # nobody is listening: build nothing
         fields = {k: v() if callable(v) else v for k, v in fields.items()}  # costly fields are computed lazily
-        event = {"type": type, "t": round(time.perf_counter() - self.start, 6), **fields}
+        event = {"type": type, "t": round(time.perf_counter() - self.start, 6), "run": self.run, **fields}
         if self.agent:
             event["agent"] = self.agent
         event = redact(event)  # the configured keys and anything shaped like a key

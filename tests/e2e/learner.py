@@ -97,9 +97,9 @@ def configure_live(page: Page, base_url: str, model: str = "fake-model", key: st
 
 
 def set_mode(page: Page, mode: str) -> None:
+    """Choose scripted or live in the model toggle (a select); a dialog it opens is cancelled."""
     toggle = page.get_by_test_id("model-toggle")
-    if toggle.get_attribute("data-mode") != mode:
-        toggle.click()
+    toggle.select_option(mode)
     expect(toggle).to_have_attribute("data-mode", mode)
     if page.locator("dialog[open]").count():
         page.locator("dialog[open]").get_by_role("button", name="Cancel").click()

@@ -458,17 +458,21 @@ def test_run_stop_reset_and_the_model_toggle_say_their_state(page, site_url):
     expect(stop_button).to_have_attribute("aria-disabled", "true")
     expect(stop_button).to_be_focused()
 
-    toggle = page.get_by_test_id("model-toggle")
-    expect(page.get_by_role("button", name="Model: scripted", exact=True)).to_have_attribute("aria-pressed", "false")
-    toggle.click()
-    expect(page.get_by_role("button", name="Model: live", exact=True)).to_have_attribute("aria-pressed", "true")
+    # The model is a choice of three, a select named "Model" whose value says which.
+    toggle = page.get_by_role("combobox", name="Model", exact=True)
+    expect(toggle).to_have_value("scripted")
+    assert toggle.evaluate("(e) => [...e.options].map((o) => o.value)") == ["scripted", "local", "live"]
+    toggle.focus()
+    toggle.select_option("live")
+    expect(toggle).to_have_value("live")
+    expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "live")
     expect(toggle).to_be_focused()
-    toggle.click()
-    expect(page.get_by_role("button", name="Model: scripted", exact=True)).to_have_attribute("aria-pressed", "false")
+    toggle.select_option("scripted")
+    expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "scripted")
 
-    page.set_viewport_size(PHONE)  # the phone hides the word "Model:", but not from the button's name
-    expect(page.get_by_role("button", name="Model: scripted", exact=True)).to_be_visible()
-    assert page.locator("[data-testid=model-toggle] .label").evaluate("(e) => e.getBoundingClientRect().width") <= 1
+    page.set_viewport_size(PHONE)  # the phone hides the word "Model", but not from the select's name
+    expect(page.get_by_role("combobox", name="Model", exact=True)).to_be_visible()
+    assert page.locator(".model-choice > .label").evaluate("(e) => e.getBoundingClientRect().width") <= 1
 
 
 def test_focus_returns_to_the_control_that_opened_a_dialog(page, site_url):

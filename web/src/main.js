@@ -18,6 +18,14 @@ import { renderLessonList } from "./lessonlist.js";
 import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
 import { setupApproval } from "./approval.js";
+import { Inspector } from "./inspector.js";
+import { setupPrices } from "./prices.js";
+import { readHash, decodeShare, setupShare, showAside } from "./share.js";
+import { toNotebook } from "./notebook.js";
+import { putShared, swapAside, asideState } from "./storage.js";
+import { redact } from "./redact.js";
+import { LocalModel } from "./localmodel.js";
+import { setupLocalSettings } from "./localsettings.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -33,7 +41,6 @@ const ui = {
   settings: byTest("settings"),
   title: $("[data-role=title]"),
   modified: $("[data-role=modified]"),
-  mode: $("[data-role=mode]"),
 };
 
 const status = new StatusLine({ root: byTest("status"), text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
@@ -41,6 +48,8 @@ const output = new Output(byTest("output"));
 const trace = new Trace(byTest("trace"));
 const context = new Context(byTest("context-view"));
 const settings = new Settings();
+let drawLocal = () => {}; // the Settings dialog's local-model status (localsettings.js)
+const local = new LocalModel((state) => drawLocal(state));
 const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
 
 let lessons = [];
@@ -58,8 +67,11 @@ let editorKeys = [];
 let setTab = () => {};
 let dialog = null;
 let approve = null; // the approval dialog's ask (approval.js)
+let inspector = null; // the run inspector (inspector.js)
+let prices = () => ({ input: 0, output: 0 });
+let shown_lesson = null; // lessons/<slug>.json of the lesson on screen
 
-const modeName = () => (settings.live ? "live" : "scripted");
+const modeName = () => settings.mode;
 
 // --- the lesson on screen ----------------------------------------------------------------------
 
@@ -86,10 +98,14 @@ async function showLesson(slug) {
   document.title = `${meta.title} · Loop Lab`;
   ui.title.textContent = meta.title;
   view = new LessonView(ui.text, lesson, meta, { onModified, keys: editorKeys });
+  shown_lesson = lesson;
+  const aside = asideState(meta.slug);
+  if (aside) showAside(ui.text, { shared: aside.shared, onSwap: () => { swapAside(meta.slug); showLesson(meta.slug); } });
   onModified(view.modified()); // draws the list, with this lesson marked current
   output.clear();
   trace.clear();
   context.clear();
+  inspector.clear();
   const record = loadProgress()[meta.slug];
   delete ui.checks.dataset.running;
   showChecks(ui.checks, (record && record.results) || [], { pending: !record });
@@ -115,9 +131,37 @@ function followLesson() {
   else status.show(`${current.title} · Python is starting again…`, "loading", { about: view });
 }
 
-function route() {
-  const slug = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+async function route() {
+  const { slug, share } = readHash(location.hash);
+  if (share !== null) return openShared(slug, share);
   return showLesson(slug);
+}
+
+// A shared link (share.js): its code goes into the lesson, the learner's own edits are kept aside;
+// the address loses the data, so a reload shows the lesson as it now is.
+async function openShared(slug, data) {
+  history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
+  const meta = lessons.find((l) => l.slug === slug);
+  let payload = null;
+  try {
+    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
+    payload = await decodeShare(data);
+    const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
+    const editable = Object.entries(payload.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
+    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
+  } catch (error) {
+    status.toast(`This shared link could not be opened: ${error.message}. The lesson shows as you left it.`, 8000);
+    payload = null;
+  }
+  await showLesson(slug);
+  if (payload && payload.run) {
+    try {
+      inspector.load(payload.run, "the shared link's run");
+    } catch (error) {
+      status.toast(`The shared link's run could not be opened: ${error.message}`, 6000);
+    }
+  }
 }
 
 function go(delta) {
@@ -182,11 +226,23 @@ async function start() {
       return;
     }
   }
+  if (settings.mode === "local" && !runner.isolated) {
+    const text = "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+    status.toast(text, 10000);
+    status.show(`Local model: ${text}`, "stopped", { about: view });
+    return;
+  }
+  if (settings.mode === "local" && !local.available()) {
+    status.toast("Local model: pick a .gguf file in Settings first.");
+    dialog.open();
+    return;
+  }
   const run = { view, meta: current, step: 0 };
   active = run;
   output.clear();
   trace.clear();
   context.clear();
+  inspector.clear();
   delete ui.checks.dataset.stale;
   ui.checks.dataset.running = "true";
   const started = performance.now();
@@ -203,16 +259,15 @@ async function start() {
         if (event.type === "model_call") run.step = event.step;
         trace.add(event);
         context.add(event);
+        inspector.add(event);
       }),
-      // Python asks the page (asking.js): only approvals so far (looplab's ask_person)
-      ask: (kind, request, options) => (kind === "approval" && view === run.view
-        ? approve(request, { ...options, step: run.step })
-        : { unavailable: `the page has no answer to a "${kind}" question here` }),
+      ask: (kind, request, options) => askPage(run, kind, request, options),
     },
   });
   updateButtons();
   const result = await promise;
   active = null;
+  inspector.resumed();
   const ended = performance.now();
   // bench/startup.py and bench/sdk_browser.py read these
   status.stamp({ runEnded: ended, extrasMs: result.extras ? result.extras.ms : undefined });
@@ -221,6 +276,86 @@ async function start() {
   else left(run, result);
   updateButtons();
   startWanted();
+}
+
+// Python asks the page (asking.js): only approvals so far (looplab's ask_person). The inspector
+// shows the pause on the run's step while the dialog waits.
+function askPage(run, kind, request, options) {
+  if (kind === "model") return askLocal(request, options); // the local model (localmodel.js)
+  if (kind !== "approval" || view !== run.view) return { unavailable: `the page has no answer to a "${kind}" question here` };
+  inspector.paused(request);
+  return Promise.resolve(approve(request, { ...options, step: run.step })).finally(() => inspector.resumed());
+}
+
+/** Fork a run from a step (inspector.js): the worker re-runs it; its events go to the panels. */
+async function fork(request) {
+  if (!runner || !runner.ready || runner.running) return { ok: false, error: "Python is busy: wait for the run to end, then fork." };
+  const run = { view, meta: current, step: 0 };
+  active = run;
+  updateButtons();
+  status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: view });
+  const onScreen = (draw) => (value) => view === run.view && draw(value);
+  const result = await runner.fork(request, {
+    env: settings.env(),
+    on: {
+      stdout: onScreen((text) => output.write(text, "stdout")),
+      stderr: onScreen((text) => output.write(text, "stderr")),
+      event: onScreen((event) => {
+        if (event.type === "model_call") run.step = event.step;
+        trace.add(event);
+        context.add(event);
+        inspector.add(event, { source: "fork" });
+      }),
+      ask: (kind, req, options) => askPage(run, kind, req, options),
+    },
+  });
+  active = null;
+  inspector.resumed();
+  updateButtons();
+  startWanted();
+  const f = result.fork;
+  if (view === run.view) {
+    if (result.outcome !== "checked") status.show("Stopped the fork.", "stopped", { about: view });
+    else if (f) status.show(`Fork done: ${f.stopped} after ${f.steps} step${f.steps === 1 ? "" : "s"}${f.first_difference ? `; it differs from step ${f.first_difference}` : "; no step differs"}.`, "passed", { about: view });
+    else status.show(result.error || "The fork did not run.", "failed", { about: view });
+  }
+  return result;
+}
+
+function whyNoFork(run) {
+  if (run.source === "imported") return "An imported run cannot be forked here: its model and tools are not in this page.";
+  if (run.source === "gone") return "Python was restarted since this run: run the lesson again to fork it.";
+  if (!run.stop) return "The run has not ended yet.";
+  if (!runner || !runner.ready || runner.running) return "Python is busy: wait for the run to end.";
+  return null;
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([redact(text, settings.apiKey)], { type: "application/json" }));
+  const link = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** What a shared link holds: the lesson, the cells the learner changed, and the run shown. */
+function sharePayload({ withRun }) {
+  if (!view || !shown_lesson) return null;
+  const cells = {};
+  view.cells().forEach((cell, index) => {
+    if (cell.source !== shown_lesson.cells[index].source && view.editors.has(index)) cells[index] = cell.source;
+  });
+  const payload = { v: 1, lesson: current.slug, hash: current.hash, cells };
+  const run = withRun ? inspector.shownRun() : null;
+  if (run) payload.run = run;
+  return payload;
+}
+
+function downloadNotebook() {
+  if (!view || !shown_lesson) return;
+  const sources = view.cells().map((cell) => cell.source);
+  download(`${current.slug}.ipynb`, JSON.stringify(toNotebook(shown_lesson, sources), null, 1));
 }
 
 // A run of the lesson on screen ended: its panels and the status line say how.
@@ -296,6 +431,7 @@ function startRunner(build) {
     starting({ restart }) {
       // After a Stop that had to terminate, or a crash, a new worker loads: the status line shows it.
       if (restart) loadingSince = performance.now();
+      if (restart && inspector) inspector.forget(); // the runs it kept for forks went with it
       updateButtons();
     },
     progress({ stage, loaded, total }) {
@@ -328,17 +464,41 @@ function startRunner(build) {
 // --- model toggle and settings -----------------------------------------------------------------
 
 function showMode() {
-  ui.mode.textContent = modeName();
-  ui.toggle.setAttribute("aria-pressed", String(settings.live));
-  ui.toggle.dataset.mode = settings.values.mode;
-  document.body.dataset.mode = settings.values.mode;
+  ui.toggle.value = settings.mode;
+  ui.toggle.dataset.mode = settings.mode;
+  document.body.dataset.mode = settings.mode;
 }
 
-function toggleMode() {
-  settings.setMode(settings.live ? "scripted" : "live");
+function modeSummary() {
+  if (settings.live) return `live model ${settings.values.model} at ${settings.values.baseUrl}`;
+  if (settings.mode === "local") return `local model: ${local.text}`;
+  return "scripted model";
+}
+
+function changeMode() {
+  settings.setMode(ui.toggle.value);
   showMode();
   if (settings.live && settings.problem()) dialog.open();
-  if (pythonInfo) status.show(`Ready · ${settings.live ? `live model ${settings.values.model} at ${settings.values.baseUrl}` : "scripted model"}`, "ready");
+  if (settings.mode === "local") useLocal();
+  if (pythonInfo) status.show(`Ready · ${modeSummary()}`, "ready");
+}
+
+// Local mode: the model kept in this browser loads at once (no picker); with none kept, or on a
+// page that cannot wait for it (not cross-origin isolated), the learner is told what to do.
+function useLocal() {
+  if (!self.crossOriginIsolated) {
+    status.toast("The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.", 10000);
+  }
+  local.ensure().then((ready) => {
+    if (!ready && settings.mode === "local" && local.state !== "loading") dialog.open();
+  });
+}
+
+// Python's "model" question (looplab/models/local.py): only a run that can wait gets the engine.
+function askLocal(request, { blocking, signal }) {
+  if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
+  if (settings.mode !== "local") return { error: "the model toggle is not on local", kind: "setup" };
+  return local.answer(request, { signal, temperature: settings.temperature });
 }
 
 // --- start -------------------------------------------------------------------------------------
@@ -354,10 +514,20 @@ async function main() {
       renderList();
     }
   });
-  ui.toggle.addEventListener("click", toggleMode);
+  ui.toggle.addEventListener("change", changeMode);
   dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
+  drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
+  drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
   approve = setupApproval($("[data-role=approval-dialog]"));
+  prices = setupPrices($("[data-role=settings-dialog]"));
+  inspector = new Inspector($("[data-role=inspector]"), {
+    fork, whyNoFork, download, prices: () => prices(),
+    lesson: () => (current ? current.slug : null),
+    model: () => (settings.live ? settings.values.model : ""),
+  });
+  setupShare({ button: byTest("share"), dialog: $("[data-role=share-dialog]") }, { payload: sharePayload, secret: () => settings.apiKey });
+  $("[data-role=notebook]").addEventListener("click", downloadNotebook);
   setupTheme($("[data-role=theme]"));
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));
@@ -379,6 +549,7 @@ async function main() {
   window.addEventListener("hashchange", route);
   announceRuns(byTest("status"), ui.checks, byTest("announcer"));
   showMode();
+  if (settings.mode === "local") useLocal();
 
   let build;
   try {

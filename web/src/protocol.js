@@ -14,6 +14,17 @@
 //                                                          (and openai for LLM_API=sdk); `env` holds
 //                                                          the ENV_KEYS below, set in os.environ for
 //                                                          this run
+//   fork   {id, fork: {run, step, reply} | {run, step, result, call_id}, env}
+//                                                          re-run a run of the last lesson run from a
+//                                                          step with one edit (looplab.replay; the
+//                                                          worker keeps those runs' model, toolbox,
+//                                                          memory as it was and options by run number,
+//                                                          bridge.py `kept`): earlier steps replayed
+//                                                          from the record, later ones live. Answered
+//                                                          like a run: event/stdout/stderr/ask, then
+//                                                          done, whose result has `fork` {answer, steps,
+//                                                          stopped, run, first_difference, fork_of}
+//                                                          (or ok false and an error saying why not)
 //
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
@@ -26,11 +37,16 @@
 //                                                          keys first: redact.js)
 //   ask      {id, kind, request, blocking}                 Python asks the page and (when `blocking`)
 //                                                          waits: kind "approval" {tool, arguments} ->
-//                                                          {approved, reason}. The page answers by
+//                                                          {approved, reason}; kind "model" (the local
+//                                                          model, looplab/models/local.py) {op:
+//                                                          "describe"} -> {model, native_tools, ...}
+//                                                          or {op: "chat", messages, tools?,
+//                                                          response_format?, max_tokens} -> {message,
+//                                                          finish_reason, timings} or {error}. The page answers by
 //                                                          writing into the `answers` buffer (asking.js),
 //                                                          not by a message; not blocking: the page was
 //                                                          not isolated, Python went on without an answer
-//   done     {id, result: {ok, error, checks}, interrupted, extras}
+//   done     {id, result: {ok, error, checks, fork?}, interrupted, extras}
 //                                                          the run ended; `interrupted` when Stop's
 //                                                          KeyboardInterrupt ended it; `extras`
 //                                                          {packages, ms} when this run first loaded

@@ -118,12 +118,22 @@ export class Runner {
    * `message` says why Python crashed.
    */
   run(cells, { solution = false, env = {}, on }) {
+    return this.send({ type: "run", cells, solution }, env, on);
+  }
+
+  /** Fork a kept run from a step (protocol.js `fork`): like a run, with the fork's events; the
+   * result carries `fork` {answer, steps, stopped, run, first_difference, fork_of}. */
+  fork(request, { env = {}, on }) {
+    return this.send({ type: "fork", fork: request }, env, on);
+  }
+
+  send(message, env, on) {
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.current = { id, resolve, timer: null, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
-      this.worker.postMessage({ type: "run", id, cells, solution, env: known });
+      this.worker.postMessage({ ...message, id, env: known });
     });
   }
 

@@ -13,7 +13,10 @@ export const PRESETS = {
 };
 
 // maxTokens: the most tokens one reply may have (LLM_MAX_TOKENS); a rambling model stops there.
-const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", maxTokens: 512, remember: false };
+export const MODES = ["scripted", "local", "live"];
+
+const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", maxTokens: 512, remember: false,
+  temperature: 0, localUrl: "" };
 
 export class Settings {
   constructor() {
@@ -23,6 +26,17 @@ export class Settings {
 
   get live() {
     return this.values.mode === "live";
+  }
+
+  /** scripted, local or live */
+  get mode() {
+    return MODES.includes(this.values.mode) ? this.values.mode : "scripted";
+  }
+
+  /** The local model's temperature: a number from 0 (greedy) to 2. */
+  get temperature() {
+    const t = Number(this.values.temperature);
+    return Number.isFinite(t) ? Math.min(2, Math.max(0, t)) : 0;
   }
 
   setMode(mode) {
@@ -39,7 +53,7 @@ export class Settings {
 
   /** The run's environment: what Python reads from os.environ. */
   env() {
-    if (!this.live) return { LOOPLAB_MODEL: "scripted" };
+    if (!this.live) return { LOOPLAB_MODEL: this.mode };
     return {
       LOOPLAB_MODEL: "live",
       LLM_BASE_URL: this.values.baseUrl,
@@ -163,13 +177,16 @@ export function setupDialog(dialog, settings, { onSave }) {
     field("maxTokens").value = String(v.maxTokens ?? DEFAULTS.maxTokens);
     field("apiKey").value = settings.apiKey || ""; // a property, never an attribute: not in the DOM's HTML
     field("remember").checked = Boolean(v.remember);
+    field("temperature").value = String(settings.temperature);
+    field("localUrl").value = v.localUrl || "";
     result.textContent = "";
     result.dataset.outcome = "";
   }
 
   function read() {
     return {
-      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens, remember: field("remember").checked },
+      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, remember: field("remember").checked,
+        temperature: Number(field("temperature").value) || 0, localUrl: field("localUrl").value.trim() },
       apiKey: field("apiKey").value.trim(),
     };
   }

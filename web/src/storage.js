@@ -51,7 +51,7 @@ export function saveEdit(slug, lessonHash, index, source, original) {
     edits.cells[index] = source;
     edits.originals[index] = original;
   }
-  if (Object.keys(edits.cells).length === 0 && !(edits.stale || []).length) remove("edits:" + slug);
+  if (Object.keys(edits.cells).length === 0 && !(edits.stale || []).length && !edits.aside) remove("edits:" + slug);
   else write("edits:" + slug, edits);
 }
 
@@ -69,15 +69,56 @@ export function fittingEdits(slug, lesson, lessonHash) {
   }
   if (moved.length) {
     const originals = Object.fromEntries(Object.keys(fitting).map((i) => [i, lesson.cells[i].source]));
-    write("edits:" + slug, { lessonHash, cells: fitting, originals, stale: [...(edits.stale || []), ...moved] });
+    write("edits:" + slug, { ...edits, lessonHash, cells: fitting, originals, stale: [...(edits.stale || []), ...moved] });
   }
   return { cells: fitting, stale: (edits.stale || []).length + moved.length };
 }
 
 export function clearEdits(slug) {
-  const stale = loadEdits(slug).stale || [];  // Reset restores the lesson; set-aside edits stay kept
-  if (stale.length) write("edits:" + slug, { cells: {}, stale });
+  const { stale = [], aside } = loadEdits(slug); // Reset restores the lesson; set-aside edits stay kept
+  if (stale.length || aside) write("edits:" + slug, { cells: {}, stale, aside });
   else remove("edits:" + slug);
+}
+
+// --- a shared link's code, and the learner's own edits kept aside (share.js) --------------------
+// `aside` holds the edits not shown ({cells, originals, lessonHash}); `shared` is true while the
+// shown edits came from a link. Nothing is dropped: an older aside moves to `stale`.
+
+/** Show a link's cells ({index: source}, `originals` the lesson's sources) and keep the learner's own aside. */
+export function putShared(slug, lessonHash, cells, originals) {
+  const edits = loadEdits(slug);
+  const own = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
+  let { aside = null, stale = [] } = edits;
+  if (!edits.shared) {
+    if (aside && Object.keys(aside.cells || {}).length) stale = [...stale, ...Object.entries(aside.cells).map(([index, source]) => ({ index: Number(index), source, original: aside.originals?.[index] ?? null, lessonHash: aside.lessonHash }))];
+    aside = own;
+  }
+  write("edits:" + slug, { lessonHash, cells, originals, stale, aside, shared: true });
+}
+
+/** Swap the edits shown and the edits kept aside (the link's code and the learner's own). */
+export function swapAside(slug) {
+  const edits = loadEdits(slug);
+  if (!edits.aside) return;
+  const shown = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
+  write("edits:" + slug, { ...edits, ...edits.aside, aside: shown, shared: !edits.shared });
+}
+
+/** null, or {shared}: whether edits are kept aside, and whether the shown ones came from a link. */
+export function asideState(slug) {
+  const edits = loadEdits(slug);
+  return edits.aside ? { shared: Boolean(edits.shared) } : null;
+}
+
+// --- prices per million tokens, for the inspector's cost (none by default) ---------------------
+
+export function loadPrices() {
+  const prices = read("prices", {});
+  return { input: Number(prices.input) || 0, output: Number(prices.output) || 0 };
+}
+
+export function savePrices(prices) {
+  write("prices", { input: Number(prices.input) || 0, output: Number(prices.output) || 0 });
 }
 
 export function isModified(slug) {

@@ -335,7 +335,8 @@ async function loadExtras(id, cells, env) {
   return { packages: loaded.map((p) => p.name), ms };
 }
 
-async function run({ id, cells, solution, env }) {
+// A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
+async function run({ id, cells, solution, env, fork = null }) {
   runId = id;
   secret = env && env.LLM_API_KEY && env.LLM_API_KEY.length >= 4 ? env.LLM_API_KEY : "";
   if (interrupt) interrupt[0] = 0;
@@ -343,7 +344,7 @@ async function run({ id, cells, solution, env }) {
   let interrupted = false;
   let extras = null;
   try {
-    extras = await loadExtras(id, cells, env);
+    if (!fork) extras = await loadExtras(id, cells, env);
   } catch (error) {
     post({ type: "stderr", id, text: hide(`Could not load a package: ${error && error.message ? error.message : error}\n`) });
   }
@@ -352,7 +353,9 @@ async function run({ id, cells, solution, env }) {
     post({ type: "event", id, event: JSON.parse(hide(text)) });
   };
   try {
-    const text = bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
+    const text = fork
+      ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
+      : bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
@@ -397,5 +400,5 @@ function describeCrash(message) {
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === "init") init(message);
-  else if (message.type === "run") run(message);
+  else if (message.type === "run" || message.type === "fork") run(message);
 };

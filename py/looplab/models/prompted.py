@@ -17,6 +17,10 @@ The `usage` of every inner call (repairs too) is added up on the message, for bu
 A reply the token limit cut in the middle of its JSON is not repaired (the next try would be cut
 too): it raises ModelError at once, naming the limit. (A cut reply with no JSON begun is a format
 problem, and is repaired like any other.)
+
+`action_schema(tools)` is the same two forms as a JSON schema, one branch per tool with that
+tool's parameters: an engine that can constrain its output to a schema (llama.cpp turns it into
+a grammar) then writes only replies `parse_action` accepts, naming only listed tools.
 """
 
 import json
@@ -141,6 +145,48 @@ def parse_action(text: str | None) -> tuple[dict | None, str | None]:
                 "function": {"name": name, "arguments": json.dumps(arguments)}}
         return {"role": "assistant", "content": None, "tool_calls": [call], **extra}, None
     return None, f'"type" was {action.get("type")!r}; it must be "tool_call" or "final_answer"'
+
+
+# A small model can write one string forever; a bound keeps every reply short enough to finish.
+ARGUMENT_CHARS, ANSWER_CHARS = 200, 600
+
+
+def action_schema(tools: list[dict], react: bool = False) -> dict:
+    """The JSON schema of one action: a call of one of these tools with its parameters, or a final answer."""
+    thought = {"thought": {"type": "string", "minLength": 1, "maxLength": ANSWER_CHARS}} if react else {}
+    options = []
+    for tool in tools:
+        fn = tool.get("function", tool)
+        arguments = bounded(fn.get("parameters") or {"type": "object", "properties": {}})
+        # The Toolbox refuses arguments it does not know: so does the schema, unless the tool says otherwise.
+        arguments.setdefault("additionalProperties", False)
+        options.append(closed({"type": {"const": "tool_call"}, **thought, "name": {"const": fn["name"]},
+                               "arguments": arguments}))
+    options.append(closed({"type": {"const": "final_answer"}, **thought,
+                           "answer": {"type": "string", "minLength": 1, "maxLength": ANSWER_CHARS}}))
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def bounded(schema):
+    """A copy of a schema whose strings have a maxLength (ARGUMENT_CHARS unless they have their own)."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: bounded(value) if key in ("items", "anyOf", "oneOf", "allOf") else value
+           for key, value in schema.items()}
+    if "properties" in schema and isinstance(schema["properties"], dict):
+        out["properties"] = {name: bounded(sub) for name, sub in schema["properties"].items()}
+    kinds = schema.get("type")
+    if (kinds == "string" or (isinstance(kinds, list) and "string" in kinds)) and "enum" not in schema:
+        out.setdefault("maxLength", ARGUMENT_CHARS)
+    return out
+
+
+def closed(properties: dict) -> dict:
+    """An object with exactly these properties, all required, written in this order."""
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
 
 
 def correction(problem: str, react: bool) -> str:

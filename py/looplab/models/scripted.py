@@ -75,6 +75,12 @@ class ScriptedModel:
             reply = reply(messages, tools or [])
         return copy.deepcopy(reply)
 
+    def after(self, n: int) -> "ScriptedModel":
+        """A copy of this model as it was after its first n calls (replay.py continues a run from it)."""
+        copy_ = ScriptedModel(self.replies)
+        copy_.calls = self.calls[:n] + [{"messages": [], "tools": []}] * max(0, n - len(self.calls))
+        return copy_
+
     @property
     def remaining(self) -> int:
         """How many prepared replies have not been asked for yet."""

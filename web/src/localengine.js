@@ -1,0 +1,145 @@
+// The local model's engine: llama.cpp compiled to WebAssembly (@wllama/wllama), bundled on its
+// own (localengine.js) and imported by localmodel.js only when local mode is used. The model runs
+// in wllama's worker, multi-threaded when the page is cross-origin isolated; its wasm comes from
+// this site (wllama/<version>/wllama.wasm, copied by scripts/build_site.py), never from a CDN.
+//
+// CSP: wllama starts its worker, and that worker its threads, from blob: URLs, and compiles
+// WebAssembly: the page needs `worker-src 'self' blob:` and `script-src 'self' 'wasm-unsafe-eval'`.
+
+import { Wllama } from "@wllama/wllama";
+import wllamaPackage from "@wllama/wllama/package.json";
+
+export const VERSION = wllamaPackage.version;
+
+/** Where this site serves wllama's wasm, relative to the page. */
+export const WASM_PATH = `wllama/${VERSION}/wllama.wasm`;
+
+const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps) fits
+
+/** Threads for the engine: half the logical cores (about the physical ones) when the page may share memory. */
+export function threadCount() {
+  if (!self.crossOriginIsolated) return 1;
+  return Math.max(1, Math.min(8, Math.floor((navigator.hardwareConcurrency || 1) / 2)));
+}
+
+/**
+ * Load a GGUF model (a Blob or File) into a new engine. Resolves with an Engine, or rejects with an
+ * Error whose message says what is wrong with the file (llama.cpp's own words included).
+ */
+export async function loadEngine(blob, { name = "model.gguf", threads = threadCount() } = {}) {
+  const problems = []; // llama.cpp's error lines while loading: the reason a load failed
+  const keep = (...args) => {
+    const text = args.map(String).join(" ");
+    if (/error/i.test(text)) problems.push(text);
+  };
+  const wllama = new Wllama({ default: new URL(WASM_PATH, document.baseURI).href }, {
+    logger: { debug() {}, log() {}, warn: keep, error: keep },
+    allowOffline: true,
+  });
+  wllama.setCompat(null); // never the CDN build wllama would fetch for browsers without JSPI
+  const started = performance.now();
+  try {
+    await wllama.loadModel([blob], { n_ctx: CONTEXT, n_threads: threads, n_gpu_layers: 0, jinja: true });
+  } catch (error) {
+    throw new Error(explain(name, problems, error));
+  }
+  const info = wllama.getLoadedContextInfo();
+  if (!info.success) {
+    await wllama.exit().catch(() => {});
+    throw new Error(explain(name, problems));
+  }
+  return new Engine(wllama, { name, size: blob.size, loadMs: performance.now() - started });
+}
+
+function explain(name, problems, error) {
+  const said = problems.find((line) => /error loading model/.test(line)) || problems[0] || (error && error.message) || "";
+  const detail = said.replace(/^.*?error loading model:\s*/, "").trim();
+  if (/not within the file bounds|incomplete|unexpectedly reached end|failed to read/i.test(detail)) {
+    return `${name} could not be loaded: the file is incomplete or damaged (llama.cpp: ${detail}). Pick the whole file again.`;
+  }
+  return `${name} could not be loaded${detail ? ` (llama.cpp: ${detail})` : ""}.`;
+}
+
+export class Engine {
+  constructor(wllama, { name, size, loadMs }) {
+    this.wllama = wllama;
+    const meta = wllama.getModelMetadata().meta || {};
+    const template = wllama.getChatTemplate() || "";
+    this.about = {
+      file: name,
+      model: meta["general.name"] || name.replace(/\.gguf$/i, ""),
+      size,
+      loadMs: Math.round(loadMs),
+      threads: wllama.getNumThreads(),
+      multithread: wllama.isMultithread(),
+      // A chat template that renders `tools` lets llama.cpp write and parse native tool calls.
+      native_tools: /\btools\b/.test(template),
+    };
+    this.last = null; // the timings of the latest reply
+  }
+
+  /**
+   * One OpenAI-style chat request ({messages, tools?, tool_choice?, response_format?, max_tokens})
+   * -> {message, finish_reason, timings, model}. Streamed, so the first token's time is measured
+   * here in the page; `signal` aborts the generation (Stop).
+   */
+  async chat(request, { temperature = 0, signal } = {}) {
+    const { op, ...body } = request; // eslint-disable-line no-unused-vars
+    const started = performance.now();
+    const message = { role: "assistant", content: "" };
+    const calls = [];
+    let firstTokenMs = null;
+    let finish = null;
+    let timings = {};
+    await this.wllama.createChatCompletion({
+      ...body,
+      temperature, // 0: greedy, the same prompt gives the same reply
+      stream: true,
+      abortSignal: signal,
+      onData: (chunk) => {
+        const choice = (chunk.choices || [])[0] || {};
+        const delta = choice.delta || {};
+        if (firstTokenMs === null && (delta.content || delta.tool_calls)) firstTokenMs = performance.now() - started;
+        if (delta.content) message.content += delta.content;
+        for (const part of delta.tool_calls || []) {
+          const index = part.index ?? calls.length;
+          const call = (calls[index] ||= { id: "", type: "function", function: { name: "", arguments: "" } });
+          if (part.id) call.id = part.id;
+          if (part.function && part.function.name) call.function.name += part.function.name;
+          if (part.function && part.function.arguments) call.function.arguments += part.function.arguments;
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+        if (chunk.timings) timings = chunk.timings;
+      },
+    });
+    if (calls.length) {
+      message.tool_calls = calls.filter(Boolean);
+      if (!message.content) message.content = null;
+    }
+    this.last = {
+      prompt_tokens: timings.prompt_n ?? null,
+      prompt_ms: timings.prompt_ms ?? null,
+      tokens: timings.predicted_n ?? null,
+      generate_ms: timings.predicted_ms ?? null,
+      first_token_ms: firstTokenMs === null ? null : Math.round(firstTokenMs),
+      total_ms: Math.round(performance.now() - started),
+    };
+    return { message, finish_reason: finish, timings: this.last, model: this.about.model };
+  }
+
+  /** Reading and writing speed on a short prompt (tokens per second), shown in Settings. */
+  async measure() {
+    const answer = await this.chat({ messages: [{ role: "user", content: "Count from one to twenty in words, separated by commas." }], max_tokens: 16 });
+    const t = answer.timings;
+    return {
+      read: t.prompt_ms ? (t.prompt_tokens / t.prompt_ms) * 1000 : null,
+      write: t.generate_ms ? (t.tokens / t.generate_ms) * 1000 : null,
+      first_token_ms: t.first_token_ms,
+    };
+  }
+
+  /** Free the model: its worker ends. */
+  async unload() {
+    await this.wllama.exit().catch(() => {});
+  }
+}
