@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BRIDGE = ROOT / "web" / "src" / "bridge.py"
 FILE = "py/snapshot.bin.gz"
 # Never imported ahead: modules that exist only once the page has registered them (JS objects
-# cannot be in a snapshot), and looplab's command line (running it would start the CLI).
-NOT_AHEAD = {"js", "pyodide_js", "looplab_page", "looplab.__main__"}
+# cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).
+NOT_AHEAD = {"js", "pyodide_js", "looplab_page"}
 
 
 class SnapshotError(Exception):
@@ -69,7 +69,8 @@ def modules_to_import(lessons: list[dict], package: Path, lock: dict) -> list[st
             if cell["kind"] == "code":
                 names |= imports_of(cell["source"])
     lazy = {name for key, entry in lock["packages"].items() if key != package.name for name in entry["imports"]}
-    return sorted(n for n in names if n not in NOT_AHEAD and n.split(".")[0] not in lazy)
+    return sorted(n for n in names if n not in NOT_AHEAD and n.split(".")[0] not in lazy
+                  and n.split(".")[-1] != "__main__")
 
 
 def heap_limit(wasm: bytes) -> int:
