@@ -74,11 +74,11 @@ Date.now = realNow;
 performance.now = realMonotonic;
 nodeCrypto.randomFillSync = realFill;
 
-// The proof: restore it as the page does (looplab's files laid again by loadPackage), with the
-// page's start-up, and run the first lesson's solution through the bridge.
+// The proof: restore it as the page does (no package loaded: the bridge's start-up lays looplab's
+// files again), and run the first lesson's solution through the bridge.
 const restored = await loadPyodide({
   indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _loadSnapshot: snapshot, _sysExecutable: PROGRAM,
-  env: { HOME }, packages: ["looplab"], ...quiet,
+  env: { HOME }, ...quiet,
 });
 // What the snapshot holds, before the page's start-up changes anything:
 const state = JSON.parse(restored.runPython(`
@@ -88,7 +88,8 @@ json.dumps({"environ": dict(os.environ), "modules": len(sys.modules), "cwd": os.
 `));
 restored.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
 const bridge = restored.pyimport("looplab_bridge");
-bridge.start(false);
+const laid = JSON.parse(bridge.start(false));
+if (!laid.includes("looplab")) fail("the bridge's start-up laid no file of looplab's after the restore");
 const lesson = request.lesson ? JSON.parse(readFileSync(at(request.lesson), "utf8")) : null;
 let checks = null;
 if (lesson) {
