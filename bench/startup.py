@@ -28,6 +28,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from learner import set_code  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -78,6 +79,7 @@ def visit_bare(context, url: str) -> dict:
 # --- the memory snapshot's figures (issue 15): restart, start without it, bytes vs bare -----------
 
 SLEEP = "import time\nprint('asleep')\ntime.sleep(60)"
+RESTART_LESSON = "04-the-loop"  # its first exercise runs first: the sleep is reached at once
 
 
 def without_isolation(context, url: str) -> None:
@@ -100,11 +102,7 @@ def measure_restart(context, url: str, lesson: str, query: str) -> dict:
     enabled = "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'"
     page.wait_for_function(enabled, timeout=120_000)
     first = status_of(page)
-    content = page.locator('[data-testid="editor"].cell-exercise').first.locator(".cm-content")
-    content.click()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(SLEEP)
+    set_code(page, SLEEP)
     page.get_by_test_id("run").click()
     page.wait_for_function("() => document.querySelector('[data-testid=output]').innerText.includes('asleep')", timeout=60_000)
     stopped = page.evaluate("() => { document.querySelector('[data-testid=stop]').click(); return performance.now(); }")
@@ -127,7 +125,7 @@ def bare_bytes(context, url: str) -> float:
     return total
 
 
-def snapshot_figures(p, url: str, lesson: str, runs: int, tmp: str) -> float:
+def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
     """Worker restart (Stop without isolation) and cold ready with and without the site's snapshot
     (`?snapshot=off` loads Python normally), and the bare page's bytes (returned); alternating fresh profiles."""
     rows = {"snapshot": [], "off": []}
@@ -138,7 +136,7 @@ def snapshot_figures(p, url: str, lesson: str, runs: int, tmp: str) -> float:
                                                            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800})
             try:
                 without_isolation(context, url)
-                rows[name].append(measure_restart(context, url, lesson, query))
+                rows[name].append(measure_restart(context, url, RESTART_LESSON, query))
             finally:
                 context.close()
         context = p.chromium.launch_persistent_context(f"{tmp}/bare-bytes-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -169,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
+    parser.add_argument("--only-snapshot", action="store_true", help="only the snapshot's figures (restart, no snapshot)")
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
         print(f"startup: {args.dir} is not built; run `make build`", file=sys.stderr)
@@ -180,6 +179,13 @@ def main(argv: list[str] | None = None) -> int:
 
     server = SiteServer(args.dir)
     url = server.url
+    if args.only_snapshot:
+        try:
+            with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
+                snapshot_figures(p, url, args.runs, tmp)
+        finally:
+            server.stop()
+        return 0
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "bytes": [], "run": [], "warm_prose": []}
     try:
@@ -207,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
                       f"warm {rows['bare']['warm'][-1]:.0f} ms", flush=True)
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
-            bare_total = snapshot_figures(p, url, lesson, args.runs, tmp)
+            bare_total = snapshot_figures(p, url, args.runs, tmp)
     finally:
         server.stop()
 
