@@ -73,11 +73,12 @@ async function sha256(bytes) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** This device's snapshots and restore times for one build (none where Cache Storage is missing). */
+/** This device's snapshots and restore times for one build (none where Cache Storage is missing,
+ * and none unless `enabled`: device snapshots are not on by default yet, see worker.js). */
 export class DeviceStore {
-  constructor(version) {
+  constructor(version, enabled) {
     this.name = CACHE_PREFIX + version;
-    this.available = typeof caches !== "undefined";
+    this.available = Boolean(enabled) && typeof caches !== "undefined";
     this.base = new URL("./", self.location.href);
   }
 

@@ -154,7 +154,7 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   self.fetch = countingFetch;
-  const store = new DeviceStore(build.version);
+  const store = new DeviceStore(build.version, wish === "device"); // off by default: nothing kept in Cache Storage
   const start = { source: null, refused: [] };
   let deviceSnapshot = null;
   try {
