@@ -156,6 +156,26 @@ def hint_and_prediction(page: Page, site_url: str) -> None:
     expect(page.get_by_test_id("hint")).to_have_count(1)
 
 
+def inspector_forked(page: Page, site_url: str) -> None:
+    """The run inspector on a step, with a fork of it beside the original run."""
+    show(page, site_url, "93-e2e-inspect")
+    run(page)
+    if page.locator(".phone-tabs").is_visible():
+        page.locator(".phone-tabs [data-tab=output]").click()
+    page.locator(".panel-tabs [data-panel=trace]").click()
+    page.get_by_test_id("trace-next").click()
+    page.get_by_test_id("fork").click()
+    expect(page.get_by_test_id("fork-editor")).to_be_visible()
+    page.get_by_test_id("fork-run").click()
+    expect(page.get_by_test_id("trace-fork")).to_be_visible()
+
+
+def share_open(page: Page, site_url: str) -> None:
+    show(page, site_url, FIXTURE)
+    page.get_by_test_id("share").click()
+    expect(page.get_by_test_id("share-url")).to_be_visible()
+
+
 FAILING = 'model = pick_model([final("six")])\nresult = run_agent("?", model, box, Memory("s"))'
 
 STATES = [
@@ -169,6 +189,8 @@ STATES = [
     State("keyboard help", help_open, close_dialog),
     State("approval dialog (a paused run)", approval_open, approval_answered),
     State("a hint and a prediction shown", hint_and_prediction),
+    State("run inspector: a step and its fork", inspector_forked, layouts=("desktop", "phone")),
+    State("share dialog", share_open, close_dialog, layouts=("desktop", "phone")),
     State("phone: Read tab", phone_tab("read"), layouts=("phone",)),
     State("phone: Code tab", phone_tab("code"), layouts=("phone",)),
     State("phone: Output tab", phone_tab("output"), layouts=("phone",)),

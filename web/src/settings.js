@@ -185,7 +185,7 @@ export function setupDialog(dialog, settings, { onSave }) {
 
   function read() {
     return {
-      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, remember: field("remember").checked,
+      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens, remember: field("remember").checked,
         temperature: Number(field("temperature").value) || 0, localUrl: field("localUrl").value.trim() },
       apiKey: field("apiKey").value.trim(),
     };
