@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Error as PlaywrightError, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -85,9 +85,12 @@ RESTART_LESSON = "04-the-loop"  # its first exercise runs first: the sleep is re
 def without_isolation(context, url: str) -> None:
     """Serve the site without COOP/COEP to this context: Stop must then restart Python's worker."""
     def strip(route):
-        response = route.fetch()
-        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
-        route.fulfill(response=response, headers=headers)
+        try:
+            response = route.fetch()
+            headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+            route.fulfill(response=response, headers=headers)
+        except PlaywrightError:
+            pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
     context.route(f"{url}**", strip)
 
 
