@@ -33,7 +33,7 @@ from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LESSON = "99-bench-local"  # bench/fixtures/99-bench-local.py
@@ -87,8 +87,7 @@ def looplab(context, url: str, model: Path) -> dict:
     text = status.inner_text()
     page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
     page.get_by_test_id("run").click()
-    page.wait_for_function("() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
-                           timeout=TIMEOUT)
+    wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined", TIMEOUT)
     output = page.get_by_test_id("output").inner_text()
     line = next((l for l in output.splitlines() if l.startswith("BENCH ")), None)
     if line is None:

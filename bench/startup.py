@@ -23,11 +23,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Error as PlaywrightError, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
+from learner import set_code  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -96,6 +97,90 @@ def visit_bare(context, url: str) -> dict:
     return {"ready": ready, "paint": paint}
 
 
+# --- the memory snapshot's figures (issue 15): restart, start without it, bytes vs bare -----------
+
+SLEEP = "import time\nprint('asleep')\ntime.sleep(60)"
+RESTART_LESSON = "04-the-loop"  # its first exercise runs first: the sleep is reached at once
+
+
+def without_isolation(context, url: str) -> None:
+    """Serve the site without COOP/COEP to this context: Stop must then restart Python's worker."""
+    def strip(route):
+        try:
+            response = route.fetch()
+            headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+            route.fulfill(response=response, headers=headers)
+        except PlaywrightError:
+            pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
+    context.route(f"{url}**", strip)
+
+
+def status_of(page) -> dict:
+    return page.evaluate("() => ({ ...document.querySelector('[data-testid=status]').dataset })")
+
+
+def measure_restart(context, url: str, lesson: str, query: str) -> dict:
+    """Cold ready, then Stop during a sleep (no isolation: a new worker) -> ready again, in ms."""
+    page = context.new_page()
+    page.goto(f"{url}{query}#/{lesson}")
+    enabled = "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'"
+    wait_until(page, enabled, 120_000)
+    first = status_of(page)
+    set_code(page, SLEEP)
+    page.get_by_test_id("run").click()
+    wait_until(page, "() => document.querySelector('[data-testid=output]').innerText.includes('asleep')", 60_000)
+    stopped = page.evaluate("() => { document.querySelector('[data-testid=stop]').click(); return performance.now(); }")
+    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'",
+               120_000)
+    again = status_of(page)
+    page.close()
+    return {"cold": float(first["readyAt"]), "restart": float(again["readyAt"]) - stopped,
+            "from": first.get("startedFrom"), "restart_from": again.get("startedFrom")}
+
+
+def bare_bytes(context, url: str) -> float:
+    page = context.new_page()
+    requests = []
+    page.on("requestfinished", lambda request: requests.append(request))
+    page.goto(f"{url}bench/bare.html")
+    wait_until(page, "() => document.getElementById('state').dataset.ready", 120_000)
+    total = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in (r.sizes() for r in list(requests)))
+    page.close()
+    return total
+
+
+def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
+    """Worker restart (Stop without isolation) and cold ready with and without the site's snapshot
+    (`?snapshot=off` loads Python normally), and the bare page's bytes (returned); alternating fresh profiles."""
+    rows = {"snapshot": [], "off": []}
+    bare = []
+    for i in range(runs):
+        for name, query in (("snapshot", ""), ("off", "?snapshot=off")):
+            context = p.chromium.launch_persistent_context(f"{tmp}/restart-{name}-{i}", executable_path=CHROMIUM,
+                                                           args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800})
+            try:
+                without_isolation(context, url)
+                rows[name].append(measure_restart(context, url, RESTART_LESSON, query))
+            finally:
+                context.close()
+        context = p.chromium.launch_persistent_context(f"{tmp}/bare-bytes-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            bare.append(bare_bytes(context, url))
+        finally:
+            context.close()
+        print(f"  run {i + 1}/{runs}: restart with the snapshot {rows['snapshot'][-1]['restart']:.0f} ms "
+              f"({rows['snapshot'][-1]['restart_from']}), without {rows['off'][-1]['restart']:.0f} ms "
+              f"({rows['off'][-1]['restart_from']}); cold ready (not isolated) {rows['snapshot'][-1]['cold']:.0f} "
+              f"vs {rows['off'][-1]['cold']:.0f} ms", flush=True)
+    print(f"\nsnapshot: medians of {runs} runs (fresh profiles, page not cross-origin isolated so Stop restarts the worker)")
+    print(f"  {'':40} {'snapshot':>10} {'no snapshot':>12} {'ratio':>7}")
+    for key, label in (("cold", "navigation -> ready, cold (ms)"), ("restart", "Stop -> ready again, restart (ms)")):
+        mine, off = median([r[key] for r in rows["snapshot"]]), median([r[key] for r in rows["off"]])
+        print(f"  {label:40} {mine:10.0f} {off:12.0f} {mine / off:7.2f}")
+    print(f"  {'bare page bytes, cold':40} {median(bare) / 1e6:8.2f} MB")
+    return median(bare)
+
+
 def median(values: list[float]) -> float:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else float("nan")
@@ -106,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
+    parser.add_argument("--only-snapshot", action="store_true", help="only the snapshot's figures (restart, no snapshot)")
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
         print(f"startup: {args.dir} is not built; run `make build`", file=sys.stderr)
@@ -117,6 +203,13 @@ def main(argv: list[str] | None = None) -> int:
 
     server = SiteServer(args.dir)
     url = server.url
+    if args.only_snapshot:
+        try:
+            with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
+                snapshot_figures(p, url, args.runs, tmp)
+        finally:
+            server.stop()
+        return 0
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "bytes": [], "run": [], "warm_prose": [], "bare_paint": [], "twice": set()}
     try:
@@ -145,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  run {i + 1}/{args.runs}: Loop Lab cold {rows['looplab']['cold'][-1]:.0f} ms, "
                       f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
                       f"warm {rows['bare']['warm'][-1]:.0f} ms", flush=True)
+        with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
+            bare_total = snapshot_figures(p, url, args.runs, tmp)
     finally:
         server.stop()
 
@@ -158,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'first prose on screen, warm (ms)':34} {median(extra['warm_prose']):10.0f}")
     print(f"  {'first paint, bare page, cold (ms)':34} {median(extra['bare_paint']):10.0f}")
     print(f"  {'longest main-thread task, cold (ms)':34} {median(extra['longest']):10.0f}")
-    print(f"  {'bytes before the first run, cold':34} {median(extra['bytes']) / 1e6:8.2f} MB")
+    print(f"  {'bytes before the first run, cold':34} {median(extra['bytes']) / 1e6:8.2f} MB"
+          f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
     print(f"  {'click Run -> checks shown (ms)':34} {median(extra['run']):10.0f}")
     print(f"  asked for twice before ready, cold (a 304 counts): {', '.join(sorted(extra['twice'])) or 'nothing'}")
     return 0

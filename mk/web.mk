@@ -15,7 +15,7 @@
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
 SITE_SOURCES := $(shell find web/src web/styles web/bench py/looplab py-extra lessons -type f -not -name '*.pyc' 2>/dev/null) \
-	web/index.html web/theme.js web/sw.js scripts/build_site.py scripts/prerender.mjs scripts/wheelfile.py wheels.lock.json pyproject.toml package-lock.json
+	web/index.html web/theme.js web/sw.js scripts/build_site.py scripts/prerender.mjs scripts/snapshot.py scripts/make_snapshot.mjs scripts/wheelfile.py wheels.lock.json pyproject.toml package-lock.json
 
 .PHONY: chromium
 

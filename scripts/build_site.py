@@ -18,7 +18,10 @@ What lands in the output folder:
                                                      built from py-extra/), each with its sha256 and
                                                      its dependencies read from the wheel's metadata
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
-    build.json                                       version, file sizes (for the loading bar)
+    py/snapshot.bin.gz                               a memory snapshot of Python with looplab and every
+                                                     lesson's imports imported (scripts/snapshot.py)
+    build.json                                       version, file sizes (for the loading bar), the
+                                                     snapshot's facts
     bench/bare.html                                  the bare Pyodide reference page for bench/
     bench/wllama.html, bench/wllama.js               the bare wllama page for bench/local_model.py
 
@@ -51,6 +54,8 @@ from pathlib import Path
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from wheelfile import canonical, sha256_file, write_wheel
+
+import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
@@ -348,11 +353,12 @@ def bundle(out: Path, minify: bool) -> list[str]:
     return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
 
 
-def python_startup(version: str, looplab_wheel: Path) -> list[str]:
-    """What the worker fetches before Python is ready, relative to the page (the .mjs files by import())."""
+def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None = None) -> list[str]:
+    """What the worker fetches before Python is ready, relative to the page (the .mjs files by import()):
+    the site's memory snapshot when there is one (a restore has looplab already), else our wheel."""
     core = f"pyodide/{version}/"
     return [core + "pyodide.asm.wasm", core + "python_stdlib.zip", core + "pyodide.mjs", core + "pyodide.asm.mjs",
-            "py/pyodide-lock.json", f"py/{looplab_wheel.name}"]
+            "py/pyodide-lock.json", snapshot_file or f"py/{looplab_wheel.name}"]
 
 
 PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files Python starts from here -->"
@@ -418,7 +424,7 @@ def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     return precache
 
 
-def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
+def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot: bool = True) -> dict:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -430,12 +436,22 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
     lazy = sorted(f"py/{path.name}" for entry, path in wheels if entry["group"] in LAZY_GROUPS)
     lazy = sorted(lazy + copy_wllama(out))
     lessons = copy_lessons(out, lesson_dirs)
+    parsed = [json.loads((out / "lessons" / f"{item['slug']}.json").read_text()) for item in lessons]
+    preload = snapshot.modules_to_import(parsed, ROOT / "py" / project_meta()["name"], lock)
+    memory = None
+    try:
+        heap_limit = snapshot.heap_limit((core / "pyodide.asm.wasm").read_bytes())
+        if with_snapshot:
+            first = f"lessons/{lessons[0]['slug']}.json" if lessons else None
+            memory = snapshot.build(out, core, looplab_wheel, preload, heap_limit, first)
+    except snapshot.SnapshotError as error:
+        raise BuildError(f"the memory snapshot: {error}") from error
     chunks = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
     for name in ("theme.js", "icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
-    startup = python_startup(version, looplab_wheel)
+    startup = python_startup(version, looplab_wheel, memory["file"] if memory else None)
     write_page(out, lessons[0]["slug"] if lessons else None, chunks, startup)
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
@@ -452,12 +468,24 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True) -> dict:
         digest.update(path.read_bytes())
     build_version = digest.hexdigest()[:12]
     sizes = {"/" + p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
-    # The loading bar counts the bytes the worker's fetch() reads before Python is ready (startup
-    # without the .mjs files, which come by import()). Paths are relative to the page, so the folder can be served under any prefix.
+    # What the worker fetches before Python is ready (the .mjs files come by import(), uncounted):
+    # a restore fetches the snapshot instead of the wheel. Paths are relative to the page, so the
+    # folder can be served under any prefix.
+    counted = [p for p in startup if not p.endswith(".mjs")]
+    if memory:
+        memory["startupBytes"] = sum(sizes["/" + p] for p in counted)
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
             "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
-            "startupBytes": sum(sizes["/" + p] for p in startup if not p.endswith(".mjs")), "lessons": len(lessons)}
+            "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel) if not p.endswith(".mjs")),
+            "lessons": len(lessons),
+            # fetched by the worker from its first moment, beside the wasm and the snapshot (the
+            # wheel only for a normal load: a restore has looplab already)
+            "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
+            "wheel": f"py/{looplab_wheel.name}",
+            # the modules imported ahead (in the snapshot, or after a normal load), the memory
+            # Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
+            "preload": preload, "heapLimit": heap_limit, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)
@@ -471,15 +499,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lessons", type=Path, action="append",
                         help="a folder of NN-slug.py lessons (repeatable; default: lessons)")
     parser.add_argument("--no-minify", action="store_true")
+    parser.add_argument("--no-snapshot", action="store_true", help="ship no memory snapshot (the page loads Python normally)")
     args = parser.parse_args(argv)
     try:
-        info = build(args.out.resolve(), args.lessons or [ROOT / "lessons"], minify=not args.no_minify)
+        info = build(args.out.resolve(), args.lessons or [ROOT / "lessons"], minify=not args.no_minify,
+                     with_snapshot=not args.no_snapshot)
     except BuildError as error:
         print(f"build_site: error: {error}", file=sys.stderr)
         return 1
     print(f"build_site: {args.out} version {info['version']}: {info['lessons']} lessons, "
           f"packages {', '.join(info['packages'])}, {info['precache']} files precached, "
           f"{info['bytes'] / 1e6:.1f} MB")
+    if info["snapshot"]:
+        memory = info["snapshot"]
+        print(f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
+              f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} of "
+              f"{info['heapLimit'] / 2**20:.0f} MiB), {len(info['preload'])} modules imported ahead")
     return 0
 
 

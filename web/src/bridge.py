@@ -4,15 +4,32 @@ Loaded by worker.js as module `looplab_bridge`. Events reach the page as they ha
 `send_event`; stdout and stderr are Pyodide's streams, which the worker forwards. The runs of the
 last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
 them from a step: `fork`.
+
+It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js and in
+the worker before a device snapshot) and sets up one after a load or a restore (`start`).
 """
 
+import gc
+import importlib
 import json
 import os
+import random
+import sys
 import time
 
 from looplab import lesson, replay, trace
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
+
+# The whole environment Python starts a session with, however it started (a load or a snapshot),
+# besides Pyodide's LD_LIBRARY_PATH: nothing of the machine that made a snapshot.
+START_ENV = {"HOME": "/home/pyodide", "LOOPLAB_MODEL": "scripted"}
+KEPT_ENV = ("LD_LIBRARY_PATH",)  # set by Pyodide on every start: where packages' .so files load from
+
+# looplab's installed files (its sources and .dist-info), kept in memory by `prepare`: a snapshot
+# holds Python's heap but no file, and tracebacks, `inspect` and `importlib.metadata` read them.
+# `start` lays them again, which is much faster than installing the wheel a second time.
+_FILES: dict[str, bytes] = {}
 
 kept = replay.Keeper(limit=50)  # the runs of the last lesson run, and the forks made of them
 kept.start()
@@ -73,7 +90,7 @@ def interruptible_sleep() -> None:
     Pyodide's sleep blocks the worker without looking at the interrupt buffer; between slices,
     the interpreter does, and a sleeping run stops without restarting Python.
     """
-    real_sleep = time.sleep
+    real_sleep = getattr(time.sleep, "__wrapped__", time.sleep)  # once, even when called again
 
     def sleep(seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -81,4 +98,66 @@ def interruptible_sleep() -> None:
             real_sleep(min(left, 0.05))
 
     sleep.__doc__ = real_sleep.__doc__
+    sleep.__wrapped__ = real_sleep
     time.sleep = sleep
+
+
+def prepare(modules_json: str) -> str:
+    """Import these modules and clear the environment, for a memory snapshot; JSON of failures.
+
+    Each module is imported on its own, so one that fails (reported to the caller) does not keep
+    the others out. Nothing from JavaScript is kept (a snapshot cannot hold JS objects), the
+    environment is emptied (it would carry the machine's paths), and the RNG gets a fixed state
+    (two builds of the same sources give the same bytes; `start` reseeds it after every restore).
+    """
+    failed = {}
+    for name in json.loads(modules_json):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001  (reported, not hidden: the build prints it)
+            failed[name] = f"{type(exc).__name__}: {exc}"
+    _FILES.clear()
+    _FILES.update(installed_files("looplab"))
+    os.environ.clear()
+    random.seed(0)
+    gc.collect()
+    return json.dumps(failed)
+
+
+def installed_files(distribution: str) -> dict[str, bytes]:
+    """The files a distribution installed (its RECORD: sources and .dist-info, no bytecode)."""
+    from importlib import metadata
+
+    dist = metadata.distribution(distribution)
+    out = {}
+    for file in dist.files or []:
+        path = file.locate()
+        if file.suffix != ".pyc" and os.path.isfile(path):
+            with open(path, "rb") as handle:
+                out[os.path.normpath(str(path))] = handle.read()
+    return out
+
+
+def start(interruptible: bool) -> str:
+    """Set up a session after a load or a restore: looplab's files laid again where a restore lost
+    them, the same environment either way, a fresh RNG, and (when the page can interrupt Python)
+    a `time.sleep` that Stop can end. Returns JSON: the distributions whose files were laid."""
+    laid = False
+    for path, data in _FILES.items():
+        if not os.path.exists(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(data)
+            laid = True
+    if laid:
+        importlib.invalidate_caches()
+    kept = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+    os.environ.clear()
+    os.environ.update({**kept, **START_ENV})
+    random.seed()  # a snapshot froze the RNG's state: without this every visit draws the same numbers
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:  # its own RNG (temporary names), frozen too: made afresh on next use
+        tempfile._name_sequence = None
+    if interruptible:
+        interruptible_sleep()
+    return json.dumps(["looplab"] if laid else [])

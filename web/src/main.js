@@ -417,6 +417,17 @@ function stop() {
   updateButtons();
 }
 
+/** How Python started, for the ready line: from a snapshot, or loaded (and which snapshot was refused). */
+function describeStart(start) {
+  if (!start) return "";
+  if (start.source) return start.source === "device" ? " from this device's snapshot" : " from a snapshot";
+  return start.refused.length ? ` (snapshot refused: ${start.refused.join("; ")})` : "";
+}
+
+function startedFrom(start) {
+  return start && start.source ? `snapshot:${start.source}` : start && start.refused.length ? "load:refused" : "load";
+}
+
 function startRunner(build) {
   runner = new Runner(build, {
     starting({ restart }) {
@@ -436,7 +447,8 @@ function startRunner(build) {
       const ms = Math.round(performance.now() - loadingSince);
       status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
-      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s · ${modeName()} model${info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`}`, "ready", { stage: "ready" });
+      status.stamp({ startedFrom: startedFrom(info.start) });
+      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${modeName()} model${info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`}`, "ready", { stage: "ready" });
       registerServiceWorker();
       startWanted(); // a Run pressed while Python was starting again
     },

@@ -38,7 +38,10 @@ export class Runner {
       event.preventDefault();
       this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
     };
-    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build });
+    // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
+    // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
+    const snapshot = new URLSearchParams(self.location.search).get("snapshot");
+    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot });
     this.on.starting({ restart });
   }
 

@@ -4,6 +4,7 @@
 import bridgeSource from "./bridge.py";
 import { redact } from "./redact.js";
 import { clearAnswer, waitForAnswer } from "./asking.js";
+import { DeviceStore, checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
 
 let pyodide = null;
 let bridge = null;
@@ -25,31 +26,58 @@ function progress(newStage) {
   post({ type: "progress", stage, loaded, total });
 }
 
-// Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
-// the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
-// still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
-const realFetch = self.fetch.bind(self);
 let lastReport = 0;
+
+function counted(bytes) {
+  loaded += bytes;
+  const now = performance.now();
+  if (now - lastReport > 50) {
+    lastReport = now;
+    progress();
+  }
+}
 
 async function count(body) {
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;
-    loaded += value.byteLength;
-    const now = performance.now();
-    if (now - lastReport > 50) {
-      lastReport = now;
-      progress();
-    }
+    counted(value.byteLength);
   }
 }
 
+// Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
+// the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
+// still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
+// Files fetched ahead (`early`, from the worker's first moment) are handed over when Pyodide
+// asks for them, so nothing waits on what came before it.
+const realFetch = self.fetch.bind(self);
+const early = new Map(); // absolute URL -> Promise<Response>, taken once
+
 function countingFetch(input, init) {
-  return realFetch(input, init).then((response) => {
+  const url = input instanceof Request ? input.url : new URL(String(input), self.location.href).href;
+  const ahead = early.get(url);
+  if (ahead) early.delete(url);
+  return (ahead || realFetch(input, init)).then((response) => {
     if (response.ok && response.body) count(response.clone().body).catch(() => {});
     return response;
   });
+}
+
+// pyodide.asm.wasm is compiled from the first byte, beside the snapshot's download: Pyodide only
+// starts its own compile once the snapshot is in. Its instantiateStreaming gets the module
+// compiled here (compiling also warms the browser's code cache as before).
+let wasmModule = null;
+const realInstantiateStreaming = WebAssembly.instantiateStreaming;
+
+function compileEarly(wasmURL) {
+  wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
+  wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
+  early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const module = await wasmModule;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
 }
 
 // When pyodide.asm.wasm cannot be fetched or compiled (a broken deploy, offline on a first
@@ -73,33 +101,120 @@ function wasmFailure() {
   });
 }
 
-async function init({ interrupt: buffer, answers: answerBuffer, build }) {
+// --- starting Python: from a snapshot when one restores, else a normal load -------------------
+
+const ENV = { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" };
+const BRIDGE = "/home/pyodide/looplab_bridge.py";
+const at = (path) => new URL(path, self.location.href).href;
+
+/** Which snapshots to try, in order: this device's first only if it restored faster than the
+ * site's last time (or is untried, or the site has none); none for `?snapshot=off`. */
+async function snapshotPlan(build, store, wish) {
+  if (wish === "off") return [];
+  const [hasDevice, measured] = await Promise.all([store.has().catch(() => false), store.times().catch(() => ({}))]);
+  const plan = build.snapshot ? ["build"] : [];
+  if (hasDevice) {
+    const faster = !build.snapshot || measured.device === undefined || measured.build === undefined || measured.device < measured.build;
+    if (faster) plan.unshift("device");
+    else plan.push("device");
+  }
+  return plan;
+}
+
+/** The bytes of one snapshot, checked to fit; `?snapshot=refuse` spoils their magic number so
+ * that Pyodide itself refuses them (the fallback's test). */
+function snapshotBytes(source, build, store, wish, siteResponse) {
+  const read = source === "device"
+    ? store.read()
+    : readBuildSnapshot(siteResponse || realFetch(at(build.snapshot.file)), build.snapshot.rawBytes, counted);
+  return read.then((bytes) => {
+    times.snapshot = performance.now();
+    checkFits(bytes, build.heapLimit);
+    if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
+    return bytes;
+  });
+}
+
+function loadPython(loadPyodide, build, { snapshot = null, makeSnapshot = false } = {}) {
+  return Promise.race([wasmFailure(), loadPyodide({
+    indexURL: build.indexURL,
+    lockFileURL: build.lockFileURL,
+    packageBaseUrl: new URL(".", at(build.lockFileURL)).href,
+    // A restore needs no package: looplab is imported already, and the bridge lays its files
+    // again (a snapshot holds no file; installing the wheel again took 0.35-0.7 s).
+    packages: snapshot ? [] : ["looplab"],
+    env: ENV,
+    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+    ...(makeSnapshot ? { _makeSnapshot: true } : {}),
+  })]);
+}
+
+async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot: wish }) {
   total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   self.fetch = countingFetch;
+  const store = new DeviceStore(build.version, wish === "device"); // off by default: nothing kept in Cache Storage
+  const start = { source: null, refused: [] };
+  let deviceSnapshot = null;
   try {
     progress("loading Python");
     times.start = performance.timeOrigin + performance.now();
-    const { loadPyodide } = await import(build.indexURL + "pyodide.mjs");
+    // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
+    // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's
+    // snapshot (while Cache Storage says whether this device keeps a faster one).
+    compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
+    const trySnapshots = Boolean(build.snapshot) && wish !== "off";
+    const prefetch = [...(build.prefetch || []), ...(trySnapshots ? [] : [build.wheel])]; // a restore needs no wheel
+    for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
+    const aborter = new AbortController();
+    const siteResponse = trySnapshots ? realFetch(at(build.snapshot.file), { signal: aborter.signal }) : null;
+    if (siteResponse) siteResponse.catch(() => {});
+    const mjs = import(build.indexURL + "pyodide.mjs");
+    import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
+    const plan = await snapshotPlan(build, store, wish);
+    if (siteResponse && plan[0] !== "build") aborter.abort(); // fetched again if this device's fails
+    const { loadPyodide } = await mjs;
     times.imported = performance.now();
-    pyodide = await Promise.race([wasmFailure(), loadPyodide({
-      indexURL: build.indexURL,
-      lockFileURL: build.lockFileURL,
-      packageBaseUrl: new URL(".", new URL(build.lockFileURL, self.location.href)).href,
-      packages: ["looplab"],
-      env: { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" },
-    })]);
+    if (plan[0] === "build") total = build.snapshot.startupBytes;
+    else if (plan[0] === "device") total = build.snapshot ? build.snapshot.startupBytes - build.snapshot.bytes : total;
+    for (const source of plan) {
+      try {
+        const response = source === "build" && plan[0] === "build" ? siteResponse : null;
+        pyodide = await loadPython(loadPyodide, build, { snapshot: snapshotBytes(source, build, store, wish, response) });
+        start.source = source;
+        break;
+      } catch (error) {
+        start.refused.push(`${source === "device" ? "this device's" : "the site's"} snapshot: ${reasonOf(error)}`);
+        if (source === "device") store.forget().catch(() => {});
+        else forgetCopies(at(build.snapshot.file)).catch(() => {});
+        if (wish === "refuse") break;
+      }
+    }
+    // No snapshot restored: a normal load; it leaves one for this device's next start (made
+    // before Python holds anything of JavaScript, kept once the page is ready).
+    // Not by default yet: after a normal load Pyodide refuses to snapshot ("Unexpected hiwire
+    // entry"); `?snapshot=device` tries it.
+    const makeDevice = !pyodide && wish === "device" && store.available && !plan.includes("device");
+    if (!pyodide) {
+      total = build.startupBytes || 1;
+      pyodide = await loadPython(loadPyodide, build, { makeSnapshot: makeDevice });
+    }
     times.pyodide = performance.now();
     progress("starting looplab");
+    pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
+    if (!start.source) {
+      pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+      pyodide.pyimport("looplab_bridge").prepare(JSON.stringify(build.preload || []));
+      if (makeDevice) deviceSnapshot = makeDeviceSnapshot();
+    }
     if (interrupt) pyodide.setInterruptBuffer(interrupt);
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
-    pyodide.FS.writeFile("/home/pyodide/looplab_bridge.py", bridgeSource);
-    pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
     bridge = pyodide.pyimport("looplab_bridge");
-    if (interrupt) bridge.interruptible_sleep();
+    // Packages whose files the bridge laid again count as loaded (else the first run installs them).
+    for (const name of JSON.parse(bridge.start(Boolean(interrupt)))) pyodide.loadedPackages[name] ??= "default channel";
     times.looplab = performance.now();
   } catch (error) {
     post({ type: "fatal", message: `Python could not be loaded: ${error && error.message ? error.message : error}` });
@@ -107,6 +222,8 @@ async function init({ interrupt: buffer, answers: answerBuffer, build }) {
   } finally {
     self.fetch = realFetch; // live requests from lessons are not counted
     console.warn = realWarn;
+    WebAssembly.instantiateStreaming = realInstantiateStreaming;
+    early.clear();
   }
   loaded = total;
   progress("ready");
@@ -115,8 +232,44 @@ async function init({ interrupt: buffer, answers: answerBuffer, build }) {
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
     isolated: Boolean(interrupt),
-    times, // ms since the worker started: imported pyodide.mjs, Pyodide loaded, looplab imported
+    start, // {source: "build" | "device" | null, refused: [why each tried snapshot was refused]}
+    times, // ms since the worker started: imported pyodide.mjs (and .asm.mjs), wasm compiled, snapshot
+    //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
   });
+  // After ready, off the learner's path: remember how fast this start was, keep the device
+  // snapshot this load made, drop the snapshots of older builds.
+  if (start.source) store.recordTime(start.source, times.looplab).catch(() => {});
+  if (deviceSnapshot) {
+    store.write(deviceSnapshot, build.heapLimit).catch((error) => console.info("no device snapshot kept:", reasonOf(error)));
+    deviceSnapshot = null;
+  }
+  store.dropOthers().catch(() => {});
+  if (start.source) warmStopPath();
+}
+
+/** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
+ * turned into a JavaScript error), and its first use took 0.1-0.3 s in Node (the engine compiles
+ * each wasm function on its first call) — long enough, on a busy machine, to outlast Stop's grace
+ * period and restart Python instead. Run it once now, while the learner reads; a run asked for
+ * meanwhile waits the few tens of milliseconds this takes. */
+function warmStopPath() {
+  try {
+    pyodide.runPython("import time\ntime.sleep(0.001)\nraise KeyboardInterrupt('warming up')");
+  } catch {
+    // expected: the KeyboardInterrupt, which Pyodide keeps as sys.last_exc: forgotten again
+    pyodide.runPython("import sys\nfor name in ('last_exc', 'last_type', 'last_value', 'last_traceback'):\n    sys.__dict__.pop(name, None)");
+  }
+}
+
+/** A snapshot of the interpreter as it is now (loaded, looplab and the lessons' imports imported,
+ * nothing of JavaScript held); null when it could not be made. */
+function makeDeviceSnapshot() {
+  try {
+    return pyodide.makeMemorySnapshot();
+  } catch (error) {
+    console.info("no device snapshot made:", reasonOf(error));
+    return null;
+  }
 }
 
 // --- output: sent as it comes, batched only when a print loop floods -------------------------

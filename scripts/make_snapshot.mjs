@@ -1,0 +1,100 @@
+// Make the site's memory snapshot with Node.js: Pyodide from the built site's own files, looplab
+// and what every lesson imports already imported. Called by scripts/snapshot.py (make build):
+//
+//   node scripts/make_snapshot.mjs REQUEST.json
+//
+// REQUEST: {site, indexURL, lockFile, wheel, bridge, modules, seed, heapLimit, lesson, out}; paths absolute, or
+// relative to `site`. Writes the raw snapshot to `out`, then restores it in a fresh Pyodide and
+// runs a lesson there; prints one line of JSON: {heapBytes, bytes, failed, restored}.
+//
+// Nothing of this machine may reach the snapshot: Python sees no path of it (the wheel and the
+// bridge are handed over as bytes, the program name is the browser's), its environment is emptied
+// before the snapshot. While it is made the clock is fixed and the random bytes come from `seed`,
+// so two builds of the same sources give the same bytes (file times, import-time timestamps, the
+// hash secret, mimalloc's and the RNGs' states would differ otherwise).
+
+import nodeCrypto from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const at = (path) => resolve(request.site, path);
+const indexURL = at(request.indexURL) + "/";
+const HOME = "/home/pyodide";
+const BRIDGE = `${HOME}/looplab_bridge.py`;
+const PROGRAM = "./this.program"; // what Emscripten calls the program in a browser
+
+function fail(message) {
+  console.error(`make_snapshot: ${message}`);
+  process.exit(1);
+}
+
+// Fixed clocks while the snapshot is made: a wall clock at 2000-01-01 (Emscripten stamps files
+// with Date.now(), and Python keeps some of those times: import caches, logging's start time) and
+// a monotonic clock that ticks 1 ms a reading (mimalloc seeds its main heap's keys from it).
+const FIXED_NOW = 946684800000;
+const realNow = Date.now;
+const realMonotonic = performance.now;
+let ticks = 0;
+Date.now = () => FIXED_NOW;
+performance.now = () => ++ticks;
+// Random bytes from the seed (SHA-256 in counter mode): Emscripten draws them through
+// node:crypto's randomFillSync. The worker reseeds Python's RNG after every restore.
+const realFill = nodeCrypto.randomFillSync;
+let counter = 0;
+nodeCrypto.randomFillSync = (view) => {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let at = 0; at < bytes.length; at += 32) {
+    const block = nodeCrypto.createHash("sha256").update(`${request.seed}:${counter++}`).digest();
+    bytes.set(block.subarray(0, Math.min(32, bytes.length - at)), at);
+  }
+  return view;
+};
+
+const { loadPyodide } = await import(indexURL + "pyodide.mjs");
+const lockFileContents = readFileSync(at(request.lockFile), "utf8");
+const quiet = { stdout: (line) => console.error(line), stderr: (line) => console.error(line) };
+const limit = request.heapLimit; // the memory the wasm module starts with (scripts/snapshot.py)
+
+const maker = await loadPyodide({
+  indexURL, lockFileContents, packageBaseUrl: indexURL, _makeSnapshot: true, _sysExecutable: PROGRAM,
+  env: { HOME }, ...quiet,
+});
+maker.unpackArchive(new Uint8Array(readFileSync(at(request.wheel))), "wheel");
+maker.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
+maker.runPython(`import sys; sys.path.insert(0, "${HOME}")`);
+const failed = JSON.parse(maker.pyimport("looplab_bridge").prepare(JSON.stringify(request.modules)));
+const heapBytes = maker._module.HEAP8.length;
+if (heapBytes > limit) {
+  fail(`the heap grew to ${(heapBytes / 2 ** 20).toFixed(1)} MiB, over the ${limit / 2 ** 20} MiB a restore has room for: import less at build time`);
+}
+const snapshot = maker.makeMemorySnapshot();
+writeFileSync(request.out, snapshot);
+Date.now = realNow;
+performance.now = realMonotonic;
+nodeCrypto.randomFillSync = realFill;
+
+// The proof: restore it as the page does (no package loaded: the bridge's start-up lays looplab's
+// files again), and run the first lesson's solution through the bridge.
+const restored = await loadPyodide({
+  indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _loadSnapshot: snapshot, _sysExecutable: PROGRAM,
+  env: { HOME }, ...quiet,
+});
+// What the snapshot holds, before the page's start-up changes anything:
+const state = JSON.parse(restored.runPython(`
+import json, os, sys
+json.dumps({"environ": dict(os.environ), "modules": len(sys.modules), "cwd": os.getcwd(),
+            "executable": sys.executable, "looplab": "looplab.loop" in sys.modules})
+`));
+restored.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
+const bridge = restored.pyimport("looplab_bridge");
+const laid = JSON.parse(bridge.start(false));
+if (!laid.includes("looplab")) fail("the bridge's start-up laid no file of looplab's after the restore");
+const lesson = request.lesson ? JSON.parse(readFileSync(at(request.lesson), "utf8")) : null;
+let checks = null;
+if (lesson) {
+  const events = [];
+  const result = JSON.parse(bridge.run(JSON.stringify(lesson.cells), true, "{}", (event) => events.push(event)));
+  checks = { ok: result.ok, passed: result.checks.filter((c) => c.ok).length, total: result.checks.length, events: events.length };
+}
+console.log(JSON.stringify({ heapBytes, bytes: snapshot.length, failed, restored: { ...state, checks } }));

@@ -1,0 +1,214 @@
+"""The memory snapshot (issue 15): Python restored from the site's snapshot instead of started, and
+a clean fallback to a normal load when the snapshot is missing, corrupt or refused.
+
+Every other browser test starts from the snapshot too (it is the default start); these check what
+is particular to it: the ready line says how Python started, nothing of the build machine is in
+the snapshot, the restored interpreter is fresh (environment, RNG, files), Stop and the lazy extras
+work after a restore, a worker restart (Stop without isolation, a crash) restores again, and every
+broken snapshot ends in a normal load whose ready line says why.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from playwright.sync_api import expect
+
+from browser import wait_until
+from conftest import ROOT, build_site
+from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
+
+LESSON = "04-the-loop"
+SNAPSHOT = "py/snapshot.bin.gz"
+
+
+def started_from(page) -> str:
+    return status(page).get("startedFrom", "")
+
+
+def output(page) -> str:
+    return page.get_by_test_id("output").inner_text()
+
+
+def run_code(page, code: str) -> str:
+    set_code(page, code)
+    run(page)
+    return output(page)
+
+
+def assert_lesson_passes(page) -> None:
+    put_solutions(page)
+    results = run(page)
+    assert results and all(ok for ok, _, _ in results), results
+
+
+# --- the build ------------------------------------------------------------------------------------
+
+
+def test_the_snapshot_holds_nothing_of_the_machine_that_built_it_and_builds_reproducibly(site_dir, tmp_path):
+    """A second build, from another folder with a made-up HOME, PATH and user, gives the very same
+    bytes, and none of those made-up values (nor the folders) appear in them."""
+    home = tmp_path / "home-of-builder-q7x"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "USER": "builder-q7x", "LOGNAME": "builder-q7x",
+           "PATH": f"{tmp_path / 'bin-of-builder-q7x'}:{os.environ['PATH']}", "LLM_API_KEY": "sk-builder-q7x"}
+    out = tmp_path / "again"
+    folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures"]
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
+                    *[arg for folder in folders for arg in ("--lessons", str(folder))]],
+                   check=True, cwd=tmp_path, env=env, capture_output=True)
+    first = (site_dir / SNAPSHOT).read_bytes()
+    second = (out / SNAPSHOT).read_bytes()
+    assert first == second, "two builds of the same sources gave different snapshots"
+    raw = gzip.decompress(second)
+    assert second[4:8] == b"\0\0\0\0" and second[3] & 0x08 == 0  # gzip: no time, no file name
+    for secret in (str(home), "builder-q7x", str(tmp_path), str(site_dir), str(ROOT), os.environ["PATH"]):
+        assert secret.encode() not in raw, f"{secret!r} is in the snapshot"
+    facts = json.loads((site_dir / "build.json").read_text())["snapshot"]
+    # the restored interpreter's environment, read at build time before the page's start-up
+    assert set(facts["environ"]) <= {"LD_LIBRARY_PATH"}, facts["environ"]
+    assert facts["checks"]["passed"] == facts["checks"]["total"] > 0
+
+
+# --- a visit ------------------------------------------------------------------------------------------
+
+
+def test_a_visit_restores_python_from_the_sites_snapshot_and_says_so(page, site_url):
+    open_lesson(page, site_url, LESSON)
+    expect(page.get_by_test_id("status")).to_contain_text("from a snapshot")
+    assert started_from(page) == "snapshot:build"
+    assert_lesson_passes(page)
+
+
+def test_a_restored_python_is_fresh_and_has_its_files(page, site_url):
+    """The environment is the page's own (nothing of the builder), the RNG is reseeded per visit,
+    looplab's sources can be read (inspect, tracebacks) and its metadata found."""
+    code = ("import os, random, inspect, importlib.metadata, looplab.loop\n"
+            "print('env', sorted(os.environ))\n"
+            "print('home', os.environ['HOME'], os.getcwd())\n"
+            "print('draw', random.random())\n"
+            "print('source', len(inspect.getsource(looplab.loop.run_agent)) > 100)\n"
+            "print('version', importlib.metadata.version('looplab'))\n")
+    draws = []
+    for _ in range(2):
+        open_lesson(page, site_url, LESSON)
+        assert started_from(page) == "snapshot:build"
+        text = run_code(page, code)
+        assert "env ['HOME', 'LD_LIBRARY_PATH', 'LOOPLAB_MODEL']" in text, text
+        assert "home /home/pyodide /home/pyodide" in text and "source True" in text, text
+        assert "version " in text and "PackageNotFoundError" not in text, text
+        draws.append(next(line for line in text.splitlines() if line.startswith("draw")))
+        page.reload()
+    assert draws[0] != draws[1], draws
+
+
+def test_after_a_restore_stop_ends_a_sleep_and_extras_still_load(page, site_url):
+    open_lesson(page, site_url, LESSON)
+    assert started_from(page) == "snapshot:build"
+    assert page.evaluate("crossOriginIsolated") is True
+    set_code(page, "import time\nprint('asleep')\ntime.sleep(30)")
+    start_run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("asleep")
+    stopped = time.monotonic()
+    page.get_by_test_id("stop").click()
+    wait_run_end(page, timeout=10_000)
+    assert time.monotonic() - stopped < 2
+    expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt")
+    text = run_code(page, "import openai\nprint('openai', openai.__version__)")
+    assert "(loading " in text and "openai" in text, text
+    assert re.search(r"^openai \d+\.\d+", text, re.MULTILINE), text
+
+
+# --- restarts -----------------------------------------------------------------------------------------
+
+
+def test_without_isolation_stop_restarts_python_from_the_snapshot(context, site_url):
+    def without_isolation(route):
+        response = route.fetch()
+        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+        route.fulfill(response=response, headers=headers)
+    context.route(f"{site_url}**", without_isolation)
+    page = context.new_page()
+    open_lesson(page, site_url, LESSON)
+    assert page.evaluate("crossOriginIsolated") is False
+    first_ready = status(page)["readyAt"]
+    set_code(page, "import time\nprint('asleep')\ntime.sleep(30)")
+    start_run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("asleep")
+    page.get_by_test_id("stop").click()
+    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'",
+               READY_MS)
+    expect(page.get_by_test_id("status")).to_contain_text("from a snapshot")
+    assert started_from(page) == "snapshot:build"
+    page.get_by_test_id("reset").click()
+    assert_lesson_passes(page)
+
+
+def test_a_crashed_worker_restarts_from_the_snapshot(page, site_url):
+    open_lesson(page, site_url, LESSON)
+    first_ready = status(page)["readyAt"]
+    set_code(page, "import os\nos.abort()")
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("output")).to_contain_text("restarted", timeout=READY_MS)
+    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'",
+               READY_MS)
+    wait_ready(page)
+    assert started_from(page) == "snapshot:build"
+    assert "ready" in run_code(page, "print('ready again')")
+
+
+# --- fallbacks ----------------------------------------------------------------------------------------
+
+
+def test_a_forced_refusal_falls_back_to_a_normal_load(page, site_url):
+    """`?snapshot=refuse` spoils the snapshot's magic number: Pyodide itself refuses it (as a
+    browser whose build differs would), and Python loads normally."""
+    page.goto(f"{site_url}?snapshot=refuse#/{LESSON}")
+    wait_ready(page, LESSON)
+    text = status(page)["text"]
+    assert "(snapshot refused: the site's snapshot: Snapshot has invalid magic number)" in text, text
+    assert "from a snapshot" not in text and started_from(page) == "load:refused"
+    assert_lesson_passes(page)
+
+
+def test_a_missing_snapshot_falls_back_and_says_so(context, site_url):
+    context.route(f"**/{SNAPSHOT}", lambda route: route.fulfill(status=404, body="gone"))
+    page = context.new_page()
+    open_lesson(page, site_url, LESSON)
+    expect(page.get_by_test_id("status")).to_contain_text("(snapshot refused: the site's snapshot: the site's snapshot is missing (HTTP 404))")
+    assert started_from(page) == "load:refused"
+    assert_lesson_passes(page)
+
+
+def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_profile, site_url):
+    """The service worker's copy spoiled in Cache Storage: the page loads normally, says why, and
+    deletes the copy; the next visit fetches the snapshot from the site and restores again."""
+    page = fresh_profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the service worker, which precached the snapshot
+    wait_ready(page, LESSON)
+    assert page.evaluate("Boolean(navigator.serviceWorker.controller)") and started_from(page) == "snapshot:build"
+    cached = """async () => { for (const name of await caches.keys()) {
+        if ((await (await caches.open(name)).match('py/snapshot.bin.gz'))) return name; } return null; }"""
+    cache = page.evaluate(cached)
+    assert cache and cache.startswith("looplab-"), cache
+    page.evaluate("""async (name) => { const cache = await caches.open(name);
+        const gzipHead = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255, 1, 2, 3, 4, 5, 6, 7, 8]);
+        await cache.put('py/snapshot.bin.gz', new Response(gzipHead)); }""", cache)
+    page.reload()
+    wait_ready(page, LESSON)
+    text = status(page)["text"]
+    assert "(snapshot refused: the site's snapshot: the site's snapshot is corrupt" in text, text
+    assert started_from(page) == "load:refused"
+    wait_until(page, f"({cached})().then((name) => name === null)")
+    assert_lesson_passes(page)
+    page.reload()
+    wait_ready(page, LESSON)
+    expect(page.get_by_test_id("status")).to_contain_text("from a snapshot")
