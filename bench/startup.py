@@ -156,8 +156,11 @@ def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
     bare = []
     for i in range(runs):
         for name, query in (("snapshot", ""), ("off", "?snapshot=off")):
+            # service workers blocked: sw.js would add COOP/COEP itself and isolate the page (a Stop
+            # would then interrupt, not restart), as on a static host from the second load on
             context = p.chromium.launch_persistent_context(f"{tmp}/restart-{name}-{i}", executable_path=CHROMIUM,
-                                                           args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800})
+                                                           args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
+                                                           service_workers="block")
             try:
                 without_isolation(context, url)
                 rows[name].append(measure_restart(context, url, RESTART_LESSON, query))

@@ -21,7 +21,7 @@ import time
 from playwright.sync_api import expect
 
 from browser import wait_until
-from conftest import ROOT, build_site
+from conftest import ROOT, build_site, guard
 from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
 
 LESSON = "04-the-loop"
@@ -128,7 +128,17 @@ def test_after_a_restore_stop_ends_a_sleep_and_extras_still_load(page, site_url)
 # --- restarts -----------------------------------------------------------------------------------------
 
 
-def test_without_isolation_stop_restarts_python_from_the_snapshot(context, site_url):
+def test_without_isolation_stop_restarts_python_from_the_snapshot(browser, site_url):
+    # service workers blocked: sw.js would add COOP/COEP itself and isolate the page after one reload
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    guard(context)
+    try:
+        _restart_without_isolation(context, site_url)
+    finally:
+        context.close()
+
+
+def _restart_without_isolation(context, site_url):
     def without_isolation(route):
         response = route.fetch()
         headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
