@@ -6,12 +6,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import zlib
 from urllib.parse import urlsplit
 
 import nbformat
 from playwright.sync_api import expect
 
+from browser import wait_until
 from conftest import guard
 from learner import cell, open_lesson, put_solutions, run, set_code, start_run, wait_ready, wait_run_end
 from otlp import parse_otlp, spans as all_spans
@@ -217,6 +219,7 @@ def test_a_share_link_opens_in_a_fresh_profile_with_the_edits_and_no_key(page, s
                    'answer = result["answer"]')
     run(page)
     page.get_by_test_id("share").click()
+    expect(page.get_by_test_id("share-url")).to_have_value(re.compile(r"\?share="))  # the link is made async
     link = page.get_by_test_id("share-url").input_value()
     assert KEY not in link and link.startswith(site_url) and len(link) < 32 * 1024
     payload = shared_payload(link)
@@ -228,6 +231,7 @@ def test_a_share_link_opens_in_a_fresh_profile_with_the_edits_and_no_key(page, s
     other.goto(f"{site_url}#/90-e2e-agent")                     # the other learner's own edit first
     wait_ready(other, "90-e2e-agent")
     set_code(other, 'model = pick_model([call("add", a=1, b=1), final("Mine.")])', )
+    wait_until(other, "() => JSON.stringify(localStorage).includes('Mine.')")  # the own edit is saved
     other.goto(link)
     wait_ready(other, "90-e2e-agent")
     code = cell(other).locator(".cm-content")
