@@ -133,6 +133,9 @@ export class Runner {
     return new Promise((resolve) => {
       this.current = { id, resolve, timer: null, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
+      // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
+      // before the worker has read this message must still interrupt the run.
+      if (this.interrupt) this.interrupt[0] = 0;
       this.worker.postMessage({ ...message, id, env: known });
     });
   }

@@ -339,7 +339,7 @@ async function loadExtras(id, cells, env) {
 async function run({ id, cells, solution, env, fork = null }) {
   runId = id;
   secret = env && env.LLM_API_KEY && env.LLM_API_KEY.length >= 4 ? env.LLM_API_KEY : "";
-  if (interrupt) interrupt[0] = 0;
+  // (the page clears the interrupt buffer before it sends a run: a Stop pressed meanwhile stands)
   let result = null;
   let interrupted = false;
   let extras = null;
