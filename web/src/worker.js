@@ -346,7 +346,14 @@ async function run({ id, cells, solution, env, fork = null }) {
   try {
     if (!fork) extras = await loadExtras(id, cells, env);
   } catch (error) {
-    post({ type: "stderr", id, text: hide(`Could not load a package: ${error && error.message ? error.message : error}\n`) });
+    const message = String(error && error.message ? error.message : error);
+    if (/KeyboardInterrupt/.test(message)) { // a Stop pressed while the run was still being prepared
+      flush();
+      post({ type: "done", id, result: { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, interrupted: true, extras });
+      runId = null;
+      return;
+    }
+    post({ type: "stderr", id, text: hide(`Could not load a package: ${message}\n`) });
   }
   const sendEvent = (text) => {
     flush(); // output printed before an event shows before it
