@@ -64,5 +64,7 @@ export const SIGINT = 2;
  * sets the same list (its ENV_KEYS; tests/site/test_page_rules.py checks the two agree). */
 export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
 
-/** How long Stop waits for the interrupt before it terminates the worker (ms). */
-export const STOP_GRACE_MS = 500;
+/** How long Stop waits for the interrupt before it terminates the worker (ms). Long enough for a
+ * busy machine's first interrupt after a snapshot restore; short enough that Stop ends a run in
+ * well under the 2 s the site promises. */
+export const STOP_GRACE_MS = 1000;
