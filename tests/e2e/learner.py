@@ -118,3 +118,13 @@ def try_connection(page: Page) -> tuple[str, str]:
     outcome, message = result.get_attribute("data-outcome"), result.inner_text()
     dialog.get_by_role("button", name="Cancel").click()
     return outcome, message
+
+
+def serve_without_isolation(context, site_url: str) -> None:
+    """Drop COOP/COEP from every response of the site to this context (block its service workers
+    too, or sw.js adds them back): the page is then not cross-origin isolated and Stop restarts Python."""
+    def strip(route):
+        response = route.fetch()
+        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+        route.fulfill(response=response, headers=headers)
+    context.route(f"{site_url}**", strip)

@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run
+from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run, serve_without_isolation
 from conftest import guard
 
 FIRST = {"slug": FIXTURE, "title": "E2E fixture: a tiny agent", "line": "hello from the lesson",
@@ -126,11 +126,7 @@ def test_without_isolation_a_run_pressed_while_python_restarts_runs_the_new_less
 
 
 def without_isolation_run(context, site_url):
-    def without_isolation(route):
-        response = route.fetch()
-        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
-        route.fulfill(response=response, headers=headers)
-    context.route(f"{site_url}**", without_isolation)
+    serve_without_isolation(context, site_url)
     page = context.new_page()
     slow_lesson_files(page)
     open_lesson(page, site_url, FIRST["slug"])

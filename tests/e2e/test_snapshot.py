@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from browser import wait_until
 from conftest import ROOT, build_site, guard
-from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
+from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end, serve_without_isolation
 
 LESSON = "04-the-loop"
 SNAPSHOT = "py/snapshot.bin.gz"
@@ -139,11 +139,7 @@ def test_without_isolation_stop_restarts_python_from_the_snapshot(browser, site_
 
 
 def _restart_without_isolation(context, site_url):
-    def without_isolation(route):
-        response = route.fetch()
-        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
-        route.fulfill(response=response, headers=headers)
-    context.route(f"{site_url}**", without_isolation)
+    serve_without_isolation(context, site_url)
     page = context.new_page()
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is False

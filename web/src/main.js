@@ -251,21 +251,7 @@ async function start() {
   status.stamp({ runStarted: started, runEnded: undefined, extrasMs: undefined });
   status.show(`Running ${run.meta.title} with the ${modeName()} model…`, "running", { about: view });
   if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
-  const onScreen = (draw) => (value) => view === run.view && draw(value);
-  const promise = runner.run(view.cells(), {
-    env: settings.env(),
-    on: {
-      stdout: onScreen((text) => output.write(text, "stdout")),
-      stderr: onScreen((text) => output.write(text, "stderr")),
-      event: onScreen((event) => {
-        if (event.type === "model_call") run.step = event.step;
-        trace.add(event);
-        context.add(event);
-        inspector.add(event);
-      }),
-      ask: (kind, request, options) => askPage(run, kind, request, options),
-    },
-  });
+  const promise = runner.run(view.cells(), { env: settings.env(), on: runCallbacks(run) });
   updateButtons();
   const result = await promise;
   active = null;
@@ -280,8 +266,24 @@ async function start() {
   startWanted();
 }
 
-// Python asks the page (asking.js): only approvals so far (looplab's ask_person). The inspector
-// shows the pause on the run's step while the dialog waits.
+/** What a run (or a fork) sends the page goes to the panels while its lesson is on screen. */
+function runCallbacks(run, eventOptions) {
+  const onScreen = (draw) => (value) => view === run.view && draw(value);
+  return {
+    stdout: onScreen((text) => output.write(text, "stdout")),
+    stderr: onScreen((text) => output.write(text, "stderr")),
+    event: onScreen((event) => {
+      if (event.type === "model_call") run.step = event.step;
+      trace.add(event);
+      context.add(event);
+      inspector.add(event, eventOptions);
+    }),
+    ask: (kind, request, options) => askPage(run, kind, request, options),
+  };
+}
+
+// Python asks the page (asking.js): approvals (looplab's ask_person) and the local model. The
+// inspector shows an approval's pause on the run's step while the dialog waits.
 function askPage(run, kind, request, options) {
   if (kind === "model") return askLocal(request, options); // the local model (localmodel.js)
   if (kind !== "approval" || view !== run.view) return { unavailable: `the page has no answer to a "${kind}" question here` };
@@ -296,21 +298,7 @@ async function fork(request) {
   active = run;
   updateButtons();
   status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: view });
-  const onScreen = (draw) => (value) => view === run.view && draw(value);
-  const result = await runner.fork(request, {
-    env: settings.env(),
-    on: {
-      stdout: onScreen((text) => output.write(text, "stdout")),
-      stderr: onScreen((text) => output.write(text, "stderr")),
-      event: onScreen((event) => {
-        if (event.type === "model_call") run.step = event.step;
-        trace.add(event);
-        context.add(event);
-        inspector.add(event, { source: "fork" });
-      }),
-      ask: (kind, req, options) => askPage(run, kind, req, options),
-    },
-  });
+  const result = await runner.fork(request, { env: settings.env(), on: runCallbacks(run, { source: "fork" }) });
   active = null;
   inspector.resumed();
   updateButtons();
