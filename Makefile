@@ -24,7 +24,8 @@ node_modules/.stamp: package-lock.json package.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-test-py: venv
+# tests/site reads Pyodide's own files (its wasm heap limit and build id) from node_modules.
+test-py: venv node
 	$(PY) -m pytest tests/unit tests/lessons tests/live tests/site
 
 include mk/pyodide.mk
