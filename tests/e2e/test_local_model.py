@@ -43,10 +43,13 @@ def local_status(page):
 
 
 def choose_local(page):
-    """Model → local: the page then looks for a kept model and opens Settings when there is none."""
+    """Model → local with no model kept: the page looks for one, finds none and opens Settings."""
     toggle = page.get_by_test_id("model-toggle")
     toggle.select_option("local")
     expect(toggle).to_have_attribute("data-mode", "local")
+    # Nothing is kept in these tests' fresh profiles: once the page has looked (asynchronously), it
+    # opens Settings. Wait for that, or a later click may land on the dialog as it opens.
+    expect(page.locator("dialog[open]")).to_have_count(1)
 
 
 def close_settings(page):
@@ -68,7 +71,6 @@ def test_the_engine_is_not_part_of_the_first_load(context, site_url):
 def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(local_page):
     page = local_page
     choose_local(page)
-    expect(page.locator("dialog[open]")).to_have_count(1)                    # nothing kept yet: Settings open
     expect(local_status(page)).to_contain_text("No local model yet")
     page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
     status_line = local_status(page)
