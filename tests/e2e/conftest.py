@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser import CHROMIUM, CHROMIUM_ARGS, PlainServer, SiteServer  # noqa: E402,F401 (re-exported for the tests)
+from learner import serve_without_isolation  # noqa: E402
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
@@ -116,6 +117,17 @@ def no_outside_requests():
 def context(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     guard(context)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def not_isolated_context(browser, site_url):
+    """A context whose pages are not cross-origin isolated (Stop restarts Python there): the site's
+    COOP/COEP are dropped, and service workers blocked, or sw.js would add them back on a reload."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    guard(context)
+    serve_without_isolation(context, site_url)
     yield context
     context.close()
 

@@ -12,8 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run, serve_without_isolation
-from conftest import guard
+from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run
 
 FIRST = {"slug": FIXTURE, "title": "E2E fixture: a tiny agent", "line": "hello from the lesson",
          "checks": ["the run stopped with a final answer", "the answer mentions 5"]}
@@ -113,21 +112,10 @@ def test_a_run_of_a_lesson_that_sleeps_can_be_left_for_one_that_sleeps_too(page,
     assert "pause = 0.3" in page.get_by_test_id("lesson-text").inner_text()
 
 
-def test_without_isolation_a_run_pressed_while_python_restarts_runs_the_new_lesson(browser, site_url):
+def test_without_isolation_a_run_pressed_while_python_restarts_runs_the_new_lesson(not_isolated_context, site_url):
     """Where Stop must restart Python (no cross-origin isolation), leaving a running lesson restarts
     it, and a Run pressed meanwhile runs the lesson opened once Python is back."""
-    # no service worker either: it would add COOP/COEP and isolate the page after one reload (sw.js)
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
-    guard(context)
-    try:
-        without_isolation_run(context, site_url)
-    finally:
-        context.close()
-
-
-def without_isolation_run(context, site_url):
-    serve_without_isolation(context, site_url)
-    page = context.new_page()
+    page = not_isolated_context.new_page()
     slow_lesson_files(page)
     open_lesson(page, site_url, FIRST["slug"])
     assert page.evaluate("crossOriginIsolated") is False

@@ -21,8 +21,8 @@ import time
 from playwright.sync_api import expect
 
 from browser import wait_until
-from conftest import ROOT, build_site, guard
-from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end, serve_without_isolation
+from conftest import ROOT, build_site
+from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
 
 LESSON = "04-the-loop"
 SNAPSHOT = "py/snapshot.bin.gz"
@@ -128,19 +128,8 @@ def test_after_a_restore_stop_ends_a_sleep_and_extras_still_load(page, site_url)
 # --- restarts -----------------------------------------------------------------------------------------
 
 
-def test_without_isolation_stop_restarts_python_from_the_snapshot(browser, site_url):
-    # service workers blocked: sw.js would add COOP/COEP itself and isolate the page after one reload
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
-    guard(context)
-    try:
-        _restart_without_isolation(context, site_url)
-    finally:
-        context.close()
-
-
-def _restart_without_isolation(context, site_url):
-    serve_without_isolation(context, site_url)
-    page = context.new_page()
+def test_without_isolation_stop_restarts_python_from_the_snapshot(not_isolated_context, site_url):
+    page = not_isolated_context.new_page()
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is False
     first_ready = status(page)["readyAt"]

@@ -203,10 +203,11 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     times.pyodide = performance.now();
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
-    if (!start.source) {
-      pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+    if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+    if (makeDevice) {
+      // Only for a snapshot: a plain load imports what a run needs when it runs.
       pyodide.pyimport("looplab_bridge").prepare(JSON.stringify(build.preload || []));
-      if (makeDevice) deviceSnapshot = makeDeviceSnapshot();
+      deviceSnapshot = makeDeviceSnapshot();
     }
     if (interrupt) pyodide.setInterruptBuffer(interrupt);
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
