@@ -23,12 +23,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import Error as PlaywrightError, sync_playwright
+from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from learner import set_code  # noqa: E402
+from learner import serve_without_isolation, set_code  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -103,18 +103,6 @@ SLEEP = "import time\nprint('asleep')\ntime.sleep(60)"
 RESTART_LESSON = "04-the-loop"  # its first exercise runs first: the sleep is reached at once
 
 
-def without_isolation(context, url: str) -> None:
-    """Serve the site without COOP/COEP to this context: Stop must then restart Python's worker."""
-    def strip(route):
-        try:
-            response = route.fetch()
-            headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
-            route.fulfill(response=response, headers=headers)
-        except PlaywrightError:
-            pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
-    context.route(f"{url}**", strip)
-
-
 def status_of(page) -> dict:
     return page.evaluate("() => ({ ...document.querySelector('[data-testid=status]').dataset })")
 
@@ -162,7 +150,7 @@ def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
                                                            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
                                                            service_workers="block")
             try:
-                without_isolation(context, url)
+                serve_without_isolation(context, url)
                 rows[name].append(measure_restart(context, url, RESTART_LESSON, query))
             finally:
                 context.close()

@@ -483,7 +483,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
             # wheel only for a normal load: a restore has looplab already)
             "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
             "wheel": f"py/{looplab_wheel.name}",
-            # the modules imported ahead (in the snapshot, or after a normal load), the memory
+            # the modules imported ahead (in the snapshot; a normal load imports them as runs need them), the memory
             # Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
             "preload": preload, "heapLimit": heap_limit, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError, Page, expect
 
 from browser import wait_until  # noqa: F401 (the tests' CSP-safe wait_for_function)
 
@@ -124,7 +124,10 @@ def serve_without_isolation(context, site_url: str) -> None:
     """Drop COOP/COEP from every response of the site to this context (block its service workers
     too, or sw.js adds them back): the page is then not cross-origin isolated and Stop restarts Python."""
     def strip(route):
-        response = route.fetch()
-        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
-        route.fulfill(response=response, headers=headers)
+        try:
+            response = route.fetch()
+            headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+            route.fulfill(response=response, headers=headers)
+        except PlaywrightError:
+            pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
     context.route(f"{site_url}**", strip)
