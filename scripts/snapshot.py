@@ -1,8 +1,7 @@
 """The site's memory snapshot: a ready interpreter (looplab and every lesson's imports imported),
 made by Node.js from the exact Pyodide files the site serves, shipped gzipped.
 
-    snapshot.modules_to_import(lessons, package, lock)   what it imports ahead (also the worker, after
-                                                         a normal load, before a device snapshot)
+    snapshot.modules_to_import(lessons, package, lock)   what it imports ahead
     snapshot.build(out, core, wheel, modules, limit, lesson)  ->  out/py/snapshot.bin.gz, its facts
 
 The worker restores it instead of starting Python (web/src/snapshot.js), and loads normally when

@@ -5,8 +5,8 @@ Loaded by worker.js as module `looplab_bridge`. Events reach the page as they ha
 last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
 them from a step: `fork`.
 
-It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js and in
-the worker before a device snapshot) and sets up one after a load or a restore (`start`).
+It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js:
+scripts/make_snapshot.mjs) and sets up one after a load or a restore (`start`).
 """
 
 import gc

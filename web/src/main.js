@@ -408,7 +408,7 @@ function stop() {
 /** How Python started, for the ready line: from a snapshot, or loaded (and which snapshot was refused). */
 function describeStart(start) {
   if (!start) return "";
-  if (start.source) return start.source === "device" ? " from this device's snapshot" : " from a snapshot";
+  if (start.source) return " from a snapshot";
   return start.refused.length ? ` (snapshot refused: ${start.refused.join("; ")})` : "";
 }
 

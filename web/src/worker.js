@@ -4,7 +4,7 @@
 import bridgeSource from "./bridge.py";
 import { redact } from "./redact.js";
 import { clearAnswer, waitForAnswer } from "./asking.js";
-import { DeviceStore, checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
+import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
 
 let pyodide = null;
 let bridge = null;
@@ -107,27 +107,10 @@ const ENV = { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" };
 const BRIDGE = "/home/pyodide/looplab_bridge.py";
 const at = (path) => new URL(path, self.location.href).href;
 
-/** Which snapshots to try, in order: this device's first only if it restored faster than the
- * site's last time (or is untried, or the site has none); none for `?snapshot=off`. */
-async function snapshotPlan(build, store, wish) {
-  if (wish === "off") return [];
-  const [hasDevice, measured] = await Promise.all([store.has().catch(() => false), store.times().catch(() => ({}))]);
-  const plan = build.snapshot ? ["build"] : [];
-  if (hasDevice) {
-    const faster = !build.snapshot || measured.device === undefined || measured.build === undefined || measured.device < measured.build;
-    if (faster) plan.unshift("device");
-    else plan.push("device");
-  }
-  return plan;
-}
-
-/** The bytes of one snapshot, checked to fit; `?snapshot=refuse` spoils their magic number so
- * that Pyodide itself refuses them (the fallback's test). */
-function snapshotBytes(source, build, store, wish, siteResponse) {
-  const read = source === "device"
-    ? store.read()
-    : readBuildSnapshot(siteResponse || realFetch(at(build.snapshot.file)), build.snapshot.rawBytes, counted);
-  return read.then((bytes) => {
+/** The bytes of the site's snapshot, checked to fit; `?snapshot=refuse` spoils their magic number
+ * so that Pyodide itself refuses them (the fallback's test). */
+function snapshotBytes(build, wish, response) {
+  return readBuildSnapshot(response, build.snapshot.rawBytes, counted).then((bytes) => {
     times.snapshot = performance.now();
     checkFits(bytes, build.heapLimit);
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
@@ -135,7 +118,7 @@ function snapshotBytes(source, build, store, wish, siteResponse) {
   });
 }
 
-function loadPython(loadPyodide, build, { snapshot = null, makeSnapshot = false } = {}) {
+function loadPython(loadPyodide, build, snapshot = null) {
   return Promise.race([wasmFailure(), loadPyodide({
     indexURL: build.indexURL,
     lockFileURL: build.lockFileURL,
@@ -145,7 +128,6 @@ function loadPython(loadPyodide, build, { snapshot = null, makeSnapshot = false 
     packages: snapshot ? [] : ["looplab"],
     env: ENV,
     ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-    ...(makeSnapshot ? { _makeSnapshot: true } : {}),
   })]);
 }
 
@@ -154,61 +136,40 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   self.fetch = countingFetch;
-  const store = new DeviceStore(build.version, wish === "device"); // off by default: nothing kept in Cache Storage
   const start = { source: null, refused: [] };
-  let deviceSnapshot = null;
   try {
     progress("loading Python");
     times.start = performance.timeOrigin + performance.now();
     // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
-    // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's
-    // snapshot (while Cache Storage says whether this device keeps a faster one).
+    // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
     compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
-    const trySnapshots = Boolean(build.snapshot) && wish !== "off";
-    const prefetch = [...(build.prefetch || []), ...(trySnapshots ? [] : [build.wheel])]; // a restore needs no wheel
+    const useSnapshot = Boolean(build.snapshot) && wish !== "off";
+    const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
     for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
-    const aborter = new AbortController();
-    const siteResponse = trySnapshots ? realFetch(at(build.snapshot.file), { signal: aborter.signal }) : null;
-    if (siteResponse) siteResponse.catch(() => {});
+    const siteResponse = useSnapshot ? realFetch(at(build.snapshot.file)) : null;
+    if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
     const mjs = import(build.indexURL + "pyodide.mjs");
     import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
-    const plan = await snapshotPlan(build, store, wish);
-    if (siteResponse && plan[0] !== "build") aborter.abort(); // fetched again if this device's fails
     const { loadPyodide } = await mjs;
     times.imported = performance.now();
-    if (plan[0] === "build") total = build.snapshot.startupBytes;
-    else if (plan[0] === "device") total = build.snapshot ? build.snapshot.startupBytes - build.snapshot.bytes : total;
-    for (const source of plan) {
+    if (useSnapshot) {
+      total = build.snapshot.startupBytes;
       try {
-        const response = source === "build" && plan[0] === "build" ? siteResponse : null;
-        pyodide = await loadPython(loadPyodide, build, { snapshot: snapshotBytes(source, build, store, wish, response) });
-        start.source = source;
-        break;
+        pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse));
+        start.source = "build";
       } catch (error) {
-        start.refused.push(`${source === "device" ? "this device's" : "the site's"} snapshot: ${reasonOf(error)}`);
-        if (source === "device") store.forget().catch(() => {});
-        else forgetCopies(at(build.snapshot.file)).catch(() => {});
-        if (wish === "refuse") break;
+        start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
+        forgetCopies(at(build.snapshot.file)).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
       }
     }
-    // No snapshot restored: a normal load; it leaves one for this device's next start (made
-    // before Python holds anything of JavaScript, kept once the page is ready).
-    // Not by default yet: after a normal load Pyodide refuses to snapshot ("Unexpected hiwire
-    // entry"); `?snapshot=device` tries it.
-    const makeDevice = !pyodide && wish === "device" && store.available && !plan.includes("device");
-    if (!pyodide) {
+    if (!pyodide) { // no snapshot, or it was refused: a normal load
       total = build.startupBytes || 1;
-      pyodide = await loadPython(loadPyodide, build, { makeSnapshot: makeDevice });
+      pyodide = await loadPython(loadPyodide, build);
     }
     times.pyodide = performance.now();
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
-    if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
-    if (makeDevice) {
-      // Only for a snapshot: a plain load imports what a run needs when it runs.
-      pyodide.pyimport("looplab_bridge").prepare(JSON.stringify(build.preload || []));
-      deviceSnapshot = makeDeviceSnapshot();
-    }
+    if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
     if (interrupt) pyodide.setInterruptBuffer(interrupt);
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
@@ -233,18 +194,10 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
     isolated: Boolean(interrupt),
-    start, // {source: "build" | "device" | null, refused: [why each tried snapshot was refused]}
+    start, // {source: "build" | null, refused: [why the snapshot was refused]}
     times, // ms since the worker started: imported pyodide.mjs (and .asm.mjs), wasm compiled, snapshot
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
   });
-  // After ready, off the learner's path: remember how fast this start was, keep the device
-  // snapshot this load made, drop the snapshots of older builds.
-  if (start.source) store.recordTime(start.source, times.looplab).catch(() => {});
-  if (deviceSnapshot) {
-    store.write(deviceSnapshot, build.heapLimit).catch((error) => console.info("no device snapshot kept:", reasonOf(error)));
-    deviceSnapshot = null;
-  }
-  store.dropOthers().catch(() => {});
   if (start.source) warmStopPath();
 }
 
@@ -259,17 +212,6 @@ function warmStopPath() {
   } catch {
     // expected: the KeyboardInterrupt, which Pyodide keeps as sys.last_exc: forgotten again
     pyodide.runPython("import sys\nfor name in ('last_exc', 'last_type', 'last_value', 'last_traceback'):\n    sys.__dict__.pop(name, None)");
-  }
-}
-
-/** A snapshot of the interpreter as it is now (loaded, looplab and the lessons' imports imported,
- * nothing of JavaScript held); null when it could not be made. */
-function makeDeviceSnapshot() {
-  try {
-    return pyodide.makeMemorySnapshot();
-  } catch (error) {
-    console.info("no device snapshot made:", reasonOf(error));
-    return null;
   }
 }
 
