@@ -72,6 +72,7 @@ TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_nam
           "platform_python_implementation": "CPython", "platform_version": ""}
 
 sys.path.insert(0, str(ROOT / "py"))
+from looplab import course  # noqa: E402
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
 
 
@@ -253,7 +254,6 @@ def break_cycles(packages: dict) -> None:
 
 # --- lessons -----------------------------------------------------------------------------------
 
-LESSON_NAME = re.compile(r"^(?P<number>\d+)-(?P<slug>[a-z0-9-]+)\.py$")
 
 
 def lesson_title(cells: list, fallback: str) -> str:
@@ -284,10 +284,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     dest.mkdir()
     index = []
     for folder in folders:
-        for path in sorted(folder.glob("*.py")):
-            match = LESSON_NAME.match(path.name)
-            if not match:
-                continue
+        for path in course.lesson_files(folder):
             text = path.read_text(encoding="utf-8")
             cells = lesson_format.parse(text)
             slug = path.stem
@@ -295,11 +292,10 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
                       "cells": [lesson_cell(c, path) for c in cells]}
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
-            index.append({"slug": slug, "number": int(match["number"]), "title": parsed["title"],
+            index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
                           "checks": len(lesson_format.check_names(cells)),
                           "hash": hashlib.sha256(text.encode()).hexdigest()[:16]})
-    index.sort(key=lambda item: (item["number"], item["slug"]))
     (dest / "index.json").write_text(json.dumps({"lessons": index}, indent=1, ensure_ascii=False) + "\n")
     return index
 

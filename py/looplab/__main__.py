@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+from . import course
 from . import lesson as lessons
 from . import trace
 from .models import model_mode
@@ -37,12 +38,7 @@ def find_lesson(name: str) -> Path | None:
     path = Path(name)
     if path.is_file():
         return path
-    folder = lessons_dir()
-    files = sorted(folder.glob("[0-9][0-9]-*.py")) if folder.is_dir() else []
-    if name.isdigit():
-        return next((f for f in files if f.name.startswith(f"{int(name):02d}-")), None)
-    matches = [f for f in files if name in f.stem]
-    return matches[0] if len(matches) == 1 else None
+    return course.find_in(lessons_dir(), name)
 
 
 def title_of(path: Path) -> str:
@@ -58,7 +54,7 @@ def title_of(path: Path) -> str:
 def list_lessons() -> int:
     """Print each lesson with its title and exercise count; 2 when there are none."""
     folder = lessons_dir()
-    files = sorted(folder.glob("[0-9][0-9]-*.py")) if folder.is_dir() else []
+    files = course.lesson_files(folder)
     if not files:
         print(f"no lessons found in {folder}", file=sys.stderr)
         return 2

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from looplab.course import lesson_files
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from fakeserver import FakeServer  # noqa: E402
@@ -21,7 +23,7 @@ def test_list_names_every_lesson_with_its_title():
     done = looplab("list")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == len(list((ROOT / "lessons").glob("[0-9][0-9]-*.py"))) >= 16
+    assert len(lines) == len(lesson_files(ROOT / "lessons")) >= 16
     assert lines[0].startswith("01-agent-or-workflow.py") and "Agent or workflow?" in lines[0]
     assert "(2 exercises)" in lines[0]
 

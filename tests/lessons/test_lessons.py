@@ -13,10 +13,11 @@ import pytest
 from dataclasses import replace
 from pathlib import Path
 
+from looplab.course import lesson_files
 from looplab.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
+LESSONS = lesson_files(ROOT / "lessons")
 
 
 def ids(paths):

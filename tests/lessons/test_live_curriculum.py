@@ -15,9 +15,10 @@ import pytest
 
 from looplab.lesson import FAILED, NOT_CHECKED, PASSED, check_statements, is_expect, parse, run_file
 from looplab.testcells import check_name
+from looplab.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
+LESSONS = lesson_files(ROOT / "lessons")
 KEY = "sk-curriculum-test-key-0123456789abcdef"
 
 sys.path.insert(0, str(ROOT / "tests"))

@@ -12,8 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+from looplab.course import lesson_files
+
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py"))
+LESSONS = lesson_files(ROOT / "lessons")
 STOPS = {"final", "step_limit", "error", "needs_person", "blocked"}
 KEY = "sk-llama-real-test-key-5ec4e7f0a1b2"  # a fake key; the server is told to require it
 FIGURES: list[dict] = []  # one row per lesson run by the tests, printed at the end of the session

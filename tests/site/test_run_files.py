@@ -15,6 +15,7 @@ import pytest
 from conftest import NodeModule
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
 from looplab.lesson import parse
+from looplab.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -127,7 +128,7 @@ def lesson_json(path: Path) -> dict:
 
 
 def test_every_lesson_downloads_as_a_valid_notebook_with_the_edits(notebook_js):
-    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]-*.py")):
+    for path in lesson_files(ROOT / "lessons"):
         lesson = lesson_json(path)
         edited = [None] * len(lesson["cells"])
         exercise = next((i for i, c in enumerate(lesson["cells"]) if c["role"] in ("exercise", "code")), None)

@@ -18,7 +18,7 @@ export function renderLessonList(root, lessons, currentSlug) {
     const link = document.createElement("a");
     link.href = `#/${lesson.slug}`;
     link.innerHTML = `<span class="num"></span><span class="name"></span><span class="mark" aria-hidden="true"></span>`;
-    link.querySelector(".num").textContent = String(lesson.number).padStart(2, "0");
+    link.querySelector(".num").textContent = String(lesson.number);
     link.querySelector(".name").textContent = lesson.title;
     link.querySelector(".mark").textContent = MARKS[state] + (modified ? " •" : "");
     link.title = `${lesson.title}${state === "passed" ? " — all checks passed" : state === "tried" ? " — not all checks pass yet" : ""}${modified ? " — modified" : ""}`;

@@ -1,0 +1,32 @@
+"""Where a course's lessons are and in what order: `NN-slug.py` files, and `NNx-slug.py` for a lesson
+placed after lesson NN without renumbering the ones after it (`01b-workflows-first.py`)."""
+
+import re
+from pathlib import Path
+
+LESSON_FILE = re.compile(r"^(?P<number>\d\d)(?P<part>[a-z]?)-(?P<slug>[a-z0-9-]+)\.py$")
+
+
+def lesson_id(path: Path) -> str:
+    """The lesson's number as the learner types and reads it: "04", "01b"."""
+    match = LESSON_FILE.match(Path(path).name)
+    return match["number"] + match["part"] if match else Path(path).stem
+
+
+def lesson_files(folder: Path) -> list[Path]:
+    """The lessons in `folder`, in course order (01, 01b, 02, …)."""
+    if not Path(folder).is_dir():
+        return []
+    found = [p for p in Path(folder).glob("*.py") if LESSON_FILE.match(p.name)]
+    return sorted(found, key=lambda p: (lesson_id(p), p.name))
+
+
+def find_in(folder: Path, name: str) -> Path | None:
+    """A lesson number ("4", "04", "1b") or a slug part ("loop") in `folder`; None when not one lesson."""
+    files = lesson_files(folder)
+    number = re.fullmatch(r"(\d{1,2})([a-z]?)", name.strip().lower())
+    if number:
+        wanted = f"{int(number[1]):02d}{number[2]}"
+        return next((f for f in files if lesson_id(f) == wanted), None)
+    matches = [f for f in files if name in f.stem]
+    return matches[0] if len(matches) == 1 else None
