@@ -341,10 +341,11 @@ def bundle(out: Path, minify: bool) -> list[str]:
     shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
     model's engine (localengine.js, one file), as ES modules.
     Returns the page's lazy chunks (editor.js and what it imports), for index.html to preload."""
-    page = esbuild(out, ["app=web/src/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
-    esbuild(out, ["web/src/worker.js", "web/src/localengine.js"], minify, "--loader:.py=text")  # localengine.js: by URL, in local mode
+    page = esbuild(out, ["app=web/src/page/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
+    esbuild(out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify,
+            "--loader:.py=text")  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
-    editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/editor.js")
+    editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/editor.js")
     chunks = [editor] + [i["path"] for i in outputs[editor].get("imports", []) if i["kind"] == "import-statement"]
     return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
 

@@ -1,6 +1,6 @@
 // The first lesson's opening as static HTML, for index.html (scripts/build_site.py): its prose is
 // on screen with the page's first paint, before any script has run. The page's own renderer
-// (web/src/lessonview.js) replaces it once app.js has loaded, with the same markdown-it options,
+// (web/src/page/lessonview.js) replaces it once app.js has loaded, with the same markdown-it options,
 // so the text does not change under the reader's eyes.
 //
 //   node scripts/prerender.mjs web/dist/lessons/<slug>.json   -> HTML on stdout

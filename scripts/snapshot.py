@@ -4,7 +4,7 @@ made by Node.js from the exact Pyodide files the site serves, shipped gzipped.
     snapshot.modules_to_import(lessons, package, lock)   what it imports ahead
     snapshot.build(out, core, wheel, modules, limit, lesson)  ->  out/py/snapshot.bin.gz, its facts
 
-The worker restores it instead of starting Python (web/src/snapshot.js), and loads normally when
+The worker restores it instead of starting Python (web/src/worker/snapshot.js), and loads normally when
 it is missing, corrupt or refused. Pyodide's snapshots are a private API of the pinned version:
 a snapshot restores only into the identical build (its build id, checked here against the served
 pyodide.mjs), and only if its heap fits the memory the wasm module starts with (checked by
@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BRIDGE = ROOT / "web" / "src" / "bridge.py"
+BRIDGE = ROOT / "web" / "src" / "worker" / "bridge.py"
 FILE = "py/snapshot.bin.gz"
 # Never imported ahead: modules that exist only once the page has registered them (JS objects
 # cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).

@@ -2,7 +2,7 @@
 
 In Loop Lab's page, Python runs in a Web Worker, which takes no messages while Python runs. So a
 question — may this tool run? what does the local model reply? — goes to the page as a message,
-and the worker sleeps on shared memory until the page writes its answer there (web/src/asking.js).
+and the worker sleeps on shared memory until the page writes its answer there (web/src/shared/asking.js).
 That is possible only when the page is cross-origin isolated; otherwise `ask_page` raises
 `PageUnavailable` at once. Stop still works while Python waits: it raises KeyboardInterrupt.
 
@@ -23,7 +23,7 @@ def in_page() -> bool:
     if sys.platform != "emscripten":
         return False
     try:
-        import looplab_page  # noqa: F401  (registered by web/src/worker.js)
+        import looplab_page  # noqa: F401  (registered by web/src/worker/worker.js)
     except ImportError:
         return False
     return True

@@ -19,7 +19,7 @@ as it was after n calls (`ScriptedModel.after`). Any other model is a function o
 and is simply called. A tool that runs another agent (several agents) runs it again as it is now.
 
 In Loop Lab's page the worker keeps the runs of the last lesson run with a `Keeper`, so the
-page can fork any of them (web/src/bridge.py, protocol.js).
+page can fork any of them (web/src/worker/bridge.py, shared/protocol.js).
 """
 
 import copy

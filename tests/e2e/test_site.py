@@ -395,7 +395,7 @@ def test_leaving_a_lesson_during_a_run_stops_it_without_touching_the_next_lesson
 
 
 def test_key_shaped_text_the_code_prints_is_redacted_everywhere_on_the_page(page, site_url):
-    """One redaction rule for what a run sends the page (web/src/redact.js, the key shapes of
+    """One redaction rule for what a run sends the page (web/src/shared/redact.js, the key shapes of
     looplab.trace): no key was configured here, the shapes alone hide what the code prints."""
     open_lesson(page, site_url)
     key, token = "sk-proj-" + "Ab3x" * 6, "ghp_" + "9Zq" * 12

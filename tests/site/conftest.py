@@ -47,13 +47,13 @@ class NodeModule:
 
 @pytest.fixture(scope="session")
 def redact_js():
-    module = NodeModule("web/src/redact.js")
+    module = NodeModule("web/src/shared/redact.js")
     yield module
     module.close()
 
 
 @pytest.fixture(scope="session")
 def protocol_js():
-    module = NodeModule("web/src/protocol.js")
+    module = NodeModule("web/src/shared/protocol.js")
     yield module
     module.close()

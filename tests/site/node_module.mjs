@@ -3,7 +3,7 @@
 // answer is one JSON line {"value": ...} or {"error": "..."}. The module is the file the site
 // bundles, run as it is (it must not need a DOM).
 //
-//   node tests/site/node_module.mjs web/src/redact.js
+//   node tests/site/node_module.mjs web/src/shared/redact.js
 
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";

@@ -58,12 +58,12 @@ def test_page_and_looplab_redact_every_text_alike(redact_js, text, secret):
 
 
 def bridge_env_keys() -> list[str]:
-    """ENV_KEYS as web/src/bridge.py writes it (read from its source: it runs inside Pyodide)."""
-    tree = ast.parse((ROOT / "web" / "src" / "bridge.py").read_text())
+    """ENV_KEYS as web/src/worker/bridge.py writes it (read from its source: it runs inside Pyodide)."""
+    tree = ast.parse((ROOT / "web" / "src" / "worker" / "bridge.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "ENV_KEYS" for t in node.targets):
             return list(ast.literal_eval(node.value))
-    raise AssertionError("web/src/bridge.py has no ENV_KEYS")
+    raise AssertionError("web/src/worker/bridge.py has no ENV_KEYS")
 
 
 def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, monkeypatch):
@@ -71,11 +71,11 @@ def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, mon
     assert keys == bridge_env_keys()
     assert "LLM_API_KEY" in keys and len(set(keys)) == len(keys)
     # The bridge itself: it clears every one of them, then sets those the run gives.
-    sys.path.insert(0, str(ROOT / "web" / "src"))
+    sys.path.insert(0, str(ROOT / "web" / "src" / "worker"))
     try:
         import bridge
     finally:
-        sys.path.remove(str(ROOT / "web" / "src"))
+        sys.path.remove(str(ROOT / "web" / "src" / "worker"))
     for key in keys:
         monkeypatch.setenv(key, "left over from the last run")
     check = ("import os\n"

@@ -26,21 +26,21 @@ KEY = "sk-proj-runfilesKEY0123456789abcdef"
 
 @pytest.fixture(scope="module")
 def otel_js():
-    module = NodeModule("web/src/otel.js")
+    module = NodeModule("web/src/page/otel.js")
     yield module
     module.close()
 
 
 @pytest.fixture(scope="module")
 def runs_js():
-    module = NodeModule("web/src/runs.js")
+    module = NodeModule("web/src/page/runs.js")
     yield module
     module.close()
 
 
 @pytest.fixture(scope="module")
 def notebook_js():
-    module = NodeModule("web/src/notebook.js")
+    module = NodeModule("web/src/page/notebook.js")
     yield module
     module.close()
 

@@ -11,7 +11,7 @@ In the browser the SDK is not part of the page: it is installed on first use fro
 site serves (the "openai" group of wheels.lock.json and our httpx2_jsfetch from py-extra/). The
 worker does that before a run that needs it (LLM_API=sdk in live mode, or code that imports
 openai) with `pyodide.loadPackage` over the site's own lock file, which carries each wheel's
-sha256 and dependencies (web/src/worker.js, loadExtras).
+sha256 and dependencies (web/src/worker/worker.js, loadExtras).
 """
 
 import sys

@@ -1,8 +1,8 @@
 // The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash.
 // Messages: see protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
-import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "./protocol.js";
-import { answerBuffer, writeAnswer } from "./asking.js";
+import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "../shared/protocol.js";
+import { answerBuffer, writeAnswer } from "../shared/asking.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
  * Python, or Python crashed (and is restarted when it had loaded). */

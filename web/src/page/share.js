@@ -8,7 +8,7 @@
 // (storage.js) and come back with one click (the note drawn by showAside).
 
 import { el } from "./dom.js";
-import { redact } from "./redact.js";
+import { redact } from "../shared/redact.js";
 
 export const MAX_LINK = 32 * 1024;
 export const SHARE_FORMAT = 1;

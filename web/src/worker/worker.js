@@ -2,8 +2,8 @@
 // Messages: see protocol.js.
 
 import bridgeSource from "./bridge.py";
-import { redact } from "./redact.js";
-import { clearAnswer, waitForAnswer } from "./asking.js";
+import { redact } from "../shared/redact.js";
+import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
 
 let pyodide = null;

@@ -24,7 +24,7 @@ import { setupPrices } from "./prices.js";
 import { readHash, decodeShare, setupShare, showAside } from "./share.js";
 import { toNotebook } from "./notebook.js";
 import { putShared, swapAside, asideState } from "./storage.js";
-import { redact } from "./redact.js";
+import { redact } from "../shared/redact.js";
 import { LocalModel } from "./localmodel.js";
 import { setupLocalSettings } from "./localsettings.js";
 

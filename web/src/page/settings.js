@@ -3,7 +3,7 @@
 // Python only as LLM_API_KEY in a run's environment, and is never put in the page's DOM.
 
 import { loadSettings, saveSettings, loadKey, saveKey } from "./storage.js";
-import { redact } from "./redact.js";
+import { redact } from "../shared/redact.js";
 
 export const PRESETS = {
   openai: { label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", api: "chat" },
