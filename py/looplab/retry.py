@@ -2,7 +2,8 @@
 
     delay = backoff(attempt=1)                          # ~0.5 s, then ~1 s, ~2 s ... (capped)
 
-Used by the live adapters (models/endpoint.py) for model calls, and by parallel.py for tool calls.
+Used by the live adapters (models/endpoint.py) for model calls, and by tools.py for tool calls;
+it imports nothing of looplab, so the core need not import the adapters' package for it.
     wait = parse_retry_after("7") or parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT")
 """
 
