@@ -20,6 +20,7 @@ class Check:
     `status` is "passed", "failed" or "not checked" (a claim about prepared replies, not evaluated
     with a live or local model; the message says what the model did). `ok` is True only for passed.
     """
+
     name: str
     ok: bool
     message: str = ""

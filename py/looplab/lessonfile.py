@@ -44,6 +44,7 @@ CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
 @dataclass
 class Cell:
     """One cell: `kind` is "markdown" or "code"; `tags` as written in the header."""
+
     kind: str
     source: str
     tags: list[str] = field(default_factory=list)
@@ -62,6 +63,7 @@ class Cell:
 @dataclass
 class Prediction:
     """A predict cell: the question, the choices, the index of the right one, and why."""
+
     question: str
     choices: list[str]
     answer: int
@@ -88,8 +90,10 @@ def read_prediction(source: str) -> Prediction:
         else:
             before.append(line)
     if len(choices) < 2 or len(answer) != 1:
-        raise ValueError(f"a predict cell needs two or more `- [ ]` choices with exactly one ticked "
-                         f"`- [x]`; this one has {len(choices)} choices and {len(answer)} ticked")
+        raise ValueError(
+            f"a predict cell needs two or more `- [ ]` choices with exactly one ticked "
+            f"`- [x]`; this one has {len(choices)} choices and {len(answer)} ticked"
+        )
     return Prediction("\n".join(before).strip(), choices, answer[0], "\n".join(after).strip())
 
 
@@ -104,7 +108,7 @@ def solution_index(cells: list[Cell], exercise: int) -> int | None:
 def hints(cells: list[Cell], exercise: int) -> list[str]:
     """The hints of the exercise at index `exercise`, in order."""
     out = []
-    for cell in cells[exercise + 1:]:
+    for cell in cells[exercise + 1 :]:
         if cell.role != "hint":
             break
         out.append(cell.source)
@@ -126,12 +130,12 @@ def parse(text: str) -> list[Cell]:
     body = text.splitlines()
     if body and body[0].strip() == "# ---":  # jupytext metadata header
         end = next((i for i in range(1, len(body)) if body[i].strip() == "# ---"), 0)
-        body = body[end + 1:]
+        body = body[end + 1 :]
 
     def close():
         source = "\n".join(lines).strip("\n")
         if kind == "markdown":
-            source = "\n".join(l[2:] if l.startswith("# ") else l.lstrip("#") for l in source.splitlines())
+            source = "\n".join(row[2:] if row.startswith("# ") else row.lstrip("#") for row in source.splitlines())
         if source.strip() or tags:
             cells.append(Cell(kind, source, tags))
 
@@ -156,7 +160,7 @@ def to_text(cells: list[Cell]) -> str:
             header += " tags=" + json.dumps(cell.tags)
         source = cell.source
         if cell.kind == "markdown":
-            source = "\n".join(("# " + l) if l else "#" for l in source.splitlines())
+            source = "\n".join(("# " + row) if row else "#" for row in source.splitlines())
         parts.append(f"{header}\n{source}\n")
     return "\n".join(parts)
 

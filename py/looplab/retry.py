@@ -11,9 +11,9 @@ import random
 import time
 from email.utils import parsedate_to_datetime
 
-ATTEMPTS = 3        # tries in all, the first one included
-BASE_DELAY = 0.5    # seconds before the second try; doubles each time
-MAX_DELAY = 8.0     # backoff never waits longer than this
+ATTEMPTS = 3  # tries in all, the first one included
+BASE_DELAY = 0.5  # seconds before the second try; doubles each time
+MAX_DELAY = 8.0  # backoff never waits longer than this
 MAX_RETRY_AFTER = 20.0  # a server asking for a longer wait is not waited for: the learner is told
 
 

@@ -300,7 +300,6 @@ def test_my_memory_edges_an_empty_history_an_exact_budget_and_tool_results_alone
 
 # === lessons 09-16 (cur2's sections; lessons 02-08 above are cur1's) ==============================
 
-import re  # noqa: E402
 
 import pytest  # noqa: E402
 

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

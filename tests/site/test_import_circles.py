@@ -77,7 +77,10 @@ def test_looplab_has_no_import_circle():
     known = module_names(PACKAGE)
     assert {"looplab", "looplab.loop", "looplab.tools", "looplab.models.endpoint"} <= set(known)
     assert {t for t, _ in imports_of("looplab.tools", known["looplab.tools"], known)} == {
-        "looplab.eventloop", "looplab.retry", "looplab.schema"}
+        "looplab.eventloop",
+        "looplab.retry",
+        "looplab.schema",
+    }
     assert "looplab.tools" in {t for t, _ in imports_of("looplab.parallel", known["looplab.parallel"], known)}
     assert circles(PACKAGE) == [], "import circles (module:line of each import on the circle)"
 
