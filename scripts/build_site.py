@@ -473,19 +473,19 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
         memory["startupBytes"] = sum(sizes["/" + p] for p in counted)
     info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
-            "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
+            "csp": page_policy(),
             "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel) if not p.endswith(".mjs")),
             "lessons": len(lessons),
             # fetched by the worker from its first moment, beside the wasm and the snapshot (the
             # wheel only for a normal load: a restore has looplab already)
             "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
             "wheel": f"py/{looplab_wheel.name}",
-            # the modules imported ahead (in the snapshot; a normal load imports them as runs need them), the memory
-            # Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
-            "preload": preload, "heapLimit": heap_limit, "snapshot": memory}
+            # the memory Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
+            "heapLimit": heap_limit, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)
+    info["imported_ahead"] = len(preload)  # the modules in the snapshot (a normal load imports them as runs need them)
     info["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return info
 
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         memory = info["snapshot"]
         print(f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
               f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} of "
-              f"{info['heapLimit'] / 2**20:.0f} MiB), {len(info['preload'])} modules imported ahead")
+              f"{info['heapLimit'] / 2**20:.0f} MiB), {info['imported_ahead']} modules imported ahead")
     return 0
 
 
