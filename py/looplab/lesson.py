@@ -70,14 +70,17 @@ def learner_traceback(exc: BaseException) -> str:
 
 
 def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None = None,
-              on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
+              on_predict: Callable[[Prediction], None] | None = None,
+              on_event: Callable[[dict], None] | None = None) -> LessonResult:
     """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
 
     `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
+    The result keeps the runs' events; with `on_event` each goes there as it happens instead, and
+    the result keeps none (the page's worker sends them on at once).
     """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
     events: list[dict] = []
-    stop_listening = trace.listen(events.append)
+    stop_listening = trace.listen(on_event or events.append)
     chosen = dict(program(cells, solution))
     try:
         for index, cell in enumerate(cells):
