@@ -22,6 +22,7 @@ from pathlib import Path
 from . import course
 from . import lesson as lessons
 from . import trace
+from .checks import MARKS
 from .models import model_mode
 
 
@@ -64,9 +65,6 @@ def list_lessons() -> int:
         note = f"  ({exercises} exercise{'s' if exercises != 1 else ''})" if exercises else ""
         print(f"{path.name:<34} {title_of(path)}{note}")
     return 0
-
-
-MARKS = {lessons.PASSED: "✓", lessons.FAILED: "✗", lessons.NOT_CHECKED: "–"}
 
 
 def print_prediction(prediction: lessons.Prediction) -> None:
