@@ -35,7 +35,8 @@ class Solutions:
         with contextlib.redirect_stdout(io.StringIO()):
             result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
         assert result.error is None and result.ok, result.error or [
-            (c.name, c.message) for c in result.checks if not c.ok]
+            (c.name, c.message) for c in result.checks if not c.ok
+        ]
         return namespace
 
 
