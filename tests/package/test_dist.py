@@ -1,0 +1,153 @@
+"""`make dist`'s wheel in a fresh venv, from a temporary folder: list, run, lessons, notebook,
+serve (the page in headless Chromium), --version; and the same sources give the same bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT, SITE, dist
+
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from learner import checks, open_lesson, put_solutions, run  # noqa: E402
+from looplab import __version__  # noqa: E402
+from looplab.course import lesson_files  # noqa: E402
+
+LESSONS = lesson_files(ROOT / "lessons")
+
+
+def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path):
+    first = dist(tmp_path / "a")
+    for path in [LESSONS[3], ROOT / "py" / "looplab" / "loop.py", SITE / "index.html"]:
+        os.utime(path)  # a newer modification time must not reach the archives
+    second = dist(tmp_path / "b")
+    assert [p.name for p in first] == [p.name for p in second] == [
+        f"looplab-{__version__}-py3-none-any.whl", f"looplab-{__version__}.tar.gz"]
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two builds"
+    with zipfile.ZipFile(first[0]) as wheel:
+        names = wheel.namelist()
+        assert {i.date_time for i in wheel.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        entry_points = wheel.read(f"looplab-{__version__}.dist-info/entry_points.txt").decode()
+        metadata = wheel.read(f"looplab-{__version__}.dist-info/METADATA").decode()
+    assert [n for n in names if n.startswith("looplab/_course/lessons/") and n.endswith(".py")] == \
+        [f"looplab/_course/lessons/{p.name}" for p in LESSONS]
+    assert "looplab/_site/index.html" in names and "looplab/_site/build.json" in names
+    assert "looplab = looplab.__main__:main" in entry_points
+    assert 'Requires-Dist: openai>=3; extra == "openai"' in metadata and "Provides-Extra: test" in metadata
+    with tarfile.open(first[1]) as sdist:
+        members = sdist.getmembers()
+    top = f"looplab-{__version__}/"
+    assert {m.mtime for m in members} == {315532800} and {m.uname for m in members} == {""}
+    assert {top + "pyproject.toml", top + "PKG-INFO", top + "scripts/dist.py", top + "web/dist/index.html",
+            top + "py/looplab/__init__.py", top + f"lessons/{LESSONS[0].name}"} <= {m.name for m in members}
+
+
+def test_the_site_zip_holds_the_built_site_in_one_folder_with_relative_addresses(tmp_path):
+    [archive] = dist(tmp_path, "--site-zip")
+    assert archive.name == f"looplab-site-{__version__}.zip"
+    with zipfile.ZipFile(archive) as z:
+        names = z.namelist()
+        page = z.read(f"looplab-site-{__version__}/index.html").decode()
+    served = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.is_file())
+    assert names == [f"looplab-site-{__version__}/{name}" for name in served]
+    # Any sub-path: no address in the page starts at the host's root.
+    assert not re.findall(r'(?:src|href)="/(?!/)', page), "the page has root-relative addresses"
+
+
+def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
+    version = installed.looplab("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"looplab {__version__}"
+
+    listed = installed.looplab("list")
+    assert listed.returncode == 0, listed.stderr
+    first, *rows = listed.stdout.splitlines()
+    assert first.startswith(f"lessons: {installed.venv}") and "came with looplab" in first
+    assert [row.split()[0] for row in rows] == [p.name for p in LESSONS]
+
+    solved = installed.looplab("run", "4", "--solution")
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+    passed = re.search(r"(\d+) of (\d+) checks passed\.", solved.stdout)
+    assert passed and passed[1] == passed[2] and int(passed[1]) >= 10, solved.stdout
+    assert "✗" not in solved.stdout and "04-the-loop.py · scripted model · solution code" in solved.stdout
+
+    copied = installed.looplab("lessons", "./mine")
+    assert copied.returncode == 0, copied.stderr
+    mine = installed.work / "mine"
+    assert sorted(p.name for p in lesson_files(mine)) == [p.name for p in LESSONS]
+    lesson = mine / "04-the-loop.py"
+    text = lesson.read_text(encoding="utf-8")
+    marker = "# %%\n"
+    at = text.index(marker)  # the first code cell: the learner's edit goes there
+    lesson.write_text(text[:at + len(marker)] + "print('an edit in mine/')\n" + text[at + len(marker):], encoding="utf-8")
+
+    again = installed.looplab("run", "4")  # from the same folder, not inside mine/
+    assert again.stdout.splitlines()[0] == f"lessons: {mine} (your copy, made by `looplab lessons`)"
+    assert "an edit in mine/" in again.stdout
+    assert again.returncode == 1 and "✗" in again.stdout  # the starter code, as copied: its checks fail
+
+    inside = installed.looplab("list", cwd=mine)
+    assert inside.stdout.splitlines()[0] == f"lessons: {mine} (the current folder)"
+    listed_again = installed.looplab("list")
+    assert listed_again.stdout.splitlines()[0].startswith(f"lessons: {mine} ")
+
+    kept = installed.looplab("lessons", "./mine")  # copying again keeps the learner's edits
+    assert kept.returncode == 0 and "an edit in mine/" in lesson.read_text(encoding="utf-8")
+    assert f"{len(LESSONS)} of yours kept as they were" in kept.stdout
+
+    book = installed.looplab("notebook", "4", "--solution", "-o", "four.ipynb")
+    assert book.returncode == 0, book.stderr
+    notebook = nbformat.read(installed.work / "four.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.metadata["looplab"] == {"lesson": "04-the-loop", "title": notebook.metadata["looplab"]["title"],
+                                            "solution": True}
+    assert any("an edit in mine/" in c.source for c in notebook.cells)  # from the learner's copy too
+
+    missing = installed.looplab("run", "99")
+    assert missing.returncode == 2 and "no lesson '99'" in missing.stderr
+
+
+@pytest.fixture
+def served(installed):
+    process = subprocess.Popen([*installed.command(), "serve", "--port", "0", "--quiet"], cwd=installed.work,
+                               env=installed.env, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    try:
+        assert "http://" in line and str(installed.venv) in line, line
+        yield line.split(" on ", 1)[1].split()[0]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_check(served):
+    from playwright.sync_api import sync_playwright
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` (apt-get install chromium) installs it")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            outside = []
+            page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
+                       if not route.request.url.startswith(served) else route.fallback())
+            open_lesson(page, served, "04-the-loop")
+            assert page.evaluate("crossOriginIsolated") is True  # looplab serve sent COOP/COEP
+            put_solutions(page)
+            shown = run(page)
+            assert len(shown) >= 10 and all(ok for ok, _, _ in shown), checks(page)
+            footer = page.locator("footer").inner_text()
+            assert __version__ in footer
+            assert outside == []
+        finally:
+            browser.close()
