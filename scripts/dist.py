@@ -177,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=SITE, help="the built site (default web/dist)")
     parser.add_argument("--site-zip", action="store_true", help="write only the site's zip")
     args = parser.parse_args(argv)
+    stale = "looplab-site-*.zip" if args.site_zip else "looplab-[0-9]*"
+    for old in sorted(args.out.glob(stale)) if args.out.is_dir() else []:
+        old.unlink()  # an older version's files: `pip install dist/looplab-*.whl` must find one wheel
     try:
         paths = ([build_site_zip(args.out, args.site)] if args.site_zip else
                  [build_wheel_file(args.out, args.site), build_sdist_file(args.out, args.site)])

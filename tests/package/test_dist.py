@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from learner import checks, open_lesson, put_solutions, run  # noqa: E402
 from looplab import __version__  # noqa: E402
-from looplab.course import lesson_files  # noqa: E402
+from looplab.course import LESSON_FORMAT, lesson_files  # noqa: E402
 
 LESSONS = lesson_files(ROOT / "lessons")
 
@@ -59,10 +59,16 @@ def test_the_site_zip_holds_the_built_site_in_one_folder_with_relative_addresses
     with zipfile.ZipFile(archive) as z:
         names = z.namelist()
         page = z.read(f"looplab-site-{__version__}/index.html").decode()
+        index = json.loads(z.read(f"looplab-site-{__version__}/lessons/index.json"))
+        build = json.loads(z.read(f"looplab-site-{__version__}/build.json"))
     served = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.is_file())
     assert names == [f"looplab-site-{__version__}/{name}" for name in served]
     # Any sub-path: no address in the page starts at the host's root.
     assert not re.findall(r'(?:src|href)="/(?!/)', page), "the page has root-relative addresses"
+    # The version and the lesson format, in the page's footer, build.json and the lessons' index.
+    assert f"Loop Lab {__version__} · lesson format {LESSON_FORMAT}" in page and "__LOOPLAB_VERSION__" not in page
+    assert index["format"] == build["lessonFormat"] == LESSON_FORMAT and build["looplab"] == __version__
+    assert [item["file"] for item in index["lessons"]] == [p.name for p in LESSONS]
 
 
 def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
