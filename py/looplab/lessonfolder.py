@@ -68,7 +68,8 @@ def choose(cwd: Path, given: str | None = None) -> Choice:
     if packaged is None:
         return Choice(None, "none in the current folder and none came with looplab")
     note = f"; your copy {mine} is gone" if mine is not None else ""
-    return Choice(packaged, f"the copy that came with looplab; `looplab lessons DIR` copies it out for editing{note}")
+    whose = "this source checkout's lessons/" if packaged == course.CHECKOUT else "the copy that came with looplab"
+    return Choice(packaged, f"{whose}; `looplab lessons DIR` copies it out for editing{note}")
 
 
 def copy_out(dest: Path) -> list[Path]:

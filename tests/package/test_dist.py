@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, SITE, dist
+from fresh import ROOT, SITE, dist
 
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
@@ -157,3 +157,37 @@ def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_c
             assert outside == []
         finally:
             browser.close()
+
+
+def test_pip_builds_the_same_wheel_from_the_sdist_and_from_the_checkout(tmp_path, built, wheel):
+    """scripts/dist.py is pyproject's build backend: pip needs no setuptools and no network."""
+    sdist = next(p for p in built if p.name.endswith(".tar.gz"))
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    for source, out in [(tmp_path / "unpacked" / f"looplab-{__version__}", tmp_path / "from-sdist"),
+                        (ROOT, tmp_path / "from-checkout")]:
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "--quiet",
+                               "--disable-pip-version-check", "-w", str(out), str(source)],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [built] = out.glob("*.whl")
+        assert built.name == wheel.name and built.read_bytes() == wheel.read_bytes(), source
+
+
+def test_an_editable_install_runs_the_checkouts_code_and_lessons(tmp_path):
+    """pip install -e . (scripts/dist.py's build_editable: a .pth file that puts py/ on the path)."""
+    import venv
+    venv.EnvBuilder(with_pip=True).create(tmp_path / "venv")
+    python = str(tmp_path / "venv" / "bin" / "python")
+    done = subprocess.run([python, "-m", "pip", "install", "--no-index", "--quiet", "--disable-pip-version-check",
+                           "-e", str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LOOPLAB_", "XDG_CONFIG"))}
+    where = subprocess.run([python, "-c", "import looplab; print(looplab.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert where.stdout.strip() == str(ROOT / "py" / "looplab" / "__init__.py")
+    listed = subprocess.run([str(tmp_path / "venv" / "bin" / "looplab"), "list"], cwd=tmp_path,
+                            env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    first, *rows = listed.stdout.splitlines()
+    assert first.startswith(f"lessons: {ROOT / 'lessons'} (this source checkout's lessons/;")
+    assert len(rows) == len(LESSONS)

@@ -5,6 +5,7 @@ model (no LOOPLAB_MODEL) and no terminal: an approval is refused and says it nee
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
@@ -31,12 +33,37 @@ def kernel_environment(monkeypatch):
         monkeypatch.delenv(name)
 
 
-def execute(path: Path, solution: bool, folder: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
+def notebook_of(path: Path, solution: bool) -> nbformat.NotebookNode:
     notebook = nbformat.reads(json.dumps(lesson_notebook(path, solution)), as_version=4)
     nbformat.validate(notebook)
-    NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                   resources={"metadata": {"path": str(folder)}}).execute()
     return notebook
+
+
+def client(notebook, folder: Path, allow_errors: bool = False) -> NotebookClient:
+    return NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=allow_errors,
+                          resources={"metadata": {"path": str(folder)}})
+
+
+def execute(path: Path, solution: bool, folder: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
+    notebook = notebook_of(path, solution)
+    client(notebook, folder, allow_errors).execute()
+    return notebook
+
+
+async def execute_all(paths: list[Path], folder: Path, side_by_side: int = 2) -> list:
+    """Every lesson solved, `side_by_side` kernels at a time; a cell that raises fails with the lesson's name."""
+    slots = asyncio.Semaphore(side_by_side)
+
+    async def one(path: Path):
+        async with slots:
+            notebook = notebook_of(path, solution=True)
+            (folder / path.stem).mkdir()
+            try:
+                await client(notebook, folder / path.stem).async_execute()
+            except CellExecutionError as error:
+                raise AssertionError(f"{path.name} as a notebook, solved: {error}") from None
+            return notebook
+    return await asyncio.gather(*(one(p) for p in paths))
 
 
 def errors(cell) -> list[dict]:
@@ -49,10 +76,7 @@ def tagged(notebook, tag: str) -> list:
 
 def test_every_lesson_notebook_runs_solved_in_a_jupyter_kernel_with_its_checks_passing(tmp_path, capsys):
     checks = 0
-    for path in LESSONS:
-        folder = tmp_path / path.stem
-        folder.mkdir()
-        notebook = execute(path, solution=True, folder=folder)  # raises CellExecutionError on any error
+    for path, notebook in zip(LESSONS, asyncio.run(execute_all(LESSONS, tmp_path))):
         code = [c for c in notebook.cells if c.cell_type == "code"]
         assert code and all(c.execution_count is not None and not errors(c) for c in code), path.name
         check_cells = [c for c in tagged(notebook, "check") if c.cell_type == "code"]
