@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -20,6 +21,7 @@ sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from learner import checks, open_lesson, put_solutions, run  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 from looplab import __version__  # noqa: E402
 from looplab.course import LESSON_FORMAT, lesson_files  # noqa: E402
 
@@ -123,40 +125,72 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
     assert missing.returncode == 2 and "no lesson '99'" in missing.stderr
 
 
+class Served:
+    """`looplab serve --port 0` from the fresh venv (the packaged site, or another folder)."""
+
+    def __init__(self, installed, *args: str):
+        self.process = subprocess.Popen([*installed.command(), "serve", "--port", "0", "--quiet", *args],
+                                        cwd=installed.work, env=installed.env, stdout=subprocess.PIPE, text=True)
+        self.line = self.process.stdout.readline()
+        self.url = self.line.split(" on ", 1)[1].split()[0] if " on http://" in self.line else ""
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
 @pytest.fixture
 def served(installed):
-    process = subprocess.Popen([*installed.command(), "serve", "--port", "0", "--quiet"], cwd=installed.work,
-                               env=installed.env, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
+    server = Served(installed)
     try:
-        assert "http://" in line and str(installed.venv) in line, line
-        yield line.split(" on ", 1)[1].split()[0]
+        assert server.url and str(installed.venv) in server.line, server.line
+        yield server.url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.stop()
 
 
-def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_check(served):
+@pytest.fixture
+def chromium():
     from playwright.sync_api import sync_playwright
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make chromium` (apt-get install chromium) installs it")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            outside = []
-            page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
-                       if not route.request.url.startswith(served) else route.fallback())
-            open_lesson(page, served, "04-the-loop")
-            assert page.evaluate("crossOriginIsolated") is True  # looplab serve sent COOP/COEP
-            put_solutions(page)
-            shown = run(page)
-            assert len(shown) >= 10 and all(ok for ok, _, _ in shown), checks(page)
-            footer = page.locator("footer").inner_text()
-            assert __version__ in footer
-            assert outside == []
-        finally:
-            browser.close()
+        yield browser
+        browser.close()
+
+
+def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_check(served, chromium):
+    page = chromium.new_page()
+    outside = []
+    page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
+               if not route.request.url.startswith(served) else route.fallback())
+    open_lesson(page, served, "04-the-loop")
+    assert page.evaluate("crossOriginIsolated") is True  # looplab serve sent COOP/COEP
+    put_solutions(page)
+    shown = run(page)
+    assert len(shown) >= 10 and all(ok for ok, _, _ in shown), checks(page)
+    assert page.get_by_test_id("version").inner_text() == f"Loop Lab {__version__} · lesson format {LESSON_FORMAT}"
+    assert outside == []
+
+
+def test_the_page_refuses_lessons_of_another_format(installed, chromium, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(installed.venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+                    / "looplab" / "_site", site)
+    index = json.loads((site / "lessons" / "index.json").read_text())
+    (site / "lessons" / "index.json").write_text(json.dumps({**index, "format": LESSON_FORMAT + 1}))
+    server = Served(installed, "--dir", str(site))
+    try:
+        page = chromium.new_page()
+        page.goto(server.url)
+        said = f"these lessons are in lesson format {LESSON_FORMAT + 1}, and this page reads format {LESSON_FORMAT}"
+        expect(page.get_by_test_id("lesson-text").get_by_role("alert")).to_contain_text(said, timeout=60_000)
+        expect(page.get_by_test_id("status")).to_have_attribute("data-stage", "ready", timeout=90_000)
+        expect(page.get_by_test_id("lesson-text")).to_contain_text(said)  # still said once Python is ready
+        assert page.locator("[data-testid=lesson-list] li").count() == 0 and page.get_by_test_id("run").is_disabled()
+    finally:
+        server.stop()
 
 
 def test_pip_builds_the_same_wheel_from_the_sdist_and_from_the_checkout(tmp_path, built, wheel):

@@ -564,7 +564,9 @@ async function showFirstLesson() {
     lessons = readIndex(await fetchJSON("lessons/index.json"));
     await route();
   } catch (error) {
-    status.show(`The lessons could not be loaded (${error.message}).`, "crashed");
+    const text = `The lessons could not be loaded (${error.message}).`;
+    status.show(text, "crashed");
+    ui.text.replaceChildren(Object.assign(document.createElement("p"), { role: "alert", textContent: text })); // stays when Python is ready
   }
   updateButtons();
 }
