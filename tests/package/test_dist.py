@@ -19,6 +19,8 @@ from fresh import ROOT, SITE, dist
 
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "tests"))
+from fakeserver import FakeServer  # noqa: E402
 from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from learner import checks, open_lesson, put_solutions, run  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
@@ -53,6 +55,22 @@ def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path)
     assert {m.mtime for m in members} == {315532800} and {m.uname for m in members} == {""}
     assert {top + "pyproject.toml", top + "PKG-INFO", top + "scripts/dist.py", top + "web/dist/index.html",
             top + "py/looplab/__init__.py", top + f"lessons/{LESSONS[0].name}"} <= {m.name for m in members}
+
+
+def test_the_installed_cli_runs_live_against_an_endpoint_without_printing_the_key(installed):
+    key = "sk-dist-test-key-0123456789abcdef"
+    with FakeServer(key=key) as fake:
+        installed.env.update(LLM_BASE_URL=fake.url, LLM_API_KEY=key, LLM_MODEL="fake-model")
+        try:
+            done = installed.looplab("run", "1", "--live", "--solution")
+        finally:
+            for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"):
+                installed.env.pop(name)
+        posts = fake.posts("/v1/chat/completions")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "01-agent-or-workflow.py · live model · solution code" in done.stdout
+    assert posts and posts[0].body["model"] == "fake-model"
+    assert key not in done.stdout and key not in done.stderr
 
 
 def test_the_site_zip_holds_the_built_site_in_one_folder_with_relative_addresses(tmp_path):
@@ -123,6 +141,12 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
 
     missing = installed.looplab("run", "99")
     assert missing.returncode == 2 and "no lesson '99'" in missing.stderr
+
+    hinted = installed.looplab("run", "2", "--hints", "1")
+    assert hinted.returncode == 1 and "Hints for exercise 1 (cell" in hinted.stdout and "\n  2. " not in hinted.stdout
+
+    no_site = installed.looplab("serve", "--dir", str(installed.work / "nowhere"))
+    assert no_site.returncode == 1 and "has no index.html" in no_site.stderr
 
 
 class Served:
