@@ -11,5 +11,4 @@ sys.path.insert(0, str(ROOT / "py"))
 from looplab import serve  # noqa: E402
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    sys.exit(serve.main(argv if "--dir" in argv else [*argv, "--dir", str(ROOT / "web" / "dist")], prog="scripts/serve.py"))
+    sys.exit(serve.main(sys.argv[1:], prog="scripts/serve.py", site=ROOT / "web" / "dist"))
