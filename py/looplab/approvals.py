@@ -53,7 +53,7 @@ def ask_on_terminal(name: str, arguments: str, read=input) -> Decision:
     try:
         text = read(f"Allow {name}({shown})? Type y to approve, or a reason to refuse: ").strip()
     except (EOFError, OSError, RuntimeError):  # no input left, stdin captured (pytest) or closed
-        return Decision(False, "nobody answered on the terminal; refused by default")
+        return Decision(False, "nobody answered: asking a person needs Loop Lab's page or a terminal; refused by default")
     if text.lower() in ("y", "yes"):
         return Decision(True)
     return Decision(False, "" if text.lower() in ("", "n", "no") else text)

@@ -204,20 +204,22 @@ def summary(results: list[tuple[str, str, str]], seconds: float) -> str:
 
 
 def run_here(namespace: dict) -> None:
-    """For a lesson run as a plain script: run its tests cells' tests with pytest, print the checklist.
+    """For a lesson run as a plain script or a notebook: run its tests with pytest, print the checklist.
 
-    The tests cells are compiled again with assertion rewriting (a plain import does not rewrite);
+    From a file, the tests cells are compiled again with assertion rewriting (a plain import does
+    not rewrite); in a notebook, the `test_*` functions its cells defined run as they are;
     exits with status 1 when a test failed, as a failing check cell would.
     """
     path = Path(namespace.get("__file__", ""))
-    if not path.is_file():
-        raise RuntimeError("run_here needs the lesson's globals(), run from its file")
-    cells = parse(path.read_text(encoding="utf-8"))
-    names = []
-    for index, cell in program(cells, solution=True):
-        if "tests" in cell.tags:
-            exec(compile_tests(cell.source, f"<cell {index + 1}>"), namespace)
-            names += defined_names(cell.source)
+    if path.is_file():
+        cells = parse(path.read_text(encoding="utf-8"))
+        names = []
+        for index, cell in program(cells, solution=True):
+            if "tests" in cell.tags:
+                exec(compile_tests(cell.source, f"<cell {index + 1}>"), namespace)
+                names += defined_names(cell.source)
+    else:  # a notebook (no file): the tests its cells defined, as they ran
+        names = [name for name, value in namespace.items() if name.startswith("test_") and callable(value)]
     results = run_tests(namespace, names)
     for name, status, message in results:
         print(f"{MARKS[status]} {name}" + (f"\n    {message}".replace("\n", "\n    ") if message else ""))
