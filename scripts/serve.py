@@ -1,6 +1,6 @@
 """Serve a checkout's built site (web/dist) with the headers it needs: looplab/serve.py does it.
 
-    python scripts/serve.py [--port 8000] [--dir web/dist] [--quiet]
+python scripts/serve.py [--port 8000] [--dir web/dist] [--quiet]
 """
 
 import sys
