@@ -409,9 +409,18 @@ def page_policy() -> str:
     return match[1]
 
 
+def worker_policy() -> str:
+    """The Python worker's Content-Security-Policy: the page's, but Python may connect only to the
+    site (connect-src 'self', last, so that looplab/serve.py and sw.js append the live endpoint's
+    origin from worker.js?connect=<origin>) and start no worker of its own (worker-src 'none')."""
+    kept = [d.strip() for d in page_policy().split(";")
+            if d.strip() and d.split()[0] not in ("connect-src", "worker-src")]
+    return "; ".join([*kept, "worker-src 'none'", "connect-src 'self'"])
+
+
 def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     """sw.js with this build's version, the files to precache, the lazy ones (cached on first use)
-    and the page's Content-Security-Policy (for the worker script it serves)."""
+    and the worker's Content-Security-Policy (for the worker script it serves)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
     precache = ["./"] + [f for f in files if f not in ("sw.js",) and not f.startswith("bench/") and f not in lazy]
@@ -419,7 +428,7 @@ def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
             .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
-            .replace('"__CSP__"', json.dumps(page_policy())))
+            .replace('"__CSP__"', json.dumps(worker_policy())))
     (out / "sw.js").write_text(text)
     return precache
 
@@ -477,7 +486,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     info = {"version": build_version, "looplab": looplab.__version__, "lessonFormat": course.LESSON_FORMAT,
             "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
-            "csp": page_policy(),
+            "csp": page_policy(), "workerCsp": worker_policy(),
             "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel) if not p.endswith(".mjs")),
             "lessons": len(lessons),
             # fetched by the worker from its first moment, beside the wasm and the snapshot (the

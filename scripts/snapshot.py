@@ -32,7 +32,7 @@ BRIDGE = ROOT / "web" / "src" / "worker" / "bridge.py"
 FILE = "py/snapshot.bin.gz"
 # Never imported ahead: modules that exist only once the page has registered them (JS objects
 # cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).
-NOT_AHEAD = {"js", "pyodide_js", "looplab_page"}
+NOT_AHEAD = {"js", "pyodide_js", "looplab_page", "looplab_transport"}
 TERMINAL_ONLY = ("serve.py", "lessonfolder.py", "notebook.py")  # the command line's own modules (serve.py: a socket server): the page never imports them
 
 

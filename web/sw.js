@@ -10,14 +10,27 @@
 // Python, approvals pause a run). A host that cannot send them (GitHub Pages, a plain static
 // server) still gets them: this worker adds them to the page and the worker script it serves,
 // so from the second load on the page is isolated (isolation.js reloads once on a first visit).
-// The worker script also gets the page's Content-Security-Policy as a header: a <meta> policy
-// does not reach a worker, and the header is the only way a static host can give it one.
+// The worker script also gets its own Content-Security-Policy as a header (a <meta> policy does
+// not reach a worker, and the header is the only way a static host can give it one): the page's,
+// with connect-src only the site and the live endpoint's origin the page names in the script's
+// address (worker.js?connect=<origin>), and no worker of its own. It replaces whatever policy
+// the response had (the precached copy has the one without an endpoint).
 
 const VERSION = "__VERSION__";
 const CACHE = `looplab-${VERSION}`;
 const PRECACHE = ["__PRECACHE__"];
 const LAZY = new Set(["__LAZY__"].map((path) => new URL(path, self.location).pathname));
 const WORKER_POLICY = "__CSP__";
+// An origin and nothing else: no path, no spaces, no ";" or "," that could add to the policy.
+const ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** The worker's policy for its script's address: the endpoint's origin appended to connect-src
+ * (the policy's last directive). The same rule as looplab/serve.py's worker_policy. */
+function workerPolicy(url) {
+  const wanted = new URL(url).searchParams.get("connect") || "";
+  return ORIGIN.test(wanted) ? `${WORKER_POLICY} ${wanted}` : WORKER_POLICY;
+}
+
 const ISOLATION = {
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Embedder-Policy": "require-corp", // every file is this site's own; a live model's requests are CORS
@@ -40,16 +53,16 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-/** The page or a worker script with the isolation headers (and a worker with the policy) it lacks;
- * what a host already sends is kept, and every other file is passed on untouched. */
+/** The page or a worker script with the isolation headers it lacks (what a host already sends is
+ * kept), a worker script with its policy; every other file is passed on untouched. */
 function withHeaders(request, response) {
   const page = request.mode === "navigate";
   if ((!page && request.destination !== "worker") || response.type === "opaque" || response.type === "error") return response;
-  const wanted = { ...ISOLATION, ...(page ? {} : { "Content-Security-Policy": WORKER_POLICY }) };
-  const missing = Object.entries(wanted).filter(([name]) => !response.headers.has(name));
-  if (!missing.length) return response;
+  const missing = Object.entries(ISOLATION).filter(([name]) => !response.headers.has(name));
+  if (!missing.length && page) return response;
   const headers = new Headers(response.headers);
   for (const [name, value] of missing) headers.set(name, value);
+  if (!page) headers.set("Content-Security-Policy", workerPolicy(request.url));
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
@@ -84,7 +97,8 @@ self.addEventListener("fetch", (event) => {
 // "reachable" here means the server is up and refused the page.
 self.addEventListener("message", (event) => {
   const message = event.data || {};
-  if (message.type !== "probe" || !event.ports[0]) return;
+  // Only the page asks (never Python's worker: its requests stay under its own policy).
+  if (message.type !== "probe" || !event.ports[0] || !event.source || event.source.type !== "window") return;
   const port = event.ports[0];
   // Served with COEP (some hosts add it to every file), this worker's no-cors request would be
   // blocked whatever the server does: then it cannot tell, and says so.

@@ -5,9 +5,15 @@ source (py-extra/build.py) and serves the wheel with the site. The sync transpor
 request as a synchronous XMLHttpRequest — allowed in a Web Worker, where the lessons run — so
 the openai SDK's synchronous client works unchanged. The async one uses `pyodide.http.pyfetch`.
 
+A page may offer its own transport as the JS module `looplab_transport` (Loop Lab's worker does:
+web/src/worker/transport.js, which holds the API key and adds it only to requests for the configured
+endpoint); then every request goes through it, else through XMLHttpRequest and fetch directly.
+
 A request that fails with no HTTP status (the network, or the endpoint's CORS rules) raises
 ConnectError whose text starts with "blocked"; a timeout raises ReadTimeout.
 """
+
+import json
 
 # Only httpx2's submodules: this module is imported while `httpx2` itself is still being imported.
 from httpx2._exceptions import ConnectError, ReadTimeout
@@ -37,10 +43,45 @@ def read_timeout(request: Request) -> float | None:
     return max(values) if values else None
 
 
+def header_pairs(raw: str) -> list[tuple[str, str]]:
+    """XHR's `getAllResponseHeaders()` text as (name, value) pairs."""
+    pairs = []
+    for line in raw.splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def page_transport():
+    """The page's `looplab_transport` module (send, send_async), or None when the page has none."""
+    try:
+        import looplab_transport
+    except ImportError:
+        return None
+    return looplab_transport
+
+
+def page_reply(reply, timeout: float | None):
+    """The page transport's answer as (status, pairs, bytes); raises TimeoutError or ConnectionError."""
+    error = getattr(reply, "error", None)
+    if error == "timeout":
+        raise TimeoutError(f"no answer within {timeout} s")
+    if error:
+        raise ConnectionError(BLOCKED)
+    return int(reply.status), header_pairs(str(reply.headers or "")), reply.body.to_bytes()
+
+
 def xhr_send(method: str, url: str, headers: dict, body: bytes, timeout: float | None):
     """One synchronous XMLHttpRequest: (status, [(name, value)], body bytes); raises TimeoutError or ConnectionError."""
     from js import Uint8Array, XMLHttpRequest
     from pyodide.ffi import to_js
+
+    page = page_transport()
+    if page is not None:
+        reply = page.send(method, url, json.dumps(headers), to_js(body) if body else None,
+                          int(timeout * 1000) if timeout else 0)
+        return page_reply(reply, timeout)
 
     xhr = XMLHttpRequest.new()
     xhr.open(method, url, False)
@@ -61,13 +102,20 @@ def xhr_send(method: str, url: str, headers: dict, body: bytes, timeout: float |
         raise ConnectionError(BLOCKED) from None
     if xhr.status == 0:
         raise ConnectionError(BLOCKED)
-    pairs = []
-    for line in str(xhr.getAllResponseHeaders() or "").splitlines():
-        name, sep, value = line.partition(":")
-        if sep:
-            pairs.append((name.strip(), value.strip()))
     data = Uint8Array.new(xhr.response).to_bytes() if binary else str(xhr.responseText or "").encode()
-    return int(xhr.status), pairs, data
+    return int(xhr.status), header_pairs(str(xhr.getAllResponseHeaders() or "")), data
+
+
+def response_of(request: Request, call) -> Response:
+    """httpx2's Response for what `call()` got, (status, pairs, bytes); its failures as httpx2's errors."""
+    try:
+        status, headers, data = call()
+    except TimeoutError as exc:
+        raise ReadTimeout(str(exc), request=request) from None
+    except ConnectionError as exc:
+        raise ConnectError(str(exc), request=request) from None
+    kept = [(k, v) for k, v in headers if k.lower() not in ALREADY_DECODED]
+    return Response(status, headers=kept, content=data, request=request)
 
 
 class JavascriptFetchTransport(BaseTransport):
@@ -78,15 +126,8 @@ class JavascriptFetchTransport(BaseTransport):
 
     def handle_request(self, request: Request) -> Response:
         body = request.read()
-        try:
-            status, headers, data = self.send(request.method, str(request.url), wire_headers(request),
-                                              body, read_timeout(request))
-        except TimeoutError as exc:
-            raise ReadTimeout(str(exc), request=request) from None
-        except ConnectionError as exc:
-            raise ConnectError(str(exc), request=request) from None
-        kept = [(k, v) for k, v in headers if k.lower() not in ALREADY_DECODED]
-        return Response(status, headers=kept, content=data, request=request)
+        return response_of(request, lambda: self.send(request.method, str(request.url), wire_headers(request),
+                                                      body, read_timeout(request)))
 
 
 class AsyncJavascriptFetchTransport(AsyncBaseTransport):
@@ -99,6 +140,14 @@ class AsyncJavascriptFetchTransport(AsyncBaseTransport):
         from pyodide.http import pyfetch
 
         body = await request.aread()
+        page = page_transport()
+        if page is not None:
+            from pyodide.ffi import to_js
+
+            timeout = read_timeout(request)
+            answer = await page.send_async(request.method, str(request.url), json.dumps(wire_headers(request)),
+                                           to_js(body) if body else None, int(timeout * 1000) if timeout else 0)
+            return response_of(request, lambda: page_reply(answer, timeout))
         try:
             reply = await pyfetch(str(request.url), method=request.method, headers=wire_headers(request),
                                   body=body or None)

@@ -14,7 +14,9 @@ got no complete answer raises `NetworkError`, whose `kind` says what happened:
 
 In the browser, Python runs in a Web Worker and the request is a synchronous XMLHttpRequest, so
 the lessons' loop stays plain synchronous code. Workers may set a timeout on a synchronous XHR;
-a page (window) may not, so there the timeout is skipped.
+a page (window) may not, so there the timeout is skipped. In Loop Lab's page the worker sends
+it (`looplab_transport`, web/src/worker/transport.js): Python never holds the learner's key, and the
+worker sets the Authorization header of requests for the configured endpoint only.
 """
 
 import json
@@ -45,7 +47,7 @@ def get_json(url: str, headers: dict | None = None, timeout: float = 60.0) -> tu
 def request(method: str, url: str, data: str | None, headers: dict, timeout: float) -> tuple[int, dict, str]:
     """One HTTP request through whichever transport this Python has."""
     if IN_BROWSER:
-        return _xhr(method, url, data, headers, timeout)
+        return _browser(method, url, data, headers, timeout)
     return _urllib(method, url, data, headers, timeout)
 
 
@@ -93,6 +95,22 @@ def _urllib(method, url, data, headers, timeout):
 
 # Headers a browser sets itself; setting them from script only logs a warning, so skip them.
 BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "user-agent", "origin"}
+
+
+def _browser(method, url, data, headers, timeout):
+    """Through the page's worker when it offers its transport, else a plain XHR (e.g. Pyodide in Node)."""
+    try:
+        from looplab_transport import send  # registered by web/src/worker.js
+    except ImportError:
+        return _xhr(method, url, data, headers, timeout)
+    reply = send(method, url, json.dumps(headers), data, int(timeout * 1000))
+    error = getattr(reply, "error", None)
+    if error == "timeout":
+        raise NetworkError("timeout", url, f"no answer within {timeout:g} s")
+    if error:
+        raise NetworkError("blocked", url, "the request failed with no HTTP status")
+    text = reply.body.to_bytes().decode("utf-8", errors="replace")
+    return int(reply.status), _parse_headers(str(reply.headers or "")), text
 
 
 def _xhr(method, url, data, headers, timeout):

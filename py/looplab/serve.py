@@ -13,8 +13,10 @@ else a source checkout's web/dist.
 - `application/wasm` for .wasm (streaming compilation), `text/javascript` for .mjs.
 - Cache headers: files under /pyodide/<version>/ never change (immutable, one year); everything
   else is revalidated on each visit (no-cache + Last-Modified), the service worker does the rest.
-- The page's Content-Security-Policy (build.json's `csp`, from index.html's <meta> tag) as a header
-  on worker.js: a <meta> policy does not reach a worker.
+- The Python worker's Content-Security-Policy (build.json's `workerCsp`) as a header on worker.js:
+  a <meta> policy does not reach a worker. Its `connect-src` is the site plus the live endpoint's
+  origin that the page names in the script's address (`worker.js?connect=<origin>`,
+  `worker_policy`); the page starts a new worker when the endpoint changes.
 
 Any static host serves the folder just as well, with these headers or without them: then the
 service worker adds COOP/COEP and the worker's policy from the second load on (web/sw.js).
@@ -24,8 +26,10 @@ import argparse
 import functools
 import http.server
 import json
+import re
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 PACKAGED_SITE = Path(__file__).resolve().parent / "_site"
 CHECKOUT_SITE = Path(__file__).resolve().parents[2] / "web" / "dist"
@@ -52,15 +56,27 @@ TYPES = {
 }
 
 
+# An origin and nothing else: no path, no spaces, no ";" or "," that could add to the policy.
+ORIGIN = re.compile(r"https?://(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?", re.IGNORECASE)
+
+
+def worker_policy(policy: str, path: str) -> str:
+    """The worker's policy for a request of `path`: its `?connect=` origin appended to the
+    policy's last directive (connect-src) when it is an http(s) origin, else the policy as it is.
+    The same rule as web/sw.js's workerPolicy."""
+    wanted = parse_qs(urlsplit(path).query).get("connect", [""])[0]
+    return f"{policy} {wanted}" if ORIGIN.fullmatch(wanted) else policy
+
+
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the page's many requests share connections
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     quiet = False
-    worker_policy = ""  # build.json's csp
+    worker_policy = ""  # build.json's workerCsp
 
     def end_headers(self) -> None:
         if self.worker_policy and self.path.split("?")[0] == "/worker.js":
-            self.send_header("Content-Security-Policy", self.worker_policy)
+            self.send_header("Content-Security-Policy", worker_policy(self.worker_policy, self.path))
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         if self.path.split("?")[0] != "/sw.js":
             # Not on the service worker: its only cross-origin request is Test connection's no-cors
@@ -102,7 +118,7 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
     handler = functools.partial(SiteHandler, directory=str(args.dir))
     SiteHandler.quiet = args.quiet
     build = args.dir / "build.json"
-    SiteHandler.worker_policy = json.loads(build.read_text()).get("csp", "") if build.exists() else ""
+    SiteHandler.worker_policy = json.loads(build.read_text()).get("workerCsp", "") if build.exists() else ""
     with Server((args.host, args.port), handler) as server:
         host, port = server.server_address[:2]
         print(f"serving {args.dir} on http://{host}:{port}/ (Ctrl+C stops)", flush=True)

@@ -24,7 +24,9 @@ import { Inspector } from "./inspector.js";
 import { setupPrices } from "./prices.js";
 import { readHash, decodeShare, setupShare, showAside } from "./share.js";
 import { toNotebook } from "./notebook.js";
-import { putShared, swapAside, asideState } from "./storage.js";
+import { putShared, swapAside, asideState, foreignSource, trustCode } from "./storage.js";
+import { modeFor, showForeign } from "./foreign.js";
+import { fromNotebook } from "./notebook.js";
 import { redact } from "../shared/redact.js";
 import { LocalModel } from "./localmodel.js";
 import { setupLocalSettings } from "./localsettings.js";
@@ -74,7 +76,9 @@ let inspector = null; // the run inspector (inspector.js)
 let prices = () => ({ input: 0, output: 0 });
 let shown_lesson = null; // lessons/<slug>.json of the lesson on screen
 
-const modeName = () => settings.mode;
+// The model the lesson on screen runs with: scripted while its code came from elsewhere (foreign.js).
+const runMode = () => modeFor(current && foreignSource(current.slug), settings.mode);
+const modeName = () => runMode();
 
 // --- the lesson on screen ----------------------------------------------------------------------
 
@@ -104,6 +108,8 @@ async function showLesson(slug) {
   shown_lesson = lesson;
   const aside = asideState(meta.slug);
   if (aside) showAside(ui.text, { shared: aside.shared, onSwap: () => { swapAside(meta.slug); showLesson(meta.slug); } });
+  const from = foreignSource(meta.slug);
+  if (from) showForeign(ui.text, { from, onChoose: (mode) => chooseForForeign(meta.slug, mode) });
   onModified(view.modified()); // draws the list, with this lesson marked current
   output.clear();
   trace.clear();
@@ -134,6 +140,13 @@ function followLesson() {
   else status.show(`${current.title} · Python is starting again…`, "loading", { about: view });
 }
 
+// The learner read the code from elsewhere and chose a model for it: it runs with that model now.
+function chooseForForeign(slug, mode) {
+  trustCode(slug);
+  ui.toggle.value = mode;
+  changeMode();
+}
+
 async function route() {
   const { slug, share } = readHash(location.hash);
   if (share !== null) return openShared(slug, share);
@@ -143,21 +156,10 @@ async function route() {
 // A shared link (share.js): its code goes into the lesson, the learner's own edits are kept aside;
 // the address loses the data, so a reload shows the lesson as it now is.
 async function openShared(slug, data) {
-  history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
-  const meta = lessons.find((l) => l.slug === slug);
-  let payload = null;
-  try {
-    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
-    payload = await decodeShare(data);
-    const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
-    const editable = Object.entries(payload.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
-    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
-    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
-  } catch (error) {
-    status.toast(`This shared link could not be opened: ${error.message}. The lesson shows as you left it.`, 8000);
-    payload = null;
-  }
-  await showLesson(slug);
+  const payload = await putForeign(slug, "link", async () => {
+    const shared = await decodeShare(data);
+    return { payload: shared, cells: shared.cells };
+  }, "This shared link could not be opened");
   if (payload && payload.run) {
     try {
       inspector.load(payload.run, "the shared link's run");
@@ -165,6 +167,36 @@ async function openShared(slug, data) {
       status.toast(`The shared link's run could not be opened: ${error.message}`, 6000);
     }
   }
+}
+
+
+// A notebook downloaded from a lesson (notebook.js), imported: its code goes into the lesson as a
+// link's does, marked as code from a notebook.
+async function openNotebook(notebook) {
+  const slug = notebook && notebook.metadata && notebook.metadata.looplab && notebook.metadata.looplab.lesson;
+  if (typeof slug !== "string") throw new Error("it is not a notebook downloaded from a Loop Lab lesson (no metadata.looplab.lesson)");
+  await putForeign(slug, "notebook", async (lesson) => ({ payload: null, cells: fromNotebook(notebook, lesson) }), "This notebook could not be opened");
+}
+
+/** Put code from elsewhere into a lesson (the learner's own edits kept aside) and show it. */
+async function putForeign(slug, from, read, failure) {
+  history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
+  const meta = lessons.find((l) => l.slug === slug);
+  let payload = null;
+  try {
+    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
+    const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
+    const found = await read(lesson);
+    payload = found.payload;
+    const editable = Object.entries(found.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
+    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals, from);
+  } catch (error) {
+    status.toast(`${failure}: ${error.message}. The lesson shows as you left it.`, 8000);
+    payload = null;
+  }
+  await showLesson(slug);
+  return payload;
 }
 
 function go(delta) {
@@ -221,7 +253,8 @@ function startWanted() {
 }
 
 async function start() {
-  if (settings.live) {
+  const mode = runMode();
+  if (mode === "live") {
     const problem = settings.problem();
     if (problem) {
       status.toast(`Live model: ${problem}.`);
@@ -229,13 +262,13 @@ async function start() {
       return;
     }
   }
-  if (settings.mode === "local" && !runner.isolated) {
+  if (mode === "local" && !runner.isolated) {
     const text = "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
     status.toast(text, 10000);
     status.show(`Local model: ${text}`, "stopped", { about: view });
     return;
   }
-  if (settings.mode === "local" && !local.available()) {
+  if (mode === "local" && !local.available()) {
     status.toast("Local model: pick a .gguf file in Settings first.");
     dialog.open();
     return;
@@ -252,7 +285,7 @@ async function start() {
   status.stamp({ runStarted: started, runEnded: undefined, extrasMs: undefined });
   status.show(`Running ${run.meta.title} with the ${modeName()} model…`, "running", { about: view });
   if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
-  const promise = runner.run(view.cells(), { env: settings.env(), on: runCallbacks(run) });
+  const promise = runner.run(view.cells(), { env: settings.env(mode), on: runCallbacks(run) });
   updateButtons();
   const result = await promise;
   active = null;
@@ -299,7 +332,7 @@ async function fork(request) {
   active = run;
   updateButtons();
   status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: view });
-  const result = await runner.fork(request, { env: settings.env(), on: runCallbacks(run, { source: "fork" }) });
+  const result = await runner.fork(request, { env: settings.env(runMode()), on: runCallbacks(run, { source: "fork" }) });
   active = null;
   inspector.resumed();
   updateButtons();
@@ -419,6 +452,7 @@ function startedFrom(start) {
 
 function startRunner(build) {
   runner = new Runner(build, {
+    endpoint: () => settings.endpoint(),
     starting({ restart }) {
       // After a Stop that had to terminate, or a crash, a new worker loads: the status line shows it.
       if (restart) loadingSince = performance.now();
@@ -488,7 +522,7 @@ function useLocal() {
 // Python's "model" question (looplab/models/local.py): only a run that can wait gets the engine.
 function askLocal(request, { blocking, signal }) {
   if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
-  if (settings.mode !== "local") return { error: "the model toggle is not on local", kind: "setup" };
+  if (runMode() !== "local") return { error: "the model toggle is not on local", kind: "setup" };
   return local.answer(request, { signal, temperature: settings.temperature });
 }
 
@@ -506,7 +540,12 @@ async function main() {
     }
   });
   ui.toggle.addEventListener("change", changeMode);
-  dialog = setupDialog($("[data-role=settings-dialog]"), settings, { onSave: showMode });
+  dialog = setupDialog($("[data-role=settings-dialog]"), settings, {
+    onSave() {
+      showMode();
+      if (runner && runner.renew()) status.show("Settings saved: Python starts again with the new endpoint and key…", "loading"); // transport.js
+    },
+  });
   drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
   drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
@@ -529,6 +568,7 @@ async function main() {
         status.toast(`Imported edits for ${count} lesson${count === 1 ? "" : "s"}.`);
         route();
       },
+      notebook: (data) => openNotebook(data),
       failed: (text) => status.toast(text),
     });
   setupDrawer($("[data-role=menu]"), ui.list);

@@ -4,7 +4,8 @@
 // markdown cells; code, exercise and check cells code cells holding the learner's code (their
 // edits); every cell keeps its role as a tag; hints are collapsed, and each solution is a collapsed
 // markdown cell holding its code, so running the notebook runs the learner's work, not the answer.
-// Wrong-answer cells never appear. No DOM: Node runs this in the tests.
+// Wrong-answer cells never appear. Such a notebook can be imported again (fromNotebook): its code
+// goes back into the lesson's cells. No DOM: Node runs this in the tests.
 
 const ROLES = { markdown: "markdown", hint: "markdown", predict: "markdown", code: "code", exercise: "code", check: "code" };
 
@@ -51,4 +52,23 @@ export function toNotebook(lesson, sources = []) {
     },
     cells,
   };
+}
+
+/**
+ * The code of a notebook made by toNotebook, as the lesson's changed cells: {index: source} for
+ * the code and exercise cells whose source differs from the lesson's (cells are found by id).
+ */
+export function fromNotebook(notebook, lesson) {
+  if (!notebook || !Array.isArray(notebook.cells)) throw new Error("the notebook has no cells");
+  const cells = {};
+  for (const cell of notebook.cells) {
+    const found = /^cell-(\d+)$/.exec(cell && cell.id ? String(cell.id) : "");
+    if (!found || cell.cell_type !== "code") continue;
+    const index = Number(found[1]) - 1;
+    const own = lesson.cells[index];
+    if (!own || (own.role !== "code" && own.role !== "exercise")) continue;
+    const source = Array.isArray(cell.source) ? cell.source.join("") : String(cell.source ?? "");
+    if (source !== own.source) cells[index] = source;
+  }
+  return cells;
 }

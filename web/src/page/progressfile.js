@@ -1,13 +1,15 @@
 // Export progress (a JSON file download) and Import progress (a file chosen by the learner):
-// the learner's edits and check results, never the key or the settings.
+// the learner's edits and check results, never the key or the settings. Import also takes a
+// notebook downloaded from a lesson (.ipynb). What is imported is code from elsewhere (foreign.js).
 
 import { exportAll, importAll } from "./storage.js";
 
 /**
  * Wire the sidebar's Export and Import buttons (`input` is the hidden file input);
- * `imported(count)` follows a good import, `failed(text)` says why a file was refused.
+ * `imported(count)` follows a good import, `notebook(data)` takes a notebook (a Promise; it may
+ * throw), `failed(text)` says why a file was refused.
  */
-export function setupProgressFile({ exportButton, importButton, input }, { imported, failed }) {
+export function setupProgressFile({ exportButton, importButton, input }, { imported, notebook, failed }) {
   exportButton.addEventListener("click", () => {
     const blob = new Blob([JSON.stringify(exportAll(), null, 1)], { type: "application/json" });
     const link = document.createElement("a");
@@ -23,7 +25,9 @@ export function setupProgressFile({ exportButton, importButton, input }, { impor
     if (!file) return;
     let count;
     try {
-      count = importAll(JSON.parse(await file.text()));
+      const data = JSON.parse(await file.text());
+      if (data && typeof data === "object" && "nbformat" in data) return await notebook(data);
+      count = importAll(data);
     } catch (error) {
       failed(`Could not import ${file.name}: ${error.message}`);
       return;

@@ -3,6 +3,7 @@
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "../shared/protocol.js";
 import { answerBuffer, writeAnswer } from "../shared/asking.js";
+import { endpointOrigin } from "../shared/keyscope.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
  * Python, or Python crashed (and is restarted when it had loaded). */
@@ -13,11 +14,13 @@ export class Runner {
    * @param {object} build  build.json
    * @param {object} on     callbacks: starting({restart}) (a worker is starting: the first one, or
    *                        a new one after a Stop that terminated or a crash), progress, ready,
-   *                        crashed(message, {restart})
+   *                        crashed(message, {restart}); endpoint() -> {baseUrl, key}: the live
+   *                        endpoint a new worker may reach and the key it holds (transport.js)
    */
   constructor(build, on) {
     this.build = build;
     this.on = on;
+    this.endpoint = { baseUrl: "", key: "" };
     this.worker = null;
     this.ready = false;
     this.current = null; // {id, resolve, timer, on}
@@ -31,7 +34,14 @@ export class Runner {
     this.ready = false;
     this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     this.answers = answerBuffer(this.isolated);
-    const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
+    // The key goes to a worker once, in its init message, before Python exists; the endpoint's
+    // origin in the script's address gives the worker its policy (looplab/serve.py, sw.js):
+    // Python can reach the site and that origin, nothing else.
+    this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
+    const script = new URL("worker.js", document.baseURI);
+    const origin = endpointOrigin(this.endpoint.baseUrl);
+    if (origin) script.searchParams.set("connect", origin);
+    const worker = new Worker(script, { type: "module" });
     this.worker = worker;
     worker.onmessage = (event) => this.receive(worker, event.data);
     worker.onerror = (event) => {
@@ -41,7 +51,8 @@ export class Runner {
     // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
     // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
     const snapshot = new URLSearchParams(self.location.search).get("snapshot");
-    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot });
+    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot,
+      baseUrl: this.endpoint.baseUrl, key: this.endpoint.key });
     this.on.starting({ restart });
   }
 
@@ -155,6 +166,18 @@ export class Runner {
     } else {
       this.terminate(run);
     }
+  }
+
+  /** The endpoint or the key changed (Settings): a new worker holds the new key under the new
+   * policy (a run in progress ends as restarted). False when nothing changed. */
+  renew() {
+    const next = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
+    if (next.baseUrl === this.endpoint.baseUrl && next.key === this.endpoint.key) return false;
+    this.worker.terminate();
+    this.ready = false;
+    this.finish({ outcome: "restarted" });
+    this.start();
+    return true;
   }
 
   terminate(run) {

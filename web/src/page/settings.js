@@ -1,9 +1,11 @@
 // The live model's settings: presets, the dialog, and Test connection (one request, explained).
-// The key lives in sessionStorage unless the learner ticks "remember on this device"; it reaches
-// Python only as LLM_API_KEY in a run's environment, and is never put in the page's DOM.
+// The key lives in sessionStorage unless the learner ticks "remember on this device"; it never
+// reaches Python: the worker holds it (transport.js) and Python sees a placeholder in LLM_API_KEY.
+// It is never put in the page's DOM.
 
 import { loadSettings, saveSettings, loadKey, saveKey } from "./storage.js";
 import { redact } from "../shared/redact.js";
+import { carriesKey } from "../shared/keyscope.js";
 
 export const PRESETS = {
   openai: { label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", api: "chat" },
@@ -51,17 +53,22 @@ export class Settings {
     saveKey(apiKey, this.values.remember);
   }
 
-  /** The run's environment: what Python reads from os.environ. */
-  env() {
-    if (!this.live) return { LOOPLAB_MODEL: this.mode };
+  /** The run's environment: what Python reads from os.environ (LLM_API_KEY is the worker's
+   * placeholder); `mode` overrides the toggle (a lesson whose code came from elsewhere). */
+  env(mode = this.mode) {
+    if (mode !== "live") return { LOOPLAB_MODEL: mode };
     return {
       LOOPLAB_MODEL: "live",
       LLM_BASE_URL: this.values.baseUrl,
-      LLM_API_KEY: this.apiKey,
       LLM_MODEL: this.values.model,
       LLM_API: this.values.api,
       LLM_MAX_TOKENS: String(this.values.maxTokens ?? DEFAULTS.maxTokens),
     };
+  }
+
+  /** What a new Python worker is given: the endpoint it may reach and the key it holds. */
+  endpoint() {
+    return { baseUrl: this.values.baseUrl || "", key: this.apiKey || "" };
   }
 
   /** Why live mode cannot run yet, or null. */
@@ -110,7 +117,7 @@ export async function testConnection({ baseUrl, model, api }, apiKey, { timeoutM
     ? { model, input: "Reply with the single word OK.", max_output_tokens: 16 }
     : { model, messages: [{ role: "user", content: "Reply with the single word OK." }], max_tokens: 8 };
   const headers = { "Content-Type": "application/json" };
-  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  if (apiKey && carriesKey(baseUrl, url)) headers.Authorization = `Bearer ${apiKey}`; // the rule Python's requests follow
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   const started = performance.now();

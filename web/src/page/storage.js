@@ -84,8 +84,9 @@ export function clearEdits(slug) {
 // `aside` holds the edits not shown ({cells, originals, lessonHash}); `shared` is true while the
 // shown edits came from a link. Nothing is dropped: an older aside moves to `stale`.
 
-/** Show a link's cells ({index: source}, `originals` the lesson's sources) and keep the learner's own aside. */
-export function putShared(slug, lessonHash, cells, originals) {
+/** Show a link's cells ({index: source}, `originals` the lesson's sources) and keep the learner's
+ * own aside; `from` says where the code came from ("link" or "notebook", foreign.js). */
+export function putShared(slug, lessonHash, cells, originals, from = "link") {
   const edits = loadEdits(slug);
   const own = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
   let { aside = null, stale = [] } = edits;
@@ -93,15 +94,33 @@ export function putShared(slug, lessonHash, cells, originals) {
     if (aside && Object.keys(aside.cells || {}).length) stale = [...stale, ...Object.entries(aside.cells).map(([index, source]) => ({ index: Number(index), source, original: aside.originals?.[index] ?? null, lessonHash: aside.lessonHash }))];
     aside = own;
   }
-  write("edits:" + slug, { lessonHash, cells, originals, stale, aside, shared: true });
+  write("edits:" + slug, { lessonHash, cells, originals, stale, aside, shared: true, ...(Object.keys(cells).length ? { from } : {}) });
 }
 
 /** Swap the edits shown and the edits kept aside (the link's code and the learner's own). */
 export function swapAside(slug) {
   const edits = loadEdits(slug);
   if (!edits.aside) return;
-  const shown = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
-  write("edits:" + slug, { ...edits, ...edits.aside, aside: shown, shared: !edits.shared });
+  const shown = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash, from: edits.from };
+  write("edits:" + slug, { ...edits, ...edits.aside, from: edits.aside.from, aside: shown, shared: !edits.shared });
+}
+
+// --- code that came from elsewhere (foreign.js): `from` on the shown edits until the learner
+// chooses a model for them ---------------------------------------------------------------------
+
+/** Where the code shown for a lesson came from ("link", "progress file", "notebook"), or null
+ * when it is the learner's own (or they have chosen to run it with their model). */
+export function foreignSource(slug) {
+  const edits = loadEdits(slug);
+  return Object.keys(edits.cells || {}).length && typeof edits.from === "string" ? edits.from : null;
+}
+
+/** The learner has read the code and chosen a model for it: it is no longer marked. */
+export function trustCode(slug) {
+  const edits = loadEdits(slug);
+  if (!edits.from) return;
+  delete edits.from;
+  write("edits:" + slug, edits);
 }
 
 /** null, or {shared}: whether edits are kept aside, and whether the shown ones came from a link. */
@@ -193,7 +212,10 @@ export function importAll(data) {
       // only text: anything else in a hand-edited file would break the lesson's editors
       const texts = (obj) => Object.fromEntries(Object.entries(obj || {}).filter(([, source]) => typeof source === "string"));
       const stale = Array.isArray(edits.stale) ? edits.stale.filter((e) => e && typeof e.source === "string") : [];
-      write("edits:" + slug, { lessonHash: edits.lessonHash, cells: texts(edits.cells), originals: texts(edits.originals), stale });
+      const cells = texts(edits.cells);
+      // code from a file is marked as such (foreign.js), even when it was the learner's own once
+      write("edits:" + slug, { lessonHash: edits.lessonHash, cells, originals: texts(edits.originals), stale,
+        ...(Object.keys(cells).length ? { from: "progress file" } : {}) });
       lessons++;
     }
   }

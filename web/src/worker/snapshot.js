@@ -63,10 +63,10 @@ export async function readBuildSnapshot(fetched, rawBytes, onBytes) {
 
 /** Remove a copy of the site's snapshot that failed (e.g. corrupt in the service worker's cache),
  * so the next load fetches it afresh from the site. */
-export async function forgetCopies(url) {
-  if (typeof caches === "undefined") return;
-  for (const name of await caches.keys()) {
-    const cache = await caches.open(name);
+export async function forgetCopies(url, storage = globalThis.caches) {
+  if (!storage) return;
+  for (const name of await storage.keys()) {
+    const cache = await storage.open(name);
     await cache.delete(url, { ignoreSearch: true });
   }
 }

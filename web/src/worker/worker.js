@@ -2,9 +2,11 @@
 // Messages: see protocol.js.
 
 import bridgeSource from "./bridge.py";
-import { redact } from "../shared/redact.js";
+import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
+import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
+import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
 
 let pyodide = null;
 let bridge = null;
@@ -13,6 +15,28 @@ let answers = null; // the answer buffer (asking.js), shared with the page, or n
 let runId = null;
 
 const post = (message) => self.postMessage(message);
+const cacheStorage = self.caches; // the worker's own use (a spoilt snapshot's copies), before it is withdrawn
+
+/** Take a built-in away from Python: from the global and its prototypes, for good. The Cache API
+ * would let code from a link rewrite the site's cached files, which the page then runs with the key. */
+function withdraw(name) {
+  for (let at = self; at; at = Object.getPrototypeOf(at)) {
+    if (Object.prototype.hasOwnProperty.call(at, name)) delete at[name];
+  }
+  Object.defineProperty(self, name, { value: undefined, writable: false, configurable: false });
+}
+
+/** Whether this worker runs under its own Content-Security-Policy (a header on worker.js, from
+ * looplab/serve.py or the service worker): the policy refuses text as code, so a Function made
+ * of text throws. Without it, Python's network is not fenced in (the page says so). */
+function fenced() {
+  try {
+    new Function("return 1");
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 // --- loading, with bytes counted for the status line ----------------------------------------
 
@@ -131,7 +155,12 @@ function loadPython(loadPyodide, build, snapshot = null) {
   })]);
 }
 
-async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot: wish }) {
+async function init(message) {
+  // The key first, before anything else runs, and out of the message at once (transport.js).
+  holdKey(message.baseUrl, message.key);
+  message.key = null;
+  withdraw("caches");
+  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish } = message;
   total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
@@ -159,7 +188,7 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
         start.source = "build";
       } catch (error) {
         start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
-        forgetCopies(at(build.snapshot.file)).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
+        forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
       }
     }
     if (!pyodide) { // no snapshot, or it was refused: a normal load
@@ -174,6 +203,7 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
+    pyodide.registerJsModule("looplab_transport", { send, send_async }); // looplab/http.py, httpx2_jsfetch
     bridge = pyodide.pyimport("looplab_bridge");
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
     for (const name of JSON.parse(bridge.start(Boolean(interrupt)))) pyodide.loadedPackages[name] ??= "default channel";
@@ -194,6 +224,7 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
     isolated: Boolean(interrupt),
+    fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
     start, // {source: "build" | null, refused: [why the snapshot was refused]}
     times, // ms since the worker started: imported pyodide.mjs (and .asm.mjs), wasm compiled, snapshot
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
@@ -225,11 +256,10 @@ const pending = { stdout: "", stderr: "" };
 let windowStart = 0;
 let sentInWindow = 0;
 
-let secret = ""; // this run's API key: never shown, even when the learner prints it
-
-// Everything a run sends the page passes here: output, events, the result, error messages.
+// Everything a run sends the page passes here: output, events, the result, error messages. The
+// key is never shown, even when an endpoint echoes it back (transport.js holds and masks it).
 function hide(text) {
-  return redact(text, secret);
+  return redact(maskKey(String(text ?? ""), REDACTED));
 }
 
 function write(stream, text) {
@@ -279,9 +309,11 @@ async function loadExtras(id, cells, env) {
 }
 
 // A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
-async function run({ id, cells, solution, env, fork = null }) {
+async function run({ id, cells, solution, env: given, fork = null }) {
   runId = id;
-  secret = env && env.LLM_API_KEY && env.LLM_API_KEY.length >= 4 ? env.LLM_API_KEY : "";
+  // Python sees where the key is, never the key; only a live run's requests may carry it.
+  const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
+  setLive(env.LOOPLAB_MODEL === "live");
   // (the page clears the interrupt buffer before it sends a run: a Stop pressed meanwhile stands)
   let result = null;
   let interrupted = false;
@@ -347,8 +379,14 @@ function describeCrash(message) {
   return `Python crashed and had to be restarted (${message.split("\n")[0]}). Your code is kept.`;
 }
 
-self.onmessage = (event) => {
+// Only the page's messages: Python can dispatch a MessageEvent of its own on `self`, but not a
+// trusted one. Init comes once.
+let started = false;
+self.addEventListener("message", (event) => {
+  if (!event.isTrusted) return;
   const message = event.data;
-  if (message.type === "init") init(message);
-  else if (message.type === "run" || message.type === "fork") run(message);
-};
+  if (message.type === "init" && !started) {
+    started = true;
+    init(message);
+  } else if (message.type === "run" || message.type === "fork") run(message);
+});

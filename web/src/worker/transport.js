@@ -1,0 +1,158 @@
+// The worker's network transport, and the one place the learner's API key lives in the worker.
+//
+// The key arrives once, in the worker's init message, before Python starts (`holdKey`), and stays
+// in this module's closure: not on globalThis, not in os.environ, not in anything Python reaches
+// through `js` or `pyodide.ffi`. Python gets two functions (`send`, `send_async`, registered as the
+// module `looplab_transport`; looplab/http.py and httpx2_jsfetch use them): a request goes out as
+// Python wrote it, and only when it is for the configured endpoint (keyscope.js) during a live run
+// does its Authorization header become `Bearer <key>`. Python's own value (the placeholder) goes
+// anywhere else, which the worker's Content-Security-Policy limits to the site and the endpoint.
+//
+// Every built-in this module calls with the key or with a URL it checked is taken at module
+// evaluation, before Python exists: Python can replace XMLHttpRequest.prototype.setRequestHeader
+// or String.prototype.indexOf for everyone else, not for this module.
+
+import { keyedURL, parseEndpoint } from "../shared/keyscope.js";
+
+const { apply } = Reflect;
+const { parse } = JSON;
+const { keys } = Object;
+const XHR = XMLHttpRequest;
+const method = (name) => XHR.prototype[name];
+const setter = (name) => Object.getOwnPropertyDescriptor(XHR.prototype, name).set;
+const reader = (name) => Object.getOwnPropertyDescriptor(XHR.prototype, name).get;
+const OPEN = method("open");
+const SET_HEADER = method("setRequestHeader");
+const SEND = method("send");
+const ALL_HEADERS = method("getAllResponseHeaders");
+const SET_TIMEOUT = setter("timeout");
+const SET_TYPE = setter("responseType");
+const STATUS = reader("status");
+const RESPONSE = reader("response");
+const Bytes = Uint8Array;
+const fetchOnce = fetch.bind(self);
+const HeadersClass = Headers;
+const HEADERS_SET = Headers.prototype.set;
+const RESPONSE_HEADERS = Object.getOwnPropertyDescriptor(Response.prototype, "headers").get;
+const RESPONSE_STATUS = Object.getOwnPropertyDescriptor(Response.prototype, "status").get;
+const ARRAY_BUFFER = Response.prototype.arrayBuffer;
+const HEADERS_ENTRIES = Headers.prototype.entries;
+const { indexOf, slice, toLowerCase } = String.prototype;
+const Text = String;
+const Signal = AbortSignal;
+const TIMEOUT = AbortSignal.timeout;
+
+let endpoint = null; // {origin, path} of the configured base URL
+let key = "";
+let held = false;
+let live = false; // the run in progress uses the live model
+
+// Headers a browser sets itself; setting them from script only logs a warning.
+const BROWSER_OWNED = { "content-length": 1, host: 1, connection: 1, "accept-encoding": 1, "user-agent": 1, origin: 1 };
+
+/** Take the key and the endpoint it belongs to, once, before Python runs; later calls are refused. */
+export function holdKey(baseUrl, apiKey) {
+  if (held) throw new Error("the key is held already");
+  held = true;
+  endpoint = parseEndpoint(typeof baseUrl === "string" ? baseUrl : "");
+  key = typeof apiKey === "string" && endpoint ? apiKey : "";
+}
+
+/** Whether a key is held (Python then sees KEY_PLACEHOLDER in LLM_API_KEY). */
+export function hasKey() {
+  return key !== "";
+}
+
+/** Runs on the live model may use the key; scripted and local runs never send it. */
+export function setLive(value) {
+  live = value === true;
+}
+
+/** The text with the key (when held, 4 characters or more) written as `mask` — without calling
+ * anything Python could have replaced with the key as an argument. */
+export function maskKey(text, mask) {
+  if (typeof text !== "string" || key.length < 4) return text;
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const at = apply(indexOf, text, [key, from]);
+    if (at < 0) break;
+    out += apply(slice, text, [from, at]) + mask;
+    from = at + key.length;
+  }
+  return from === 0 ? text : out + apply(slice, text, [from]);
+}
+
+/** Python's headers (JSON text of an object of strings) as [name, value] pairs, without the ones
+ * the browser owns, and without Authorization when the worker is to set it (`keyed`). They hold no
+ * key: the key's own header is set on its own, never stored in an array (an index assignment
+ * could meet a setter Python put on Array.prototype). */
+function headerList(headersJson, keyed) {
+  const given = typeof headersJson === "string" && headersJson ? parse(headersJson) : {};
+  const names = keys(given);
+  const out = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const lower = apply(toLowerCase, name, []);
+    if (BROWSER_OWNED[lower] === 1 || typeof given[name] !== "string") continue;
+    if (keyed && lower === "authorization") continue;
+    out.push([name, given[name]]);
+  }
+  return out;
+}
+
+/** Where a request goes and whether it carries the key: {href, keyed}. */
+function target(url) {
+  const href = live && key ? keyedURL(endpoint, url) : null;
+  return href === null ? { href: typeof url === "string" ? url : "", keyed: false } : { href, keyed: true };
+}
+
+function bodyOf(body) {
+  return typeof body === "string" || body instanceof Bytes ? body : null;
+}
+
+/**
+ * One synchronous request (XMLHttpRequest, allowed in a worker): {status, headers (the raw
+ * header text), body (Uint8Array)}, or {error: "timeout" | "blocked"} when no HTTP answer came.
+ */
+export function send(verb, url, headersJson, body, timeoutMs) {
+  const { href, keyed } = target(url);
+  const xhr = new XHR();
+  apply(SET_TYPE, xhr, ["arraybuffer"]);
+  if (typeof timeoutMs === "number" && timeoutMs > 0) apply(SET_TIMEOUT, xhr, [timeoutMs]);
+  const headers = headerList(headersJson, keyed);
+  try {
+    apply(OPEN, xhr, [Text(verb), href, false]);
+    for (let i = 0; i < headers.length; i++) apply(SET_HEADER, xhr, [headers[i][0], headers[i][1]]);
+    if (keyed) apply(SET_HEADER, xhr, ["Authorization", "Bearer " + key]);
+    apply(SEND, xhr, [bodyOf(body)]);
+  } catch (error) {
+    return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
+  }
+  const status = apply(STATUS, xhr, []);
+  if (status === 0) return { error: "blocked" };
+  return { status, headers: apply(ALL_HEADERS, xhr, []) || "", body: new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)) };
+}
+
+/** The same over fetch, for asynchronous Python (httpx2_jsfetch's async transport): a Promise. */
+export async function send_async(verb, url, headersJson, body, timeoutMs) {
+  const { href, keyed } = target(url);
+  const headers = new HeadersClass();
+  const list = headerList(headersJson, keyed);
+  for (let i = 0; i < list.length; i++) apply(HEADERS_SET, headers, [list[i][0], list[i][1]]);
+  if (keyed) apply(HEADERS_SET, headers, ["Authorization", "Bearer " + key]);
+  // No prototype: fetch reads its options with plain property reads, and a getter Python put on
+  // Object.prototype would otherwise see this object, and through it the headers.
+  const init = { __proto__: null, method: Text(verb), headers, body: bodyOf(body), credentials: "omit", cache: "no-store",
+    signal: typeof timeoutMs === "number" && timeoutMs > 0 ? apply(TIMEOUT, Signal, [timeoutMs]) : null };
+  let response;
+  try {
+    response = await fetchOnce(href, init);
+  } catch (error) {
+    return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
+  }
+  let raw = "";
+  const entries = [...apply(HEADERS_ENTRIES, apply(RESPONSE_HEADERS, response, []), [])];
+  for (const [name, value] of entries) raw += `${name}: ${value}\r\n`;
+  return { status: apply(RESPONSE_STATUS, response, []), headers: raw, body: new Bytes(await apply(ARRAY_BUFFER, response, [])) };
+}
