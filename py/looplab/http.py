@@ -100,7 +100,7 @@ BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "use
 def _browser(method, url, data, headers, timeout):
     """Through the page's worker when it offers its transport, else a plain XHR (e.g. Pyodide in Node)."""
     try:
-        from looplab_transport import send  # registered by web/src/worker.js
+        from looplab_transport import send  # registered by web/src/worker/worker.js
     except ImportError:
         return _xhr(method, url, data, headers, timeout)
     reply = send(method, url, json.dumps(headers), data, int(timeout * 1000))

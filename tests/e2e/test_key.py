@@ -16,8 +16,10 @@ import pytest
 from playwright.sync_api import expect
 
 from attack import ATTACK, REPORT
+from browser import PlainServer
+from conftest import guard
 from fakeserver import chat_call, chat_text
-from learner import FIXTURE, configure_live, open_lesson, run, set_code, set_mode, try_connection, wait_ready
+from learner import FIXTURE, code_of, configure_live, open_lesson, run, set_code, set_mode, try_connection, wait_ready
 
 KEY = "e2e-secret-key-4242"  # not shaped like a real key: only the worker's masking by value hides it
 PLACEHOLDER = "held by the page"
@@ -149,3 +151,24 @@ def test_test_connection_sends_the_key_to_the_endpoint_only_and_a_new_endpoint_r
     expect(page.get_by_test_id("output")).to_contain_text("REACH 200 JsException")   # now the other way round
     assert [c["path"] for c in catcher.caught] == ["/v1/models"]
     assert "authorization" not in {k.lower() for k in catcher.caught[0]["headers"]}  # scripted mode: no key
+
+
+def test_without_a_worker_policy_the_page_says_so_and_python_still_never_holds_the_key(browser, site_dir, fake):
+    # A plain static host whose service worker cannot run: nothing gives the worker a policy.
+    server = PlainServer(site_dir)
+    context = browser.new_context(service_workers="block")
+    guard(context)
+    try:
+        page = context.new_page()
+        open_lesson(page, server.url)
+        expect(page.get_by_test_id("status")).to_contain_text("Python's network is not fenced in here")
+        configure_live(page, fake.url, key=KEY)
+        set_mode(page, "live")
+        set_code(page, 'import os\nprint("ENV", os.environ["LLM_API_KEY"][::-1])\n' + code_of(page))
+        fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."))
+        assert [ok for ok, _, _ in run(page)] == [True, True]
+        expect(page.get_by_test_id("output")).to_contain_text("ENV " + PLACEHOLDER[::-1])
+        assert [p.headers["authorization"] for p in fake.posts("/v1/chat/completions")] == [f"Bearer {KEY}"] * 2
+    finally:
+        context.close()
+        server.stop()

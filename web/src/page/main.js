@@ -471,7 +471,7 @@ function startRunner(build) {
       status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
       status.stamp({ startedFrom: startedFrom(info.start) });
-      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${modeName()} model${info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`}`, "ready", { stage: "ready" });
+      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${modeName()} model${info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`}${info.fenced === false ? " · Python's network is not fenced in here (no service worker gave its worker a policy): run only code you trust with your key" : ""}`, "ready", { stage: "ready" });
       registerServiceWorker();
       startWanted(); // a Run pressed while Python was starting again
     },

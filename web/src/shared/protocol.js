@@ -6,14 +6,18 @@
 //                                                          `build` is build.json (indexURL, lockFileURL,
 //                                                          sizes); `interrupt` and `answers` are
 //                                                          SharedArrayBuffers (null when the page is not
-//                                                          cross-origin isolated)
+//                                                          cross-origin isolated); `baseUrl` and `key`: the
+//                                                          live endpoint and the API key, which the
+//                                                          worker keeps from Python (transport.js); sent
+//                                                          once, before Python exists: a new endpoint or
+//                                                          key is a new worker
 //   run    {id, cells: [{kind, source, tags}], solution, env}
 //                                                          run a lesson's code cells then its checks
 //                                                          (looplab.lesson.run_cells), after loading any
 //                                                          package of the site's lock the code imports
 //                                                          (and openai for LLM_API=sdk); `env` holds
 //                                                          the ENV_KEYS below, set in os.environ for
-//                                                          this run
+//                                                          this run (LLM_API_KEY: the worker's placeholder)
 //   fork   {id, fork: {run, step, reply} | {run, step, result, call_id}, env}
 //                                                          re-run a run of the last lesson run from a
 //                                                          step with one edit (looplab.replay; the
@@ -29,8 +33,9 @@
 // worker -> page
 //   progress {stage, loaded, total}                        loading: stage is a word for the status
 //                                                          line, bytes loaded of the expected total
-//   ready    {python, pyodide, isolated, times}            Python is loaded; runs may start (`times`:
-//                                                          ms marks of the load, for bench/startup.py)
+//   ready    {python, pyodide, isolated, fenced, times}    Python is loaded; runs may start (`times`:
+//                                                          ms marks of the load, for bench/startup.py;
+//                                                          `fenced`: the worker runs under its own CSP)
 //   stdout   {id, text}  /  stderr {id, text}              the learner's output, in batches
 //   event    {id, event}                                   one trace event (looplab.trace)
 //                                                          (everything a run sends is redacted of
