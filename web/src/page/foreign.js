@@ -5,6 +5,8 @@
 // The learner's own edits are never marked.
 
 import { el } from "./dom.js";
+import { fromNotebook } from "./notebook.js";
+import { putShared } from "./storage.js";
 
 const WHAT = { link: "a link", "progress file": "a progress file", notebook: "a notebook" };
 
@@ -33,4 +35,26 @@ export function showForeign(root, { from, onChoose }) {
     el("p", {}, choose("live", "Run it with my live model"), " ", choose("local", "Run it with my local model")));
   root.prepend(banner);
   return banner;
+}
+
+/**
+ * Put code from elsewhere into a lesson, marked as from `from`: `read(lesson)` gives {cells:
+ * {index: source}, payload}; only code and exercise cells are taken. Returns the payload; throws
+ * an Error that says what is wrong.
+ */
+export async function takeForeign({ meta, slug, from, read, lessonOf }) {
+  if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
+  const lesson = await lessonOf(meta.slug);
+  const found = await read(lesson);
+  const editable = Object.entries(found.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+  const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
+  putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals, from);
+  return found.payload ?? null;
+}
+
+/** A notebook downloaded from a lesson: its lesson's slug, and `read` for takeForeign. */
+export function notebookCells(notebook) {
+  const slug = notebook?.metadata?.looplab?.lesson;
+  if (typeof slug !== "string") throw new Error("it is not a notebook downloaded from a Loop Lab lesson (no metadata.looplab.lesson)");
+  return { slug, read: async (lesson) => ({ cells: fromNotebook(notebook, lesson), payload: null }) };
 }

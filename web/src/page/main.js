@@ -24,9 +24,8 @@ import { Inspector } from "./inspector.js";
 import { setupPrices } from "./prices.js";
 import { readHash, decodeShare, setupShare, showAside } from "./share.js";
 import { toNotebook } from "./notebook.js";
-import { putShared, swapAside, asideState, foreignSource, trustCode } from "./storage.js";
-import { modeFor, showForeign } from "./foreign.js";
-import { fromNotebook } from "./notebook.js";
+import { swapAside, asideState, foreignSource, trustCode } from "./storage.js";
+import { modeFor, notebookCells, showForeign, takeForeign } from "./foreign.js";
 import { redact } from "../shared/redact.js";
 import { LocalModel } from "./localmodel.js";
 import { setupLocalSettings } from "./localsettings.js";
@@ -156,7 +155,7 @@ async function route() {
 // A shared link (share.js): its code goes into the lesson, the learner's own edits are kept aside;
 // the address loses the data, so a reload shows the lesson as it now is.
 async function openShared(slug, data) {
-  const payload = await putForeign(slug, "link", async () => {
+  const payload = await openForeign(slug, "link", async () => {
     const shared = await decodeShare(data);
     return { payload: shared, cells: shared.cells };
   }, "This shared link could not be opened");
@@ -169,31 +168,20 @@ async function openShared(slug, data) {
   }
 }
 
-
-// A notebook downloaded from a lesson (notebook.js), imported: its code goes into the lesson as a
-// link's does, marked as code from a notebook.
+// Import progress took a notebook downloaded from a lesson: its code goes in as a link's does.
 async function openNotebook(notebook) {
-  const slug = notebook && notebook.metadata && notebook.metadata.looplab && notebook.metadata.looplab.lesson;
-  if (typeof slug !== "string") throw new Error("it is not a notebook downloaded from a Loop Lab lesson (no metadata.looplab.lesson)");
-  await putForeign(slug, "notebook", async (lesson) => ({ payload: null, cells: fromNotebook(notebook, lesson) }), "This notebook could not be opened");
+  const { slug, read } = notebookCells(notebook);
+  await openForeign(slug, "notebook", read, "This notebook could not be opened");
 }
 
-/** Put code from elsewhere into a lesson (the learner's own edits kept aside) and show it. */
-async function putForeign(slug, from, read, failure) {
+/** Code from elsewhere into a lesson, marked (foreign.js), the learner's own edits kept aside; then shown. */
+async function openForeign(slug, from, read, failure) {
   history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
-  const meta = lessons.find((l) => l.slug === slug);
   let payload = null;
   try {
-    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
-    const lesson = await fetchJSON(`lessons/${meta.slug}.json`);
-    const found = await read(lesson);
-    payload = found.payload;
-    const editable = Object.entries(found.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
-    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
-    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals, from);
+    payload = await takeForeign({ meta: lessons.find((l) => l.slug === slug), slug, from, read, lessonOf: (s) => fetchJSON(`lessons/${s}.json`) });
   } catch (error) {
     status.toast(`${failure}: ${error.message}. The lesson shows as you left it.`, 8000);
-    payload = null;
   }
   await showLesson(slug);
   return payload;
