@@ -31,19 +31,27 @@ def runs_scripted(page, fake) -> None:
 
 def test_a_link_starts_on_the_scripted_model_until_one_click_chooses_live(page, site_url, site_dir, fake):
     live_page(page, site_url, fake)
-    page.goto(share_link(site_url, site_dir, 'print("code from a link")\n' + exercise_source(site_dir)))
+    # The link's code knows the endpoint and calls it itself: on the scripted start, without the key.
+    code = f'import looplab.http\nprint("code from a link", looplab.http.get_json({fake.url!r} + "/models")[0])\n'
+    page.goto(share_link(site_url, site_dir, code + exercise_source(site_dir)))
     wait_ready(page, FIXTURE)
     banner = page.get_by_test_id("foreign-code")
     expect(banner).to_contain_text(BANNER.format("a link"))
     expect(banner).to_have_attribute("data-from", "link")
-    runs_scripted(page, fake)
-    expect(page.get_by_test_id("output")).to_contain_text("code from a link")
+    results = run(page)
+    assert [ok for ok, _, _ in results] == [True, True], results
+    expect(page.get_by_test_id("output")).to_contain_text("code from a link 200")
+    assert [(r.method, r.path, r.headers.get("authorization")) for r in fake.requests] == [("GET", "/v1/models", None)]
+    fake.reset()
 
     banner.get_by_role("button", name="Run it with my live model").click()
     expect(banner).to_have_count(0)
-    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."))
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."), path="/v1/chat/completions")
     assert [ok for ok, _, _ in run(page)] == [True, True]
-    assert len(fake.posts("/v1/chat/completions")) == 2                  # now the live model, as chosen
+    posts = fake.posts("/v1/chat/completions")                           # now the live model, as chosen,
+    assert len(posts) == 2 and posts[0].headers["authorization"] == f"Bearer {KEY}"
+    models = [r for r in fake.requests if r.path == "/v1/models"]        # and the link's own call gets the key too
+    assert [r.headers.get("authorization") for r in models] == [f"Bearer {KEY}"]
     page.reload()                                                        # chosen once: not asked again
     wait_ready(page, FIXTURE)
     expect(page.get_by_test_id("lesson-text")).to_contain_text("E2E fixture")
