@@ -47,7 +47,7 @@ def get_json(url: str, headers: dict | None = None, timeout: float = 60.0) -> tu
 def request(method: str, url: str, data: str | None, headers: dict, timeout: float) -> tuple[int, dict, str]:
     """One HTTP request through whichever transport this Python has."""
     if IN_BROWSER:
-        return _browser(method, url, data, headers, timeout)
+        return _xhr(method, url, data, headers, timeout)
     return _urllib(method, url, data, headers, timeout)
 
 
@@ -97,12 +97,12 @@ def _urllib(method, url, data, headers, timeout):
 BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "user-agent", "origin"}
 
 
-def _browser(method, url, data, headers, timeout):
+def _xhr(method, url, data, headers, timeout):
     """Through the page's worker when it offers its transport, else a plain XHR (e.g. Pyodide in Node)."""
     try:
         from looplab_transport import send  # registered by web/src/worker/worker.js
     except ImportError:
-        return _xhr(method, url, data, headers, timeout)
+        return _plain_xhr(method, url, data, headers, timeout)
     reply = send(method, url, json.dumps(headers), data, int(timeout * 1000))
     error = getattr(reply, "error", None)
     if error == "timeout":
@@ -113,7 +113,7 @@ def _browser(method, url, data, headers, timeout):
     return int(reply.status), _parse_headers(str(reply.headers or "")), text
 
 
-def _xhr(method, url, data, headers, timeout):
+def _plain_xhr(method, url, data, headers, timeout):
     from js import XMLHttpRequest  # the browser's; only importable inside Pyodide
 
     xhr = XMLHttpRequest.new()
