@@ -6,7 +6,6 @@ raw chat adapter, the openai SDK and Test connection alike."""
 from __future__ import annotations
 
 import base64
-import functools
 import http.server
 import json
 import threading

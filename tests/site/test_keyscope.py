@@ -1,10 +1,9 @@
 """Which requests carry the learner's key (web/src/shared/keyscope.js, run in Node.js): only those
 for the configured base URL's origin and path prefix; and the worker's policy names that origin
-and nothing else (scripts/serve.py, web/sw.js)."""
+and nothing else (looplab/serve.py, web/sw.js)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from contextlib import closing
 from pathlib import Path
@@ -14,20 +13,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import NodeModule
+from looplab import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://api.example.com:8443/v1"
-
-
-def load_serve():
-    """scripts/serve.py as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("serve", ROOT / "scripts" / "serve.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-serve = load_serve()
 
 
 @pytest.fixture(scope="module")

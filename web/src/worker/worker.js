@@ -21,7 +21,7 @@ const cacheStorage = self.caches; // the worker's own use (a spoilt snapshot's c
  * would let code from a link rewrite the site's cached files, which the page then runs with the key. */
 function withdraw(name) {
   for (let at = self; at; at = Object.getPrototypeOf(at)) {
-    if (Object.prototype.hasOwnProperty.call(at, name)) delete at[name];
+    if (Object.hasOwn(at, name)) delete at[name];
   }
   Object.defineProperty(self, name, { value: undefined, writable: false, configurable: false });
 }
