@@ -1,7 +1,8 @@
 // The Python worker: Pyodide and looplab, loaded from this site only; one run at a time.
-// Messages: see protocol.js.
+// Messages: shared/protocol.js.
 
 import bridgeSource from "./bridge.py";
+import { reader, toPage } from "../shared/protocol.js";
 import { redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
@@ -23,7 +24,7 @@ const times = {};
 
 function progress(newStage) {
   if (newStage) stage = newStage;
-  post({ type: "progress", stage, loaded, total });
+  post(toPage.progress(stage, loaded, total));
 }
 
 let lastReport = 0;
@@ -179,7 +180,7 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     for (const name of JSON.parse(bridge.start(Boolean(interrupt)))) pyodide.loadedPackages[name] ??= "default channel";
     times.looplab = performance.now();
   } catch (error) {
-    post({ type: "fatal", message: `Python could not be loaded: ${error && error.message ? error.message : error}` });
+    post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
     return;
   } finally {
     self.fetch = realFetch; // live requests from lessons are not counted
@@ -189,15 +190,14 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
   }
   loaded = total;
   progress("ready");
-  post({
-    type: "ready",
+  post(toPage.ready({
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
     isolated: Boolean(interrupt),
     start, // {source: "build" | null, refused: [why the snapshot was refused]}
     times, // ms since the worker started: imported pyodide.mjs (and .asm.mjs), wasm compiled, snapshot
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
-  });
+  }));
   if (start.source) warmStopPath();
 }
 
@@ -245,7 +245,7 @@ function write(stream, text) {
 function flush() {
   for (const stream of ["stdout", "stderr"]) {
     if (pending[stream]) {
-      post({ type: stream, id: runId, text: pending[stream] });
+      post(toPage[stream](runId, pending[stream]));
       pending[stream] = "";
       sentInWindow++;
     }
@@ -267,14 +267,14 @@ async function loadExtras(id, cells, env) {
   const loaded = await pyodide.loadPackagesFromImports(code, {
     // "Loading a, b, c" comes first, naming every package about to load, dependencies included.
     messageCallback: (text) => {
-      if (text.startsWith("Loading ")) post({ type: "stdout", id, text: `(loading ${text.slice(8)} from this site, once…)\n` });
+      if (text.startsWith("Loading ")) post(toPage.stdout(id, `(loading ${text.slice(8)} from this site, once…)\n`));
     },
     errorCallback: (text) => errors.push(text),
   });
   if (errors.length) throw new Error(errors.join("; "));
   if (!loaded.length) return null;
   const ms = Math.round(performance.now() - started);
-  post({ type: "stdout", id, text: `(loaded in ${(ms / 1000).toFixed(1)} s)\n` });
+  post(toPage.stdout(id, `(loaded in ${(ms / 1000).toFixed(1)} s)\n`));
   return { packages: loaded.map((p) => p.name), ms };
 }
 
@@ -292,15 +292,15 @@ async function run({ id, cells, solution, env, fork = null }) {
     const message = String(error && error.message ? error.message : error);
     if (/KeyboardInterrupt/.test(message)) { // a Stop pressed while the run was still being prepared
       flush();
-      post({ type: "done", id, result: { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, interrupted: true, extras });
+      post(toPage.done(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras }));
       runId = null;
       return;
     }
-    post({ type: "stderr", id, text: hide(`Could not load a package: ${message}\n`) });
+    post(toPage.stderr(id, hide(`Could not load a package: ${message}\n`)));
   }
   const sendEvent = (text) => {
     flush(); // output printed before an event shows before it
-    post({ type: "event", id, event: JSON.parse(hide(text)) });
+    post(toPage.event(id, JSON.parse(hide(text))));
   };
   try {
     const text = fork
@@ -313,13 +313,13 @@ async function run({ id, cells, solution, env, fork = null }) {
     if (!interrupted && error && error.name !== "PythonError") {
       // A JavaScript-level failure (Pyodide fatal error, out of memory): this worker is done.
       flush();
-      post({ type: "fatal", message: describeCrash(message) });
+      post(toPage.fatal(describeCrash(message)));
       return;
     }
     result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : message, checks: [] };
   }
   flush();
-  post({ type: "done", id, result, interrupted, extras });
+  post(toPage.done(id, result, { interrupted, extras }));
   runId = null;
 }
 
@@ -330,11 +330,11 @@ function askPage(kind, requestJson) {
   flush(); // what was printed before the question shows before it
   const request = JSON.parse(hide(requestJson));
   if (!answers) {
-    post({ type: "ask", id: runId, kind, request, blocking: false });
+    post(toPage.ask(runId, kind, request, false));
     return JSON.stringify({ unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it" });
   }
   clearAnswer(answers);
-  post({ type: "ask", id: runId, kind, request, blocking: true });
+  post(toPage.ask(runId, kind, request, true));
   return waitForAnswer(answers, () => {
     if (interrupt && interrupt[0] !== 0) pyodide.checkInterrupt(); // throws KeyboardInterrupt into Python
   });
@@ -347,8 +347,5 @@ function describeCrash(message) {
   return `Python crashed and had to be restarted (${message.split("\n")[0]}). Your code is kept.`;
 }
 
-self.onmessage = (event) => {
-  const message = event.data;
-  if (message.type === "init") init(message);
-  else if (message.type === "run" || message.type === "fork") run(message);
-};
+const receive = reader("toWorker", { init, run, fork: run });
+self.onmessage = (event) => receive(event.data);
