@@ -1,11 +1,13 @@
-// The page's entry: it finds the elements, builds the parts (chrome.js, lessonlist.js, panels.js,
+// The page's entry: it finds the elements, builds the parts (chrome.js, lessonlist.js, output.js,
 // settings.js, inspector.js …) and carries out what the session decides (session.js: the lesson
 // on screen and the run state machine; the rules live there, not here). Python runs in a worker
 // (runner.js, the one owner of a run in flight); the page never blocks on it.
 
 import { Runner } from "./runner.js";
 import { LessonScreen } from "./screen.js";
-import { Output, Trace, Context } from "./panels.js";
+import { Output } from "./output.js";
+import { EventLog } from "./eventlog.js";
+import { Context } from "./context.js";
 import { announceRuns } from "./announce.js";
 import { Settings, setupDialog } from "./settings.js";
 import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
@@ -49,7 +51,7 @@ async function main() {
   const store = createStore();
   const status = new StatusLine({ root: ui.status, text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
   const output = new Output(byTest("output"));
-  const trace = new Trace(byTest("trace"));
+  const events = new EventLog(byTest("trace"));
   const context = new Context(byTest("context-view"));
   const settings = new Settings();
   const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
@@ -89,7 +91,7 @@ async function main() {
 
   function clearPanels() {
     output.clear();
-    trace.clear();
+    events.clear();
     context.clear();
     inspector.clear();
   }
@@ -120,7 +122,7 @@ async function main() {
       stderr: onScreen((text) => output.write(text, "stderr")),
       event: onScreen((event) => {
         if (event.type === "model_call") step = event.step;
-        trace.add(event);
+        events.add(event);
         context.add(event);
         inspector.add(event, eventOptions);
       }),

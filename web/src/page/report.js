@@ -3,7 +3,7 @@
 // the session's effects (session.js); the status line's `about` is the ticket of the lesson a
 // sentence describes (null: it is about Python).
 
-import { showChecks, tally, describeTally } from "./panels.js";
+import { showChecks, tally, describeTally } from "./checks.js";
 import { saveProgress } from "./storage.js";
 
 /** A lesson passes when its code raised nothing and no check failed (and one at least passed:

@@ -3,7 +3,7 @@
 // main.js draws a lesson when the session says it is shown (session.js `draw`).
 
 import { LessonView } from "./lessonview.js";
-import { showChecks } from "./panels.js";
+import { showChecks } from "./checks.js";
 import { loadProgress, swapAside, asideState } from "./storage.js";
 import { showAside } from "./share.js";
 
