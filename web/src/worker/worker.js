@@ -1,11 +1,11 @@
-// The Python worker: Pyodide and looplab, loaded from this site only; one run at a time.
+// The Python worker: Pyodide and looplab, loaded from this site only (startup.js); one run at a time.
 // Messages: shared/protocol.js.
 
 import bridgeSource from "./bridge.py";
 import { reader, toPage } from "../shared/protocol.js";
 import { redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
-import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
+import { loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
 
 let pyodide = null;
 let bridge = null;
@@ -15,159 +15,14 @@ let runId = null;
 
 const post = (message) => self.postMessage(message);
 
-// --- loading, with bytes counted for the status line ----------------------------------------
-
-let loaded = 0;
-let total = 1;
-let stage = "starting";
-const times = {};
-
-function progress(newStage) {
-  if (newStage) stage = newStage;
-  post(toPage.progress(stage, loaded, total));
-}
-
-let lastReport = 0;
-
-function counted(bytes) {
-  loaded += bytes;
-  const now = performance.now();
-  if (now - lastReport > 50) {
-    lastReport = now;
-    progress();
-  }
-}
-
-async function count(body) {
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    counted(value.byteLength);
-  }
-}
-
-// Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
-// the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
-// still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
-// Files fetched ahead (`early`, from the worker's first moment) are handed over when Pyodide
-// asks for them, so nothing waits on what came before it.
-const realFetch = self.fetch.bind(self);
-const early = new Map(); // absolute URL -> Promise<Response>, taken once
-
-function countingFetch(input, init) {
-  const url = input instanceof Request ? input.url : new URL(String(input), self.location.href).href;
-  const ahead = early.get(url);
-  if (ahead) early.delete(url);
-  return (ahead || realFetch(input, init)).then((response) => {
-    if (response.ok && response.body) count(response.clone().body).catch(() => {});
-    return response;
-  });
-}
-
-// pyodide.asm.wasm is compiled from the first byte, beside the snapshot's download: Pyodide only
-// starts its own compile once the snapshot is in. Its instantiateStreaming gets the module
-// compiled here (compiling also warms the browser's code cache as before).
-let wasmModule = null;
-const realInstantiateStreaming = WebAssembly.instantiateStreaming;
-
-function compileEarly(wasmURL) {
-  wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
-  wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
-  early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
-  WebAssembly.instantiateStreaming = async (_source, imports) => {
-    const module = await wasmModule;
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
-  };
-}
-
-// When pyodide.asm.wasm cannot be fetched or compiled (a broken deploy, offline on a first
-// visit), Pyodide only logs "wasm instantiation failed!" and the error, and loadPyodide never
-// settles: those two warnings are turned into a failed load, which the page reports.
-const realWarn = console.warn;
-
-function wasmFailure() {
-  return new Promise((_, reject) => {
-    console.warn = (...args) => {
-      realWarn(...args);
-      if (args[0] === "wasm instantiation failed!") {
-        let detail = "";
-        console.warn = (...more) => {
-          realWarn(...more);
-          detail = detail || String(more[0] && more[0].message ? more[0].message : more[0]);
-        };
-        queueMicrotask(() => reject(new Error(`its WebAssembly file could not be loaded (${detail || "unknown error"})`)));
-      }
-    };
-  });
-}
-
-// --- starting Python: from a snapshot when one restores, else a normal load -------------------
-
-const ENV = { HOME: "/home/pyodide", LOOPLAB_MODEL: "scripted" };
 const BRIDGE = "/home/pyodide/looplab_bridge.py";
-const at = (path) => new URL(path, self.location.href).href;
-
-/** The bytes of the site's snapshot, checked to fit; `?snapshot=refuse` spoils their magic number
- * so that Pyodide itself refuses them (the fallback's test). */
-function snapshotBytes(build, wish, response) {
-  return readBuildSnapshot(response, build.snapshot.rawBytes, counted).then((bytes) => {
-    times.snapshot = performance.now();
-    checkFits(bytes, build.heapLimit);
-    if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
-    return bytes;
-  });
-}
-
-function loadPython(loadPyodide, build, snapshot = null) {
-  return Promise.race([wasmFailure(), loadPyodide({
-    indexURL: build.indexURL,
-    lockFileURL: build.lockFileURL,
-    packageBaseUrl: new URL(".", at(build.lockFileURL)).href,
-    // A restore needs no package: looplab is imported already, and the bridge lays its files
-    // again (a snapshot holds no file; installing the wheel again took 0.35-0.7 s).
-    packages: snapshot ? [] : ["looplab"],
-    env: ENV,
-    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-  })]);
-}
 
 async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot: wish }) {
-  total = build.startupBytes || 1;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
-  self.fetch = countingFetch;
-  const start = { source: null, refused: [] };
+  let start;
   try {
-    progress("loading Python");
-    times.start = performance.timeOrigin + performance.now();
-    // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
-    // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
-    compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
-    const useSnapshot = Boolean(build.snapshot) && wish !== "off";
-    const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
-    for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
-    const siteResponse = useSnapshot ? realFetch(at(build.snapshot.file)) : null;
-    if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
-    const mjs = import(build.indexURL + "pyodide.mjs");
-    import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
-    const { loadPyodide } = await mjs;
-    times.imported = performance.now();
-    if (useSnapshot) {
-      total = build.snapshot.startupBytes;
-      try {
-        pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse));
-        start.source = "build";
-      } catch (error) {
-        start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
-        forgetCopies(at(build.snapshot.file)).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
-      }
-    }
-    if (!pyodide) { // no snapshot, or it was refused: a normal load
-      total = build.startupBytes || 1;
-      pyodide = await loadPython(loadPyodide, build);
-    }
-    times.pyodide = performance.now();
+    ({ pyodide, start } = await startPython(build, wish, post));
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
@@ -183,13 +38,9 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
     post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
     return;
   } finally {
-    self.fetch = realFetch; // live requests from lessons are not counted
-    console.warn = realWarn;
-    WebAssembly.instantiateStreaming = realInstantiateStreaming;
-    early.clear();
+    stopCounting();
   }
-  loaded = total;
-  progress("ready");
+  loadedAll();
   post(toPage.ready({
     python: pyodide.runPython("import sys; sys.version.split()[0]"),
     pyodide: pyodide.version,
@@ -202,9 +53,9 @@ async function init({ interrupt: buffer, answers: answerBuffer, build, snapshot:
 }
 
 /** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
- * turned into a JavaScript error), and its first use took 0.1-0.3 s in Node (the engine compiles
- * each wasm function on its first call) — long enough, on a busy machine, to outlast Stop's grace
- * period and restart Python instead. Run it once now, while the learner reads; a run asked for
+ * turned into a JavaScript error), and its first use is slow (the engine compiles each wasm
+ * function on its first call) — long enough, on a busy machine, to outlast Stop's grace period and
+ * restart Python instead. Run it once now, while the learner reads; a run asked for
  * meanwhile waits the few tens of milliseconds this takes. */
 function warmStopPath() {
   try {
@@ -264,7 +115,7 @@ async function loadExtras(id, cells, env) {
   if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") code += "\nimport openai";
   const started = performance.now();
   const errors = [];
-  const loaded = await pyodide.loadPackagesFromImports(code, {
+  const packages = await pyodide.loadPackagesFromImports(code, {
     // "Loading a, b, c" comes first, naming every package about to load, dependencies included.
     messageCallback: (text) => {
       if (text.startsWith("Loading ")) post(toPage.stdout(id, `(loading ${text.slice(8)} from this site, once…)\n`));
@@ -272,10 +123,10 @@ async function loadExtras(id, cells, env) {
     errorCallback: (text) => errors.push(text),
   });
   if (errors.length) throw new Error(errors.join("; "));
-  if (!loaded.length) return null;
+  if (!packages.length) return null;
   const ms = Math.round(performance.now() - started);
   post(toPage.stdout(id, `(loaded in ${(ms / 1000).toFixed(1)} s)\n`));
-  return { packages: loaded.map((p) => p.name), ms };
+  return { packages: packages.map((p) => p.name), ms };
 }
 
 // A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
