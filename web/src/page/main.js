@@ -73,6 +73,8 @@ async function main() {
     panelTabs: document.querySelectorAll(".panel-tabs [role=tab]"),
     panelBodies: document.querySelectorAll("[data-panel-body]"),
   });
+  const fetched = new Map(); // a shared link's lesson, fetched for its edits: the view takes it, not a second fetch
+  const lessonOf = (meta) => (fetched.has(meta.slug) ? Promise.resolve(fetched.get(meta.slug)) : fetchLesson(meta)).finally(() => fetched.delete(meta.slug));
   const screen = new LessonScreen({ ...ui, scroller: $("#lesson") }, {
     renderList, clearPanels, keys: editorKeys, reopen: (slug) => store.dispatch({ type: "open", slug }) });
   const inspector = new Inspector($("[data-role=inspector]"), {
@@ -100,7 +102,8 @@ async function main() {
     const { slug, share } = readHash(location.hash);
     const open = (name) => Promise.all(store.dispatch({ type: "open", slug: name }));
     if (share === null) return open(slug);
-    return openShared(slug, share, { lessons: store.state.lessons, fetchLesson, open, toast: (...a) => status.toast(...a),
+    const keep = (meta) => fetchLesson(meta).then((lesson) => (fetched.set(meta.slug, lesson), lesson));
+    return openShared(slug, share, { lessons: store.state.lessons, fetchLesson: keep, open, toast: (...a) => status.toast(...a),
       openRun: (shared) => inspector.load(shared, "the shared link's run") });
   }
 
@@ -147,7 +150,7 @@ async function main() {
 
   store.handle({
     empty: () => ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
-    load: ({ ticket, meta }) => fetchLesson(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
+    load: ({ ticket, meta }) => lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
     draw: (effect) => screen.draw(effect),
     follow: say.follow,
     toast({ say: what, meta }) {
