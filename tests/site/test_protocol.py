@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NodeModule
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
@@ -51,7 +50,7 @@ def handler_names(source: str, direction: str) -> set[str] | None:
     if not found:
         return None
     entries, depth, entry = [], 0, ""
-    for char in source[found.end():]:
+    for char in source[found.end() :]:
         if char in "([{":
             depth += 1
         elif char in ")]}":
@@ -71,7 +70,9 @@ def test_sides_send_only_what_the_constructors_make(types):
     for direction, path in SIDES.items():
         source = path.read_text()
         assert "../shared/protocol.js" in source, path.name
-        assert not re.search(r'\btype: "', source.replace('{ type: "module" }', "")), f"{path.name} writes a message by hand"
+        assert not re.search(r'\btype: "', source.replace('{ type: "module" }', "")), (
+            f"{path.name} writes a message by hand"
+        )
         used = set(re.findall(rf"\b{direction}\.(\w+)\(", source))
         assert used and used <= set(types[direction]), (path.name, used)
         for call in re.findall(r"\bpost(?:Message)?\(([^)]*)", source):
@@ -94,7 +95,8 @@ def test_a_reader_refuses_a_type_the_protocol_lacks_and_ignores_an_unknown_messa
         'read(toPage.done(1, { ok: true, error: null, checks: [] })); read({ type: "nonsense" }); read(null);\n'
         "let refused = null;\n"
         'try { reader("toWorker", { stop() {} }); } catch (e) { refused = e.message; }\n'
-        "console.log(JSON.stringify({ seen, refused }));\n")
+        "console.log(JSON.stringify({ seen, refused }));\n"
+    )
     out = json.loads(subprocess.run(["node", str(script)], capture_output=True, text=True, check=True).stdout)
     assert out == {"seen": [True], "refused": "protocol: no toWorker message stop"}
 
@@ -125,14 +127,23 @@ print(result["answer"])
 
 def test_bridge_results_have_the_keys_the_protocol_documents(protocol_js, bridge, capsys):
     result_keys = protocol_js.get("RESULT_KEYS")
-    cells = [{"kind": "code", "source": AGENT, "tags": []},
-             {"kind": "code", "source": "assert result['answer'] == 'The sum is 5.', 'the answer'", "tags": ["check"]}]
+    cells = [
+        {"kind": "code", "source": AGENT, "tags": []},
+        {"kind": "code", "source": "assert result['answer'] == 'The sum is 5.', 'the answer'", "tags": ["check"]},
+    ]
     events = []
-    run = json.loads(bridge.run(json.dumps(cells), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: events.append(json.loads(e))))
-    assert sorted(run) == sorted(result_keys) and run["ok"] is True
+    run = json.loads(
+        bridge.run(
+            json.dumps(cells), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: events.append(json.loads(e))
+        )
+    )
+    assert sorted(run) == sorted(protocol_js.get("RUN_KEYS")) and run["ok"] is True
+    assert run["events"] == [] and [e["type"] for e in events][:2] == ["run_start", "model_call"]  # sent one by one
     assert [sorted(c) for c in run["checks"]] == [["message", "name", "ok", "status"]] and run["checks"][0]["ok"]
     number = next(e["run"] for e in events if e["type"] == "run_start")
-    forked = json.loads(bridge.fork(json.dumps({"run": number, "step": 1, "result": "7", "call_id": "c1"}), "{}", lambda e: None))
+    forked = json.loads(
+        bridge.fork(json.dumps({"run": number, "step": 1, "result": "7", "call_id": "c1"}), "{}", lambda e: None)
+    )
     assert sorted(forked) == sorted(result_keys + ["fork"]) and forked["ok"] is True
     assert sorted(forked["fork"]) == sorted(protocol_js.get("FORK_KEYS"))
     assert forked["fork"]["answer"] == "The sum is 7." and forked["fork"]["fork_of"] == {"run": number, "step": 1}

@@ -169,13 +169,31 @@ def test_a_fork_of_a_fork_runs_after_the_first_ends_and_never_beside_it(session_
     assert page.types(page.end()) == ["forked"] and page.js.call("busy", page.state) is None
 
 
+def test_why_a_run_cannot_be_forked_names_the_reason(session_js):
+    page = ready_on(session_js)
+    ended, live = {"source": "live", "stop": {"stopped": "final"}}, {"source": "live", "stop": None}
+    why = lambda run: page.js.call("whyNoFork", page.state, run)  # noqa: E731
+    assert why(ended) is None and why(live) == "The run has not ended yet."
+    assert "imported run" in why({**ended, "source": "imported"}) and "restarted" in why({**ended, "source": "gone"})
+    page.send("run")
+    assert why(ended) == "Python is busy: wait for the run to end."
+    page.end()
+    page.send("starting", restart=True)
+    assert why(ended) == "Python is busy: wait for the run to end." and why({**ended, "source": "gone"}).startswith(
+        "Python was"
+    )
+
+
 # Any order of what a learner and the worker do: never two runs at once, a run starts only for the
 # lesson on screen with nothing on its way, and a lesson's arrival is drawn only for the latest open.
 ACTIONS = st.sampled_from(["open", "shown", "shown-late", "run", "stop", "end", "restart", "ready", "crash", "fork"])
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(ACTIONS, min_size=8, max_size=30), st.lists(st.sampled_from([s["slug"] for s in LESSONS]), min_size=30, max_size=30))
+@given(
+    st.lists(ACTIONS, min_size=8, max_size=30),
+    st.lists(st.sampled_from([s["slug"] for s in LESSONS]), min_size=30, max_size=30),
+)
 def test_whatever_happens_one_run_at_a_time_for_the_lesson_on_screen(session_js, actions, slugs):
     page = ready_on(session_js)
     pending: dict[int, str] = {}

@@ -15,7 +15,7 @@ import { RunBook, exportRun, outcome } from "./runs.js";
 import { Forks } from "./forks.js";
 import { contextSent, replyBox, tokensLine, toolBox } from "./steps.js";
 import { toOtlp } from "./otel.js";
-import { short, pretty, plural } from "./text.js";
+import { short, plural } from "./text.js";
 
 const PLAY_MS = 700;
 

@@ -22,7 +22,7 @@ import { setupPrices } from "./prices.js";
 import { readHash, openShared, setupShare } from "./share.js";
 import { LocalModel } from "./localmodel.js";
 import { setupLocalSettings } from "./localsettings.js";
-import { createStore, controls, busy } from "./session.js";
+import { createStore, controls, whyNoFork } from "./session.js";
 import { reports } from "./report.js";
 import { modes } from "./modes.js";
 import { download, sharePayload, downloadNotebook } from "./exports.js";
@@ -79,7 +79,7 @@ async function main() {
     renderList, clearPanels, keys: editorKeys, reopen: (slug) => store.dispatch({ type: "open", slug }) });
   const inspector = new Inspector($("[data-role=inspector]"), {
     fork: (request) => store.dispatch({ type: "fork", request })[0],
-    whyNoFork, download: (name, text) => download(name, text, settings.apiKey), prices: () => prices(),
+    whyNoFork: (run) => whyNoFork(store.state, run), download: (name, text) => download(name, text, settings.apiKey), prices: () => prices(),
     lesson: () => (store.state.lesson ? store.state.lesson.slug : null),
     model: () => (settings.live ? settings.values.model : ""),
   });
@@ -105,14 +105,6 @@ async function main() {
     const keep = (meta) => fetchLesson(meta).then((lesson) => (fetched.set(meta.slug, lesson), lesson));
     return openShared(slug, share, { lessons: store.state.lessons, fetchLesson: keep, open, toast: (...a) => status.toast(...a),
       openRun: (shared) => inspector.load(shared, "the shared link's run") });
-  }
-
-  function whyNoFork(kept) {
-    if (kept.source === "imported") return "An imported run cannot be forked here: its model and tools are not in this page.";
-    if (kept.source === "gone") return "Python was restarted since this run: run the lesson again to fork it.";
-    if (!kept.stop) return "The run has not ended yet.";
-    const why = busy(store.state);
-    return why ? `${why}.` : null;
   }
 
   /** What a run (or a fork) sends the page goes to the panels while its lesson is on screen; Python's

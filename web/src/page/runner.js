@@ -60,7 +60,7 @@ export class Runner {
       stderr: ofRun((run, { text }) => run.on.stderr(text)),
       event: ofRun((run, { event }) => run.on.event(event)),
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
-      done: ofRun((run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
+      done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
       fatal: mine(({ message }) => this.crash(worker, message)),
     });
   }

@@ -51,6 +51,15 @@ export function busy(state) {
   return state.python !== "ready" || state.run ? "Python is busy: wait for the run to end" : null;
 }
 
+/** Why the inspector's run cannot be forked now (null: it can). `run` is a RunBook run (runs.js). */
+export function whyNoFork(state, run) {
+  if (run.source === "imported") return "An imported run cannot be forked here: its model and tools are not in this page.";
+  if (run.source === "gone") return "Python was restarted since this run: run the lesson again to fork it.";
+  if (!run.stop) return "The run has not ended yet.";
+  const why = busy(state);
+  return why ? `${why}.` : null;
+}
+
 /**
  * @param {State} state
  * @param {Event} event

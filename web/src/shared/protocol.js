@@ -56,8 +56,9 @@ export const toWorker = {
  * @typedef {{answer: any, steps: number, stopped: string, tool_calls: number, detail?: string, run: number,
  *   first_difference: number | null, fork_of: {run: number, step: number}}} ForkOutcome  a fork's run:
  *   run_agent's result (looplab/loop.py), its run number, where it first differs, what it forks (bridge.py `fork`)
- * @typedef {{ok: boolean, error: string | null, checks: Check[], fork?: ForkOutcome}} Result
- *   a run's result (bridge.py `run`: looplab's LessonResult without its events, sent one by one)
+ * @typedef {{ok: boolean, error: string | null, checks: Check[], events?: [], fork?: ForkOutcome}} Result
+ *   a run's result (bridge.py `run`: looplab's LessonResult; its `events` is empty, each event was
+ *   sent as it happened) or a fork's (with `fork`)
  * @typedef {{type: "done", id: number, result: Result, interrupted: boolean, extras: {packages: string[], ms: number} | null}} Done
  *   the run ended; `interrupted` when Stop's KeyboardInterrupt ended it; `extras` when this run
  *   first loaded extra packages
@@ -91,6 +92,7 @@ export const TYPES = { toWorker: Object.keys(toWorker), toPage: Object.keys(toPa
 /** The keys of a run's result and of a fork's outcome, as bridge.py returns them (a fork's
  * outcome has `detail` too when run_agent gives one). */
 export const RESULT_KEYS = ["ok", "error", "checks"];
+export const RUN_KEYS = [...RESULT_KEYS, "events"];
 export const FORK_KEYS = ["answer", "steps", "stopped", "tool_calls", "run", "first_difference", "fork_of"];
 
 /**
