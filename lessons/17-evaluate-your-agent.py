@@ -128,8 +128,10 @@ print(run.result)
 # ## Reading the path
 #
 # A trajectory assertion reads the events. Two small readers first: the tools the model asked
-# for, in order, and the tokens the run sent to the model (each `model_call` event carries the
-# size of the context it sent).
+# for, in order, and the tokens the run sent to the model. Each request carries the messages
+# *and* the tool schemas, and the schemas are often the bigger part: each `model_reply` event's
+# `usage["prompt"]` counts both (the server's own count when it reports one, else an estimate),
+# while `model_call`'s `context_tokens` counts the messages only.
 
 # %%
 def tools_called(run):
@@ -137,10 +139,14 @@ def tools_called(run):
     return [e["tool"] for e in run.events if e["type"] == "tool_call"]
 
 def tokens_sent(run):
-    """The tokens of context sent to the model, summed over the run's model calls."""
+    """The prompt tokens sent to the model (messages and tool schemas), summed over its calls."""
+    return sum(e["usage"]["prompt"] for e in run.events if e["type"] == "model_reply" and e.get("usage"))
+
+def message_tokens_sent(run):
+    """The tokens of the messages alone, without the schemas: what the total would miss."""
     return sum(e.get("context_tokens", 0) for e in run.events if e["type"] == "model_call")
 
-print(tools_called(run), tokens_sent(run))
+print(tools_called(run), "tokens sent:", tokens_sent(run), "of which messages:", message_tokens_sent(run))
 
 # %% [markdown]
 # ## Exercise 1: trajectory assertions
@@ -227,11 +233,12 @@ for name, example in [("good", good), ("swapped", swapped), ("buyer", buyer), ("
         print("   -", problem)
 
 # %% tags=["check"]
-# a run on the expected path has no problems
+# a run on the expected path has no problems, and the same run off its path has
 assert trajectory_problems(good, tools=["add", "add"], forbidden=["buy_shares"], max_steps=3,
-                           max_tokens=5000) == [], (
-    f"the good run got {trajectory_problems(good, tools=['add', 'add'], max_steps=3, max_tokens=5000)}; "
-    "it asked for add twice, in 3 steps, and ended 'final'")
+                           max_tokens=5000) == [] and trajectory_problems(good, tools=["upper"]) != [], (
+    f"the good run got {trajectory_problems(good, tools=['add', 'add'], max_steps=3, max_tokens=5000)} "
+    f"(expected none: it asked for add twice, in 3 steps, and ended 'final') and, against tools=['upper'], "
+    f"{trajectory_problems(good, tools=['upper'])} (expected a sentence about the tools)")
 # the same tools in another order is a problem
 assert len(trajectory_problems(swapped, tools=["upper", "add"])) == 1, (
     f"for the swapped run (add, then upper; upper then add expected) you reported "
@@ -246,6 +253,10 @@ assert len(trajectory_problems(buyer)) == 1 and len(trajectory_problems(looping)
 # too many steps is reported, with the number
 assert any("3" in p for p in trajectory_problems(good, max_steps=2)), (
     f"the good run took 3 steps, over a limit of 2; you reported {trajectory_problems(good, max_steps=2)}")
+# given: the tokens sent count the tool schemas too, not only the messages
+assert tokens_sent(good) > message_tokens_sent(good) > 0, (
+    f"tokens_sent(good) is {tokens_sent(good)} and the messages alone {message_tokens_sent(good)}: "
+    "each request also carries the seven tool schemas, so the total must be larger")
 # too many tokens is reported
 assert len(trajectory_problems(good, max_tokens=10)) == 1 and trajectory_problems(good, max_tokens=10 ** 6) == [], (
     f"the good run sent {tokens_sent(good)} tokens: over a limit of 10, within a million; you reported "
@@ -350,6 +361,11 @@ GRADED = [grade(t, r) for t, r in zip(TASKS, RUNS)]
 for t, problems in zip(TASKS, GRADED):
     print("✓" if not problems else "✗", t.task, *(f"\n    - {p}" for p in problems))
 RATE = success_rate(GRADED)
+# Before trusting a rate, the grader itself must see a known-bad run: with a grader that sees
+# nothing, every task "passes". (None when your grade() and success_rate() catch it.)
+GRADER_BLIND = (None if grade(Task("uppercase", ["upper"], "HELLO"), good) and success_rate([["x"]]) == 0.0
+                else "grade() or success_rate() (exercise 2) passes a run on the wrong path, "
+                     "so no rate here means anything yet")
 print(f"success rate: {RATE:.0%} ({sum(not p for p in GRADED)} of {len(TASKS)})")
 
 # %% [markdown] tags=["predict"]
@@ -370,11 +386,14 @@ print(f"without subtract: {success_rate(WITHOUT_SUBTRACT):.0%}")
 BUY = Task("buy", ["buy_shares"], "placed", forbidden=(), stop="needs_person")   # for a check below
 
 # %% tags=["check"]
-# the task set has at least ten tasks
+# given: the task set has at least ten tasks
 assert len(TASKS) >= 10, f"the task set has {len(TASKS)} tasks"
-# a right run has no problems
-assert grade(Task("add 10 and 5, then add 3", ["add", "add"], "18"), good) == [], (
-    f"the good run (add, add, '10 + 5 + 3 = 18.') got {grade(Task('x', ['add', 'add'], '18'), good)}")
+# a right run has no problems, and the task's own path is the one checked
+assert grade(Task("add 10 and 5, then add 3", ["add", "add"], "18"), good) == [] and \
+    len(grade(Task("uppercase", ["upper"], "18"), good)) == 1, (
+    f"the good run (add, add, '10 + 5 + 3 = 18.') got {grade(Task('x', ['add', 'add'], '18'), good)} "
+    f"for a task that wants add, add (expected none) and {grade(Task('x', ['upper'], '18'), good)} for one "
+    "that wants upper (expected one sentence): grade must pass the task's tools and limits on")
 # a wrong answer is a problem, whatever the case of the letters
 assert len(grade(Task("add", ["add", "add"], "nineteen"), good)) == 1 and \
     grade(Task("add", ["add", "add"], "= 18."), good) == [], (
@@ -389,7 +408,7 @@ assert success_rate([[], ["x"], [], []]) == 0.75 and success_rate([["a", "b"]]) 
 # an empty evaluation has a rate of 0, not an error
 assert success_rate([]) == 0.0, f"success_rate([]) gave {success_rate([])}"
 # the fake brain does every task of the set
-expect(RATE == 1.0, f"the success rate is {RATE:.0%}: {[t.task for t, p in zip(TASKS, GRADED) if p]} failed",
+expect(GRADER_BLIND is None and RATE == 1.0, GRADER_BLIND or f"the success rate is {RATE:.0%}: {[t.task for t, p in zip(TASKS, GRADED) if p]} failed",
        observed=f"this model's success rate is {RATE:.0%} ({sum(not p for p in GRADED)} of {len(TASKS)}); "
                 "the fake brain does all twelve")
 # without subtract, the evaluation catches the one task that needs it
@@ -491,13 +510,15 @@ assert read_verdict("**FAIL** - wrong city") == (False, "wrong city"), f"got {re
 assert read_verdict("Verdict: pass. Correct sum.") == (True, "Correct sum."), (
     f"got {read_verdict('Verdict: pass. Correct sum.')}; the first PASS or FAIL word decides")
 # a word that only contains PASS is not a verdict
-assert read_verdict("The passport number matches.")[0] is False, (
-    "'passport' is not PASS: match whole words only")
+assert read_verdict("The passport number is wrong. FAIL: wrong number") == (False, "wrong number"), (
+    f"got {read_verdict('The passport number is wrong. FAIL: wrong number')}: 'passport' is not PASS, "
+    "match whole words only, and the verdict here is the FAIL after it")
 # no verdict fails closed, with a reason
 assert read_verdict("Looks fine to me!")[0] is False and "verdict" in read_verdict("Looks fine to me!")[1], (
     f"a reply without PASS or FAIL gave {read_verdict('Looks fine to me!')}; it must fail, saying there was no verdict")
 # no reply at all fails closed too
-assert read_verdict(None)[0] is False, "read_verdict(None) must be (False, ...), not an error"
+assert read_verdict(None)[0] is False and "verdict" in read_verdict(None)[1], (
+    f"read_verdict(None) gave {read_verdict(None)}: it must be (False, a reason saying the judge gave no verdict)")
 # the offline judge's replies are read right (a claim about the stand-in judge)
 expect(judge("add 10 and 5", "10 + 5 = 15.", "must mention '15'")[0] is True
        and judge("what is my name?", "I don't know.", "must mention 'Alice'")[0] is False,
@@ -527,6 +548,7 @@ expect(judge("add 10 and 5", "10 + 5 = 15.", "must mention '15'")[0] is True
 @pytest.mark.parametrize("index", range(len(TASKS)), ids=[t.task for t in TASKS])
 def test_task(index):
     """the agent does the task"""
+    assert GRADER_BLIND is None, GRADER_BLIND
     problems = GRADED[index]
     expect(not problems, "; ".join(problems),
            observed=("passed" if not problems else "failed: " + "; ".join(problems))
@@ -534,6 +556,7 @@ def test_task(index):
 
 def test_success_rate():
     """at least 90% of the tasks pass"""
+    assert GRADER_BLIND is None, GRADER_BLIND
     expect(RATE >= 0.9, f"the success rate is {RATE:.0%}",
            observed=f"this model's success rate is {RATE:.0%} ({sum(not p for p in GRADED)} of {len(TASKS)}); "
                     "the fake brain's is 100%")
@@ -545,6 +568,9 @@ JUDGED = [("add 10 and 5", "10 + 5 = 15.", "the answer must mention '15'", True)
 @pytest.mark.parametrize("task, answer, rubric, verdict", JUDGED, ids=[j[1] for j in JUDGED])
 def test_the_judge(task, answer, rubric, verdict):
     """the judge grades a free-text answer"""
+    assert read_verdict("**PASS**: it says 15") == (True, "it says 15"), (
+        f"read_verdict (exercise 3) reads '**PASS**: it says 15' as {read_verdict('**PASS**: it says 15')}: "
+        "no verdict of this judge can be trusted until it reads that one")
     passed, reason = judge(task, answer, rubric)
     expect(passed == verdict, f"the judge said {passed} ({reason}); expected {verdict}",
            observed=f"the judge said {'PASS' if passed else 'FAIL'}: {reason} (expected {'PASS' if verdict else 'FAIL'})")
