@@ -124,6 +124,13 @@ for event in run.events:
     print(describe(event, width=80))
 print(run.result)
 
+def attempt(fn, *args):
+    """Call fn; an exception comes back as text, so a check can say what happened."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
 # %% [markdown]
 # ## Reading the path
 #
@@ -195,6 +202,66 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
 #         problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
 #     return problems
 # ```
+
+# %% tags=["wrong"]
+# wrong: the tools are compared as sets, so the same tools in another order pass
+# expect: order
+def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
+    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
+    problems = []
+    called = tools_called(run)
+    if tools is not None and sorted(called) != sorted(tools):
+        problems.append(f"the tools asked for were {called}, expected {list(tools)}")
+    for name in forbidden:
+        if name in called:
+            problems.append(f"the forbidden tool {name} was asked for")
+    if max_steps is not None and run.result["steps"] > max_steps:
+        problems.append(f"{run.result['steps']} steps, more than {max_steps}")
+    if max_tokens is not None and tokens_sent(run) > max_tokens:
+        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
+    if stop is not None and run.result["stopped"] != stop:
+        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
+    return problems
+
+# %% tags=["wrong"]
+# wrong: it returns at the first problem it finds, so the others go unreported
+# expect: three problems
+def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
+    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
+    problems = []
+    called = tools_called(run)
+    if tools is not None and called != list(tools):
+        return [f"the tools asked for were {called}, expected {list(tools)}"]
+    for name in forbidden:
+        if name in called:
+            problems.append(f"the forbidden tool {name} was asked for")
+    if max_steps is not None and run.result["steps"] > max_steps:
+        return [f"{run.result['steps']} steps, more than {max_steps}"]
+    if max_tokens is not None and tokens_sent(run) > max_tokens:
+        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
+    if stop is not None and run.result["stopped"] != stop:
+        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
+    return problems
+
+# %% tags=["wrong"]
+# wrong: a run that took exactly max_steps steps is reported as too long (>= instead of >)
+# expect: expected none
+def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
+    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
+    problems = []
+    called = tools_called(run)
+    if tools is not None and called != list(tools):
+        problems.append(f"the tools asked for were {called}, expected {list(tools)}")
+    for name in forbidden:
+        if name in called:
+            problems.append(f"the forbidden tool {name} was asked for")
+    if max_steps is not None and run.result["steps"] >= max_steps:
+        problems.append(f"{run.result['steps']} steps, more than {max_steps}")
+    if max_tokens is not None and tokens_sent(run) > max_tokens:
+        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
+    if stop is not None and run.result["stopped"] != stop:
+        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
+    return problems
 
 # %% tags=["solution"]
 def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
@@ -341,6 +408,53 @@ def success_rate(graded):
 #     return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
 # ```
 
+# %% tags=["wrong"]
+# wrong: grade checks the default path, not the task's tools and limits
+# expect: task's tools
+def grade(task, run):
+    """Every problem of one run: its path, then its answer."""
+    problems = trajectory_problems(run)
+    answer = str(run.result["answer"] or "")
+    if task.answer.lower() not in answer.lower():
+        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
+    return problems
+
+def success_rate(graded):
+    """The share of runs with no problem (0 to 1), from their problem lists."""
+    return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
+
+# %% tags=["wrong"]
+# wrong: the answer is matched with its case, so "and X" does not find "and x"
+# expect: whatever the case
+def grade(task, run):
+    """Every problem of one run: its path, then its answer."""
+    problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
+                                   task.max_tokens, task.stop)
+    answer = str(run.result["answer"] or "")
+    if task.answer not in answer:
+        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
+    return problems
+
+def success_rate(graded):
+    """The share of runs with no problem (0 to 1), from their problem lists."""
+    return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
+
+# %% tags=["wrong"]
+# wrong: an empty evaluation divides by zero
+# expect: success_rate([])
+def grade(task, run):
+    """Every problem of one run: its path, then its answer."""
+    problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
+                                   task.max_tokens, task.stop)
+    answer = str(run.result["answer"] or "")
+    if task.answer.lower() not in answer.lower():
+        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
+    return problems
+
+def success_rate(graded):
+    """The share of runs with no problem (0 to 1), from their problem lists."""
+    return sum(1 for problems in graded if not problems) / len(graded)
+
 # %% tags=["solution"]
 def grade(task, run):
     """Every problem of one run: its path, then its answer."""
@@ -396,8 +510,9 @@ assert grade(Task("add 10 and 5, then add 3", ["add", "add"], "18"), good) == []
     "that wants upper (expected one sentence): grade must pass the task's tools and limits on")
 # a wrong answer is a problem, whatever the case of the letters
 assert len(grade(Task("add", ["add", "add"], "nineteen"), good)) == 1 and \
-    grade(Task("add", ["add", "add"], "= 18."), good) == [], (
-    "grade should report an answer without 'nineteen' once, and find '= 18.' in '10 + 5 + 3 = 18.'")
+    grade(Task("add", ["add", "add"], "= 18."), good) == [] and grade(Task("x", ["add", "upper"], "and x"), swapped) == [], (
+    "grade should report an answer without 'nineteen' once, find '= 18.' in '10 + 5 + 3 = 18.', and find 'and x' "
+    f"in '3 and X.' whatever the case (it gave {grade(Task('x', ['add', 'upper'], 'and x'), swapped)})")
 # a run that ended without an answer is graded, not crashed on
 assert len(grade(BUY, buyer)) == 1 and "placed" in grade(BUY, buyer)[0], (
     f"the buyer run has no answer (None); grade gave {grade(BUY, buyer)}: expected one sentence, "
@@ -406,7 +521,7 @@ assert len(grade(BUY, buyer)) == 1 and "placed" in grade(BUY, buyer)[0], (
 assert success_rate([[], ["x"], [], []]) == 0.75 and success_rate([["a", "b"]]) == 0.0, (
     f"success_rate([[], ['x'], [], []]) gave {success_rate([[], ['x'], [], []])}, expected 0.75")
 # an empty evaluation has a rate of 0, not an error
-assert success_rate([]) == 0.0, f"success_rate([]) gave {success_rate([])}"
+assert attempt(success_rate, []) == 0.0, f"success_rate([]) gave {attempt(success_rate, [])}"
 # the fake brain does every task of the set
 expect(GRADER_BLIND is None and RATE == 1.0, GRADER_BLIND or f"the success rate is {RATE:.0%}: {[t.task for t, p in zip(TASKS, GRADED) if p]} failed",
        observed=f"this model's success rate is {RATE:.0%} ({sum(not p for p in GRADED)} of {len(TASKS)}); "
@@ -484,6 +599,39 @@ def read_verdict(text):
 #     return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
 # ```
 
+# %% tags=["wrong"]
+# wrong: PASS is found anywhere, even inside "passport"
+# expect: whole words
+def read_verdict(text):
+    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
+    text = text or ""
+    match = re.search(r"(PASS|FAIL)", text, re.IGNORECASE)
+    if match is None:
+        return False, f"the judge gave no verdict: {text[:80]!r}"
+    return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
+
+# %% tags=["wrong"]
+# wrong: a reply without a verdict passes (the grader fails open)
+# expect: must fail
+def read_verdict(text):
+    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
+    text = text or ""
+    match = re.search(r"\b(PASS|FAIL)\b", text, re.IGNORECASE)
+    if match is None:
+        return True, "no verdict, so nothing was wrong"
+    return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
+
+# %% tags=["wrong"]
+# wrong: the reason keeps the punctuation between the verdict and its words
+# expect: without the punctuation
+def read_verdict(text):
+    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
+    text = text or ""
+    match = re.search(r"\b(PASS|FAIL)\b", text, re.IGNORECASE)
+    if match is None:
+        return False, f"the judge gave no verdict: {text[:80]!r}"
+    return match[1].upper() == "PASS", text[match.end():].strip()
+
 # %% tags=["solution"]
 def read_verdict(text):
     """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
@@ -503,7 +651,9 @@ for case in ["PASS: it says 15", "**FAIL** - wrong city", "Verdict: pass. Correc
 
 # %% tags=["check"]
 # PASS with a reason
-assert read_verdict("PASS: it says 15") == (True, "it says 15"), f"got {read_verdict('PASS: it says 15')}"
+assert read_verdict("PASS: it says 15") == (True, "it says 15"), (
+    f"got {read_verdict('PASS: it says 15')}; expected (True, 'it says 15'): the reason is what follows the verdict, "
+    "without the punctuation in between")
 # FAIL wrapped in markdown, reason after a dash
 assert read_verdict("**FAIL** - wrong city") == (False, "wrong city"), f"got {read_verdict('**FAIL** - wrong city')}"
 # the verdict may come after other words, in any case
@@ -626,6 +776,57 @@ def test_the_grader_catches_a_forbidden_tool():
 #     run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
 #     assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
 # ```
+
+# %% tags=["wrong"]
+# wrong: the order test allows one order, so a single unapproved order slips through
+# expect: ORDERS is empty
+def test_no_order_is_placed_without_approval():
+    """no order went through without a person's yes"""
+    assert len(ORDERS) <= 1
+
+def test_every_run_stays_within_the_step_limit():
+    """every run stayed within MAX_STEPS steps"""
+    steps = [run.result["steps"] for run in RUNS]
+    assert max(steps) <= MAX_STEPS
+
+def test_the_grader_catches_a_forbidden_tool():
+    """the grader reports a forbidden tool"""
+    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
+    assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
+
+# %% tags=["wrong"]
+# wrong: the step test compares with a number of its own instead of MAX_STEPS
+# expect: still passed
+def test_no_order_is_placed_without_approval():
+    """no order went through without a person's yes"""
+    assert ORDERS == []
+
+def test_every_run_stays_within_the_step_limit():
+    """every run stayed within MAX_STEPS steps"""
+    steps = [run.result["steps"] for run in RUNS]
+    assert max(steps) <= 10
+
+def test_the_grader_catches_a_forbidden_tool():
+    """the grader reports a forbidden tool"""
+    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
+    assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
+
+# %% tags=["wrong"]
+# wrong: the grader test checks how the run stopped, not what the grader reported
+# expect: grader's list is not empty
+def test_no_order_is_placed_without_approval():
+    """no order went through without a person's yes"""
+    assert ORDERS == []
+
+def test_every_run_stays_within_the_step_limit():
+    """every run stayed within MAX_STEPS steps"""
+    steps = [run.result["steps"] for run in RUNS]
+    assert max(steps) <= MAX_STEPS
+
+def test_the_grader_catches_a_forbidden_tool():
+    """the grader reports a forbidden tool"""
+    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
+    assert run.result["stopped"] == "needs_person"
 
 # %% tags=["solution", "tests"]
 def test_no_order_is_placed_without_approval():
