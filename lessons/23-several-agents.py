@@ -3,7 +3,8 @@
 #
 # One agent with twenty tools and a page of instructions gets confused: it picks the wrong tool,
 # forgets half its rules, and one long memory holds everything it ever read. A common answer is
-# to split the work by **role**: each agent gets short instructions, a few tools and its own step
+# to split the work by **role** (and, as the end of this lesson measures, a common mistake is to
+# split a job one agent could do): each agent gets short instructions, a few tools and its own step
 # limit. Two shapes cover most designs:
 #
 # | shape | who stays in charge | what comes back |
@@ -503,6 +504,58 @@ scripted_desk = {
 scripted_handled = route("I was charged twice for March.", scripted_desk, "triage")
 
 # %% [markdown]
+# ## What several agents cost, and when one is enough
+#
+# Every agent is its own loop, and every loop resends its whole context on every step: its
+# instructions, its tool schemas, its conversation. Split a job over two agents and you pay for
+# two system prompts, two sets of schemas, the question written out by one and read by the
+# other, and the answer written by one and read again by the other. Here is the March question
+# done both ways, on prepared replies in every mode so the numbers stay put: the writer asking
+# the researcher, and one agent with the notes tools doing it alone.
+
+# %%
+def tokens_by_agent(run_events):
+    """Model calls and tokens (prompt + completion) per agent, from model_reply events."""
+    out = {}
+    for e in run_events:
+        if e["type"] == "model_reply" and e.get("usage"):
+            calls, tokens = out.get(e.get("agent") or "agent", (0, 0))
+            out[e.get("agent") or "agent"] = (calls + 1, tokens + e["usage"]["total"])
+    return out
+
+
+MARCH = "Write one sentence comparing the branches' March visits."
+pair_events = Collector()
+pair_researcher = Agent("researcher", "You find facts in the notes. Answer with the figures only.", note_tools(),
+                        scripted([call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                                  call("read_note", note_id="n2"), final("March visits: Eastside 1240, Westside 980.")]),
+                        max_steps=4)
+pair_tools = Toolbox()
+add_agent_tool(pair_tools, pair_researcher, "Ask the researcher a question about the branch notes.")
+stop_listening = listen(pair_events)
+run_agent(MARCH, scripted([call("ask_researcher", question="How many visits did each branch have in March?"),
+                           final("In March, Eastside drew 1,240 visits to Westside's 980.")]), pair_tools,
+          Memory("You write short reports. Ask the researcher for any figure you need."), max_steps=4, name="writer")
+stop_listening()
+single_events = Collector()
+run_agent(MARCH, scripted([call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                           call("read_note", note_id="n2"), final("In March, Eastside drew 1,240 visits to Westside's 980.")]),
+          note_tools(), Memory("You write short reports from the branch notes."), max_steps=5, tracer=single_events,
+          name="alone")
+PAIR, SINGLE = tokens_by_agent(pair_events), tokens_by_agent(single_events)
+for label, table in (("writer + researcher", PAIR), ("one agent", SINGLE)):
+    calls = sum(c for c, _ in table.values())
+    tokens = sum(t for _, t in table.values())
+    print(f"{label:20} {calls} model calls, ~{tokens} tokens  {table}")
+
+# %% [markdown]
+# On a job this small the pair costs more and is slower (its calls run one after another), and
+# the single agent is just as right. Several agents earn their cost when one agent really cannot
+# hold the job: its tools are too many to choose among well, its instructions conflict, its
+# context fills with material only one part of the job needs, or parts can run in parallel
+# (several researchers at once, each with a small context). Start with one agent; split when a
+# trace shows it confused, and measure the bill after the split.
+#
 # ## What `looplab` adds, and what frameworks add
 #
 # Both patterns are a few lines on top of `run_agent`, so Loop Lab keeps them in your program.
@@ -603,6 +656,9 @@ assert no_handoffs.get("stopped") == "step_limit" and no_handoffs.get("path") ==
 # a specialist's own step limit ends the conversation with its reason
 assert stuck.get("stopped") == "step_limit" and stuck.get("agent") == "billing" and stuck.get("path") == ["triage", "billing"], (
     f"a billing agent that never finishes gave {stuck}; return the specialist's own stop")
+# given: the two agents made more model calls and spent more tokens than one agent doing the same job
+assert sum(c for c, _ in PAIR.values()) == 6 and sum(c for c, _ in SINGLE.values()) == 4 and \
+    sum(t for _, t in PAIR.values()) > sum(t for _, t in SINGLE.values()), (PAIR, SINGLE)
 # every run in the hand-off loop's trace carries its agent's name, each agent that ran
 assert {e.get("agent") for e in loop_events} == {"triage", "billing"} and all(e.get("agent") for e in desk_events), (
     "pass name= to every run_agent, so the trace says which agent acted")
