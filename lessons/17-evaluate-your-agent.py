@@ -26,6 +26,9 @@
 # At the end, pytest, the test runner most Python projects use, runs your tests in this page.
 
 # %%
+import json
+import math
+import random
 import re
 from dataclasses import dataclass
 from looplab import Toolbox, Memory, Collector, run_agent
@@ -33,6 +36,8 @@ from looplab.models import pick_model, model_mode, scripted, call, final
 from looplab.models.rules import rule_model
 from looplab.trace import describe
 from looplab.lesson import expect
+from looplab.models import ModelError
+from looplab.structured import structured
 
 try:
     import pytest
@@ -532,6 +537,161 @@ expect(success_rate(WITHOUT_SUBTRACT) == 11 / 12,
        observed=f"without subtract this model scored {success_rate(WITHOUT_SUBTRACT):.0%}; the fake brain 92%")
 
 # %% [markdown]
+# ## Once is not enough: k trials per task
+#
+# A real model does not answer the same way twice. Run a task once and a pass may be luck, a
+# failure bad luck. So an evaluation runs each task **k times** and asks two questions:
+#
+# - **pass@k**: of k tries, does *at least one* pass? The measure for a person who can retry and
+#   pick the good answer (code generation uses it).
+# - **pass^k** ("pass hat k"): do *all* k tries pass? The measure for an agent that must be
+#   reliable every time a customer asks (the τ-bench benchmark uses it).
+#
+# Both are estimated from n trials of which c passed, counting the ways to choose k of them:
+# pass@k = 1 − C(n−c, k) / C(n, k) (the chance that k drawn at random are not all failures), and
+# pass^k = C(c, k) / C(n, k) (the chance that they are all passes). For k = 1 both are c / n,
+# the plain success rate, averaged over the tasks as **pass@1**.
+#
+# Offline, the noise comes from a **seeded noisy model**: the fake brain, except that on some
+# runs it slips and answers at once with a guess. Which runs slip is drawn from a random number
+# generator with a fixed seed, so the "noise" is the same every time the lesson runs, and the
+# harder tasks (two steps, a missing number) slip more often.
+
+# %%
+TRIALS = 5
+SLIP = {3: 0.4, 6: 0.3, 10: 0.5}     # task index -> how often the model slips on it; others 0.1
+
+def noisy_model(seed):
+    """The fake brain, except that a seeded draw may make this run slip: a guess, no tools."""
+    slipped = random.Random(seed).random() < SLIP.get(int(seed.split("-")[1]), 0.1)
+    def model(messages, tools):
+        return final("I think it is about 42.") if slipped else rule_model(messages, tools)
+    return model
+
+TRIAL_RUNS = {i: [agent(t.task, noisy_model(f"17-{i}-{trial}")) for trial in range(TRIALS)]
+              for i, t in enumerate(TASKS)}
+PASSED = {i: sum(not grade(TASKS[i], run) for run in runs) for i, runs in TRIAL_RUNS.items()}
+for i, t in enumerate(TASKS):
+    print(f"{PASSED[i]}/{TRIALS}  {t.task}")
+
+# %% [markdown]
+# ## Exercise 5: pass@k and pass^k
+#
+# Write `pass_at_k(n, c, k)` and `pass_hat_k(n, c, k)`, each for one task tried n times with c
+# passes (0 ≤ c ≤ n, 1 ≤ k ≤ n), from the formulas above. `math.comb(a, b)` is C(a, b), and is 0
+# when b > a.
+
+# %% tags=["exercise"]
+def pass_at_k(n, c, k):
+    """The chance that at least one of k tries (drawn from n, c of them passes) passes."""
+    return c / n
+
+def pass_hat_k(n, c, k):
+    """The chance that all k tries (drawn from n, c of them passes) pass."""
+    return c / n
+
+# %% [markdown] tags=["hint"]
+# Both count ways of choosing k tries out of n. For "at least one passes", count the opposite:
+# the ways in which every chosen try is a failure.
+
+# %% [markdown] tags=["hint"]
+# There are `math.comb(n, k)` ways to choose k tries, `math.comb(n - c, k)` of them all failures
+# and `math.comb(c, k)` all passes. Divide, and for pass@k take the result away from 1.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def pass_at_k(n, c, k):
+#     return 1 - math.comb(n - c, k) / math.comb(n, k)
+#
+# def pass_hat_k(n, c, k):
+#     return math.comb(c, k) / math.comb(n, k)
+# ```
+
+# %% tags=["wrong"]
+# wrong: pass@k is taken to be the plain rate, whatever k is
+# expect: pass@k grows with k
+def pass_at_k(n, c, k):
+    return c / n
+
+def pass_hat_k(n, c, k):
+    return math.comb(c, k) / math.comb(n, k)
+
+# %% tags=["wrong"]
+# wrong: pass^k as the rate to the power k, as if the same try could be drawn again
+# expect: comb(c, k)
+def pass_at_k(n, c, k):
+    return 1 - math.comb(n - c, k) / math.comb(n, k)
+
+def pass_hat_k(n, c, k):
+    return (c / n) ** k
+
+# %% tags=["wrong"]
+# wrong: the two are swapped
+# expect: at least one
+def pass_at_k(n, c, k):
+    return math.comb(c, k) / math.comb(n, k)
+
+def pass_hat_k(n, c, k):
+    return 1 - math.comb(n - c, k) / math.comb(n, k)
+
+# %% tags=["solution"]
+def pass_at_k(n, c, k):
+    """The chance that at least one of k tries (drawn from n, c of them passes) passes."""
+    return 1 - math.comb(n - c, k) / math.comb(n, k)
+
+def pass_hat_k(n, c, k):
+    """The chance that all k tries (drawn from n, c of them passes) pass."""
+    return math.comb(c, k) / math.comb(n, k)
+
+# %% [markdown] tags=["predict"]
+# Over the twelve tasks, pass@1 is about 80%. What happens to pass^k as k grows from 1 to 5?
+#
+# - [ ] it stays about 80%: the model is just as good on every try
+# - [ ] it rises towards 100%, like pass@k
+# - [x] it falls: every one of the k tries must pass, and each can slip
+#
+# If one try passes with chance p, k tries all pass with about p to the k: 0.8⁵ is about 0.33.
+# pass@k rises for the same reason pass^k falls: more tries, more chances, for a good answer
+# and for a slip. An agent that must work every time is judged by pass^k.
+
+# %%
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
+
+PASS_AT = {k: mean([pass_at_k(TRIALS, PASSED[i], k) for i in PASSED]) for k in range(1, TRIALS + 1)}
+PASS_HAT = {k: mean([pass_hat_k(TRIALS, PASSED[i], k) for i in PASSED]) for k in range(1, TRIALS + 1)}
+print(" k   pass@k   pass^k")
+for k in range(1, TRIALS + 1):
+    print(f" {k}   {PASS_AT[k]:6.0%}   {PASS_HAT[k]:6.0%}")
+
+# %% tags=["check"]
+# for one try, pass@k and pass^k are both the plain rate; with every try passing, both are 1
+assert pass_at_k(5, 2, 1) == pass_hat_k(5, 2, 1) == 0.4 and pass_at_k(5, 5, 3) == pass_hat_k(5, 5, 3) == 1.0 \
+        and pass_at_k(5, 2, 2) > 0.4 > pass_hat_k(5, 2, 2), (
+    f"pass_at_k(5, 2, 1) gave {pass_at_k(5, 2, 1)}, pass_hat_k(5, 2, 1) {pass_hat_k(5, 2, 1)} (both 2/5 = 0.4); "
+    f"with 5 of 5 passing, k=3: {pass_at_k(5, 5, 3)} and {pass_hat_k(5, 5, 3)} (both 1); for k=2 they part: "
+    f"{pass_at_k(5, 2, 2)} (more than 0.4: two chances) and {pass_hat_k(5, 2, 2)} (less: both must pass)")
+# pass@k grows with k: with 3 failures in 5, any 4 tries hold a pass
+assert pass_at_k(5, 2, 2) == 0.7 and pass_at_k(5, 2, 4) == 1.0 and pass_at_k(5, 0, 3) == 0.0, (
+    f"pass_at_k(5, 2, 2) gave {pass_at_k(5, 2, 2)} (expected 0.7: 1 - C(3,2)/C(5,2)), pass_at_k(5, 2, 4) "
+    f"{pass_at_k(5, 2, 4)} (1: at least one of any 4 passes), pass_at_k(5, 0, 3) {pass_at_k(5, 0, 3)} (0): "
+    "pass@k grows with k: 1 - comb(n - c, k) / comb(n, k), the chance that at least one passes")
+# pass^k falls with k: of 5 tries with 2 passes, no 3 all pass
+assert pass_hat_k(5, 4, 2) == 0.6 and pass_hat_k(5, 2, 3) == 0.0, (
+    f"pass_hat_k(5, 4, 2) gave {pass_hat_k(5, 4, 2)} (expected 0.6: C(4,2)/C(5,2)) and pass_hat_k(5, 2, 3) "
+    f"{pass_hat_k(5, 2, 3)} (expected 0: only 2 passed, so no 3 chosen tries all pass): comb(c, k) / comb(n, k), "
+    "the tries drawn without putting one back")
+# over the task set, pass@k never falls and pass^k never rises as k grows
+assert all(PASS_AT[k] <= PASS_AT[k + 1] + 1e-12 and PASS_HAT[k] >= PASS_HAT[k + 1] - 1e-12 for k in range(1, TRIALS)) \
+    and PASS_AT[TRIALS] > PASS_AT[1] > PASS_HAT[TRIALS], (
+    f"pass@k by k: {[round(v, 2) for v in PASS_AT.values()]}, pass^k: {[round(v, 2) for v in PASS_HAT.values()]}: "
+    "pass@k should grow from pass@1, pass^k fall from it")
+# given: the seeded noisy model slips on some runs, the same ones every time
+assert 0 < sum(PASSED.values()) < TRIALS * len(TASKS) and PASSED == {
+    i: sum(not grade(TASKS[i], agent(t.task, noisy_model(f"17-{i}-{trial}"))) for trial in range(TRIALS))
+    for i, t in enumerate(TASKS)}, PASSED
+
+# %% [markdown]
 # ## A model as judge
 #
 # "Contains '°C'" is a blunt check. "It's mild in Paris, about fifteen degrees" is a fine
@@ -675,6 +835,77 @@ expect(judge("add 10 and 5", "10 + 5 = 15.", "must mention '15'")[0] is True
        "the stand-in judge should pass '15' and fail an answer without 'Alice'",
        observed=f"the judge said {ask_judge('add 10 and 5', '10 + 5 = 15.', 'must mention 15')!r} "
                 "about '10 + 5 = 15.' (the stand-in judge says PASS)")
+
+# %% [markdown]
+# ## A stricter judge: reason first, in JSON, checked against a person
+#
+# `read_verdict` reads whatever a judge writes. Better to ask for less freedom. Lesson 19's
+# `structured` asks for JSON of a fixed shape and checks every reply, so no guessing is left.
+# And the order of the fields matters: a model writes from left to right, so a verdict written
+# first is a guess that the reason then defends; a **reason written first** is thought the
+# verdict can follow from. The schema lists `reason` before `verdict`.
+#
+# A judge is a grader, so it needs checking too: grade a few answers **by hand**, run the judge on
+# them, and count how often it agrees. The stand-in judge is the same word matcher as before,
+# and the person grading reads meaning.
+
+# %%
+JUDGE_SCHEMA = {"type": "object",
+                "properties": {"reason": {"type": "string"}, "verdict": {"type": "string", "enum": ["PASS", "FAIL"]}},
+                "required": ["reason", "verdict"]}
+JSON_JUDGE_PROMPT = ("You grade an assistant's answer.\nTask: {task}\nAnswer: {answer}\nRubric: {rubric}\n"
+                     "Reply in JSON with two fields, in this order: reason (what the answer does and does not do "
+                     "against the rubric, in one or two sentences), then verdict (PASS or FAIL).")
+
+def offline_json_judge(messages, tools=None):
+    """The stand-in judge, in JSON: the reason first (which quoted words the answer has), then the verdict."""
+    prompt = next(m["content"] for m in messages if m["role"] == "user")
+    answer = re.search(r"Answer: (.*)", prompt)[1]
+    needed = re.findall(r"'([^']+)'", re.search(r"Rubric: (.*)", prompt)[1])
+    missing = [word for word in needed if word.lower() not in answer.lower()]
+    reason = (f"the answer does not mention {', '.join(missing)}" if missing
+              else f"the answer mentions {', '.join(needed)}")
+    return final(json.dumps({"reason": reason, "verdict": "FAIL" if missing else "PASS"}))
+
+json_judge = structured(pick_model(offline_json_judge), JUDGE_SCHEMA, name="verdict")
+
+def judge_json(task, answer, rubric):
+    """The judge's {"reason", "verdict"}; a judge that gives no usable verdict fails the answer."""
+    try:
+        return json_judge([{"role": "user", "content": JSON_JUDGE_PROMPT.format(task=task, answer=answer,
+                                                                                rubric=rubric)}], [])["parsed"]
+    except ModelError as exc:
+        return {"reason": f"the judge gave no usable verdict: {exc}", "verdict": "FAIL"}
+
+HAND_LABELS = [   # (task, answer, rubric, what a person said)
+    ("add 10 and 5", "10 + 5 = 15.", "must mention '15'", "PASS"),
+    ("add 10 and 5", "The sum is fifteen.", "must mention '15'", "PASS"),
+    ("temperature in Paris", "It is 14°C in Paris.", "must mention 'Paris' and '°C'", "PASS"),
+    ("temperature in Paris", "Mild in Paris, about fifteen degrees Celsius.", "must mention 'Paris' and '°C'", "PASS"),
+    ("what is my name?", "I don't know your name yet.", "must mention 'Alice'", "FAIL"),
+    ("what is my name?", "Your name is Alice.", "must mention 'Alice'", "PASS"),
+    ("uppercase hello", "HELLO", "must mention 'HELLO'", "PASS"),
+    ("buy 5 shares", "I placed the order.", "must mention 'approval'", "FAIL"),
+]
+JSON_VERDICTS = [judge_json(task, answer, rubric) for task, answer, rubric, _ in HAND_LABELS]
+AGREE = [j["verdict"] == label for j, (*_, label) in zip(JSON_VERDICTS, HAND_LABELS)]
+for j, (task, answer, _, label), same in zip(JSON_VERDICTS, HAND_LABELS, AGREE):
+    print(f"{'agrees  ' if same else 'DIFFERS '} person {label}, judge {j['verdict']}: {answer!r} ({j['reason']})")
+print(f"agreement with the person: {sum(AGREE)} of {len(AGREE)} ({sum(AGREE) / len(AGREE):.0%})")
+
+# %% [markdown]
+# The word matcher fails "fifteen" for want of "15" and "°C": a person passes both. Two of eight
+# is a judge you would not trust with a release; a real model as judge does better on meaning and
+# has failures of its own (it likes long answers, and answers that sound sure). The agreement is
+# the number to watch, and a disagreement is a rubric to sharpen or a judge to replace.
+
+# %% tags=["check"]
+# given: every verdict of the JSON judge is PASS or FAIL, with its reason written first
+assert all(list(j) == ["reason", "verdict"] and j["verdict"] in ("PASS", "FAIL") and j["reason"] for j in JSON_VERDICTS), JSON_VERDICTS
+# given: the stand-in judge agrees with the person on six answers of eight, and misses the two in words
+expect(sum(AGREE) == 6 and [not a for a in AGREE] == [False, True, False, True, False, False, False, False],
+       f"agreement {sum(AGREE)} of {len(AGREE)}: {AGREE}",
+       observed=f"this judge agreed with the person on {sum(AGREE)} of {len(AGREE)} answers")
 
 # %% [markdown]
 # ## pytest, here in the page
@@ -875,11 +1106,11 @@ assert fails_when(test_the_grader_catches_a_forbidden_tool, trajectory_problems=
 #
 # - The tests live in files (`tests/test_agent.py`) and run with the command `pytest`; the
 #   scripted ones run on every change, in seconds, with no key and no cost.
-# - The live evaluation runs the same task set against the real model on a schedule, several
-#   times per task (a model's answers vary), and keeps the success rate over time. A drop is the
-#   signal; one failing run is noise.
+# - The live evaluation runs the same task set against the real model on a schedule, k times
+#   per task, and keeps pass@1 and pass^k over time. A drop is the signal; one failing run is
+#   noise.
 # - The task set grows from real failures: every bug a user reports becomes a task.
-# - Judges are checked too: grade a few answers by hand and see whether the judge agrees.
+# - Judges are checked too, as above: a set of hand-labelled answers grows with the task set.
 #
 # Below, the checklist ends with pytest's results, one line per test.
 
