@@ -181,10 +181,12 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
     return problems
 
 # %% [markdown] tags=["hint"]
-# One `if` per kind of check, each appending a sentence to `problems`. Skip a check when its
-# argument is `None`. `tools_called(run)` and `tokens_sent(run)` above do the reading.
+# Each argument is one kind of check, and `None` means skip it. Collect every problem
+# you find; do not stop at the first.
 
 # %% [markdown] tags=["hint"]
+# One `if` per kind of check, each appending a sentence to `problems`. Skip a check when its
+# argument is `None`. `tools_called(run)` and `tokens_sent(run)` above do the reading.
 # Compare the whole list for `tools` (`tools_called(run) != list(tools)`), but each name for
 # `forbidden` (`name in tools_called(run)`): a forbidden tool is a problem wherever it appears.
 # Put the numbers in the sentences: "7 steps, more than 5".
@@ -391,11 +393,13 @@ def success_rate(graded):
     return 1.0
 
 # %% [markdown] tags=["hint"]
+# `grade` is the path check with the task's own fields, plus one look at the answer. A rate
+# divides by something: think about what an empty list leaves to divide by.
+
+# %% [markdown] tags=["hint"]
 # `grade` passes the task's fields on: `trajectory_problems(run, task.tools, task.forbidden,
 # task.max_steps, task.max_tokens, task.stop)`. For the answer, `str(run.result["answer"] or "")`
 # turns `None` into an empty text.
-
-# %% [markdown] tags=["hint"]
 # A rate is "how many passed" over "how many there are": `sum(1 for p in graded if not p)` over
 # `len(graded)`. An empty list has no rate to divide by: return 0.0 for it.
 
@@ -575,7 +579,7 @@ for i, t in enumerate(TASKS):
     print(f"{PASSED[i]}/{TRIALS}  {t.task}")
 
 # %% [markdown]
-# ## Exercise 5: pass@k and pass^k
+# ## Exercise 3: pass@k and pass^k
 #
 # Write `pass_at_k(n, c, k)` and `pass_hat_k(n, c, k)`, each for one task tried n times with c
 # passes (0 ≤ c ≤ n, 1 ≤ k ≤ n), from the formulas above. `math.comb(a, b)` is C(a, b), and is 0
@@ -728,7 +732,7 @@ def ask_judge(task, answer, rubric, model=None):
 print(ask_judge("add 10 and 5", "10 + 5 = 15.", "the answer must mention '15'"))
 
 # %% [markdown]
-# ## Exercise 3: read the verdict
+# ## Exercise 4: read the verdict
 #
 # Write `read_verdict(text)` returning `(passed, reason)`. The verdict is the first word PASS
 # or FAIL in the reply, in any case and wrapped in anything (`**PASS**`, `Verdict: fail`); the
@@ -742,10 +746,12 @@ def read_verdict(text):
     return text.startswith("PASS"), text
 
 # %% [markdown] tags=["hint"]
-# A regular expression finds the first whole word: `re.search(r"\b(PASS|FAIL)\b", text,
-# re.IGNORECASE)`. The reason starts at `match.end()`.
+# Look for the first whole word PASS or FAIL, whatever surrounds it; what follows it is the
+# reason. No such word means the answer fails, and says why.
 
 # %% [markdown] tags=["hint"]
+# A regular expression finds the first whole word: `re.search(r"\b(PASS|FAIL)\b", text,
+# re.IGNORECASE)`. The reason starts at `match.end()`.
 # With no match, return `False` and a sentence that says so. Otherwise strip the reason of what
 # sits between the verdict and the words, such as `: `, `**: ` or ` - `: `.lstrip(" *:-—.")`.
 
@@ -950,14 +956,14 @@ JUDGED = [("add 10 and 5", "10 + 5 = 15.", "the answer must mention '15'", True)
 def test_the_judge(task, answer, rubric, verdict):
     """the judge grades a free-text answer"""
     assert read_verdict("**PASS**: it says 15") == (True, "it says 15"), (
-        f"read_verdict (exercise 3) reads '**PASS**: it says 15' as {read_verdict('**PASS**: it says 15')}: "
+        f"read_verdict (exercise 4) reads '**PASS**: it says 15' as {read_verdict('**PASS**: it says 15')}: "
         "no verdict of this judge can be trusted until it reads that one")
     passed, reason = judge(task, answer, rubric)
     expect(passed == verdict, f"the judge said {passed} ({reason}); expected {verdict}",
            observed=f"the judge said {'PASS' if passed else 'FAIL'}: {reason} (expected {'PASS' if verdict else 'FAIL'})")
 
 # %% [markdown]
-# ## Exercise 4: tests that hold for every model
+# ## Exercise 5: tests that hold for every model
 #
 # Some claims do not depend on the model at all: the harness guarantees them. Those are plain
 # asserts, checked with any model. Write three tests (plain functions, no arguments):
@@ -986,10 +992,12 @@ def test_the_grader_catches_a_forbidden_tool():
     raise NotImplementedError("write this test")
 
 # %% [markdown] tags=["hint"]
-# Each test is one or two lines ending in an `assert`. Keep the values in the assert itself
-# (`assert ORDERS == []`, `assert max(steps) <= MAX_STEPS`): when it fails, pytest prints them.
+# A test is worth having only if it fails when the thing breaks: assert the exact fact
+# (nothing placed, no run too long, a report that is not empty), nothing looser.
 
 # %% [markdown] tags=["hint"]
+# Each test is one or two lines ending in an `assert`. Keep the values in the assert itself
+# (`assert ORDERS == []`, `assert max(steps) <= MAX_STEPS`): when it fails, pytest prints them.
 # For the grader test, build a run as the checks above did: `agent("buy", scripted([call("buy_shares",
 # symbol="MSFT", amount=1, price=1.0)]))`, then assert that `trajectory_problems(run,
 # forbidden=["buy_shares"], stop=None)` is not empty.

@@ -196,11 +196,13 @@ def looks_like_instructions(text):
     return True
 
 # %% [markdown] tags=["hint"]
+# Attackers write in capitals, put words in between and hide characters a model skips.
+# Make the text plain before you search it, and write one pattern per kind of order.
+
+# %% [markdown] tags=["hint"]
 # Lower-case the text and remove the invisible characters first (`"\u200b"`, `"\u200c"`,
 # `"\u200d"`, `"\u2060"`, `"\ufeff"`), then search. `re.search` with a pattern per kind of order
 # is easier to read than one long pattern.
-
-# %% [markdown] tags=["hint"]
 # "A few words between" is `(?:\w+\W+){0,4}` in a regular expression:
 # `r"\b(?:ignore|disregard)\W+(?:\w+\W+){0,4}?instructions"`. "Ignore the noise" has no
 # "instructions" after it, so it passes.
@@ -360,10 +362,12 @@ def fence(text):
     return text
 
 # %% [markdown] tags=["hint"]
-# An f-string builds the wrapping: `f"<tool-output>\n{text}\n</tool-output>"`. Break the closing
-# markers in `text` before you wrap it.
+# Two jobs: the wrapping, and making sure nothing inside can end the wrapping early, in any
+# spelling of the marker.
 
 # %% [markdown] tags=["hint"]
+# An f-string builds the wrapping: `f"<tool-output>\n{text}\n</tool-output>"`. Break the closing
+# markers in `text` before you wrap it.
 # `re.sub(r"</tool-output>", r"<\\/tool-output>", text, flags=re.IGNORECASE)` rewrites every
 # closing marker, whatever its case.
 
@@ -445,10 +449,12 @@ def approve(name, arguments):
     return True
 
 # %% [markdown] tags=["hint"]
-# `address.rpartition("@")` splits at the last `@`: (name, "@", domain). Compare the whole
-# domain with `==`, after `.lower()`; `in` and `endswith` both let look-alikes through.
+# Split the address where its domain starts and compare the whole domain, never a part of it.
+# For `approve`, anything unexpected is a no.
 
 # %% [markdown] tags=["hint"]
+# `address.rpartition("@")` splits at the last `@`: (name, "@", domain). Compare the whole
+# domain with `==`, after `.lower()`; `in` and `endswith` both let look-alikes through.
 # `approve` reads the arguments with `json.loads` inside `try:`, and looks at `["to"]`. A
 # refusal is the safe answer to anything unexpected: fail closed.
 
@@ -569,6 +575,10 @@ assert approve("delete_note", json.dumps({"to": "sam@ourteam.example"})) is Fals
 def no_outside_links(text):
     """True when every link in the text points to ourteam.example, else a reason."""
     return True
+
+# %% [markdown] tags=["hint"]
+# A browser decides where a link goes. Read each link's host the way it does, and compare the
+# whole host with ours.
 
 # %% [markdown] tags=["hint"]
 # `LINK.findall(text)` (above) finds the links. For each, `urlsplit(url).hostname` is the host

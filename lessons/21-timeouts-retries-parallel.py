@@ -559,7 +559,7 @@ THREE = calls(("weather", {"city": "Paris"}, "call_p"), ("weather", {"city": "Os
               ("weather", {"city": "Rome"}, "call_r"))["tool_calls"]
 
 # %% [markdown]
-# ## Exercise 2: run a reply's calls together
+# ## Exercise 4: run a reply's calls together
 #
 # Write `run_calls_together(tool_calls, tools)`, an `async def`: `tools` maps a name to an
 # `async def` function, and each call's arguments are JSON text. Run all the calls **at the same
@@ -579,10 +579,12 @@ async def run_calls_together(tool_calls, tools):
     return messages
 
 # %% [markdown] tags=["hint"]
-# Write an inner `async def one(tool_call)` that runs a single call and returns its tool
-# message, catching any exception into an `error:` text. Then start them all at once.
+# Each call must be able to fail on its own, and all must start before any finishes. One
+# asyncio function starts several together and keeps their order.
 
 # %% [markdown] tags=["hint"]
+# Write an inner `async def one(tool_call)` that runs a single call and returns its tool
+# message, catching any exception into an `error:` text. Then start them all at once.
 # `await asyncio.gather(*(one(c) for c in tool_calls))` starts every `one(...)` together and
 # returns the messages in the order of `tool_calls`. `tools[name]` raises `KeyError` for an
 # unknown name: put it inside the `try`.

@@ -340,11 +340,13 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
     return {"answer": result["answer"], "stopped": result["stopped"], "agent": agent.name, "path": [agent.name]}
 
 # %% [markdown] tags=["hint"]
+# Each run ends one of three ways: the conversation is done, the hand-offs are used up, or it
+# passes on. Keep what the next agent needs from the one before.
+
+# %% [markdown] tags=["hint"]
 # Make it a loop: keep `path`, `memory` and the `task` in variables, and after each run either
 # return, stop, or move to `agents[passed["to"]]`. The number of hand-offs so far is
 # `len(path) - 1`.
-
-# %% [markdown] tags=["hint"]
 # To pass the conversation on: `following = Memory(agents[to].instructions)`, then
 # `following.history = list(memory.history)`. The chain for the detail is
 # `" → ".join(path + [passed["to"]])`.

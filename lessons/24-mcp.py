@@ -151,12 +151,14 @@ def serve(message, toolbox):
     return None
 
 # %% [markdown] tags=["hint"]
+# The order of the checks matters: a message that is not an object tells you nothing else
+# about itself, and a notification never gets an answer.
+
+# %% [markdown] tags=["hint"]
 # Check the shape of the message before you look at its method: first `isinstance(message,
 # dict)`, then `"id" not in message` (a notification), then `jsonrpc` and `method`. For
 # `tools/call`, read `params = message.get("params", {})` and check each piece before you use it;
 # `name in toolbox` tells whether the tool exists.
-
-# %% [markdown] tags=["hint"]
 # A tool the toolbox lacks is a protocol error, `error(msg_id, -32602, f"Unknown tool: {name}")`.
 # A tool that runs is always a result, even when it fails: `text = toolbox.run(name, arguments or
 # {})`, then `reply(msg_id, {"content": [{"type": "text", "text": text}], "isError":
@@ -426,12 +428,14 @@ def tools_from_server(send):
     return box
 
 # %% [markdown] tags=["hint"]
+# Each listed tool becomes one registration, with a function that asks the server for it.
+# Beware a function written inside a loop: which name will it see when it runs?
+
+# %% [markdown] tags=["hint"]
 # `box.register(tool["name"], tool.get("description", ""), tool["inputSchema"], func)` for each
 # tool. Build `func` in a helper, `make_caller(send, name)`, that returns the inner function: a
 # `lambda` written straight in the loop would see the loop's *last* name when it runs, so every
 # tool would call the same one.
-
-# %% [markdown] tags=["hint"]
 # Inside the caller: `result = rpc(send, "tools/call", {"name": name, "arguments": arguments})`
 # in a `try` that turns `McpError` into `ToolError`; then
 # `text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")`
