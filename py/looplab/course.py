@@ -30,3 +30,20 @@ def find_in(folder: Path, name: str) -> Path | None:
         return next((f for f in files if lesson_id(f) == wanted), None)
     matches = [f for f in files if name in f.stem]
     return matches[0] if len(matches) == 1 else None
+
+
+LESSON_FORMAT = 1  # the lesson format's version: the site writes it into lessons/index.json, the page checks it
+
+PACKAGE = Path(__file__).resolve().parent
+# A wheel carries the lessons inside the package (scripts/dist.py puts them there); a source
+# checkout has them at lessons/, two folders above this file (py/looplab/course.py).
+PACKAGED = PACKAGE / "_course" / "lessons"
+CHECKOUT = PACKAGE.parents[1] / "lessons"
+
+
+def packaged_lessons() -> Path | None:
+    """The lessons that came with looplab: the wheel's copy, else a source checkout's lessons/."""
+    for folder in (PACKAGED, CHECKOUT):
+        if lesson_files(folder):
+            return folder
+    return None

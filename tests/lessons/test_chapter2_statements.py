@@ -2,19 +2,16 @@
 
 Issue 21 found a token total without the tool schemas (17), "nine notes" for six (22), a spec whose
 order of steps leaves a list message unanswered and a hint that doubles `error:` (24), and cached
-tokens billed at the full price (20). Each test here runs the lesson (solved, silenced) and holds
+tokens billed at the full price (20). Each test here takes the lesson's solved namespace (conftest's `solved`) and holds
 its words against its numbers, so the prose cannot drift from the code again.
 """
 
-import contextlib
-import io
 import json
 import re
-from functools import cache
 from pathlib import Path
 
 from looplab.budget import Budget
-from looplab.lesson import parse, run_cells
+from looplab.lesson import parse
 from looplab.mcp import McpServer, in_process
 from looplab.tokens import count_tokens
 
@@ -25,23 +22,13 @@ def lesson_path(prefix: str) -> Path:
     return next((ROOT / "lessons").glob(f"{prefix}-*.py"))
 
 
-@cache
-def solved(prefix: str) -> dict:
-    """The namespace of a lesson run with its solutions (printing silenced)."""
-    namespace = {"__name__": "__lesson__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = run_cells(parse(lesson_path(prefix).read_text(encoding="utf-8")), solution=True, namespace=namespace)
-    assert result.error is None and result.ok, result.error
-    return namespace
-
-
 def prose(prefix: str) -> str:
     """The lesson's markdown, comment marks taken off, lines joined."""
     cells = parse(lesson_path(prefix).read_text(encoding="utf-8"))
     return " ".join(" ".join(line.lstrip("# ") for line in c.source.splitlines()) for c in cells if c.kind == "markdown")
 
 
-def test_17_tokens_sent_counts_the_tool_schemas_of_every_call():
+def test_17_tokens_sent_counts_the_tool_schemas_of_every_call(solved):
     ns = solved("17")
     run, box = ns["good"], ns["box"]
     schema_tokens = count_tokens(json.dumps(box.schemas()))
@@ -52,7 +39,7 @@ def test_17_tokens_sent_counts_the_tool_schemas_of_every_call():
     assert ns["tokens_sent"](run) == sum(e["usage"]["prompt"] for e in run.events if e["type"] == "model_reply")
 
 
-def test_22_the_researcher_reads_six_notes_in_nine_calls_as_the_prose_says():
+def test_22_the_researcher_reads_six_notes_in_nine_calls_as_the_prose_says(solved):
     ns = solved("22")
     plan = ns["PLAN"]
     read = {args["note_id"] for name, args in plan if name == "read_note"}
@@ -63,7 +50,7 @@ def test_22_the_researcher_reads_six_notes_in_nine_calls_as_the_prose_says():
     assert "FINDING" in text and "by construction" in text
 
 
-def test_24_a_list_message_is_answered_minus_32600_and_the_spec_checks_the_shape_first():
+def test_24_a_list_message_is_answered_minus_32600_and_the_spec_checks_the_shape_first(solved):
     ns = solved("24")
     answer = ns["serve"]([1, 2], ns["notes"])
     assert answer["error"]["code"] == -32600 and answer["id"] is None
@@ -73,7 +60,7 @@ def test_24_a_list_message_is_answered_minus_32600_and_the_spec_checks_the_shape
     assert spec.index("1. a message that is not an object") < spec.index('2. an object with no `"id"`')
 
 
-def test_24_a_tool_error_reaches_the_model_with_one_error_prefix_and_the_hint_says_so():
+def test_24_a_tool_error_reaches_the_model_with_one_error_prefix_and_the_hint_says_so(solved):
     ns = solved("24")
     box = ns["tools_from_server"](in_process(McpServer("notes", "1.0", ns["notes"])))
     said = box.run("read_note", '{"note_id": "n9"}')
@@ -83,7 +70,7 @@ def test_24_a_tool_error_reaches_the_model_with_one_error_prefix_and_the_hint_sa
     assert not re.search(r"raise `?ToolError\(text\)`?, so the model reads", hints)
 
 
-def test_20_cached_tokens_are_billed_at_the_cached_price_in_the_lessons_example():
+def test_20_cached_tokens_are_billed_at_the_cached_price_in_the_lessons_example(solved):
     ns = solved("20")
     usages, prices = ns["USAGES"], ns["PRICES"]
     assert sum(u.get("cached", 0) for u in usages) == 7936 and sum(u["prompt"] for u in usages) == 10500

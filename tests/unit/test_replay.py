@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
 from looplab.approvals import Decision
 from looplab.models.rules import rule_model
-from looplab.replay import Keeper, first_difference, fork, record, steps
+from looplab.replay import Keeper, first_difference, record, steps
 from looplab.trace import keep_runs
 
 

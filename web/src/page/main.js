@@ -15,6 +15,7 @@ import { Settings, setupDialog } from "./settings.js";
 import { loadProgress, saveProgress } from "./storage.js";
 import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
 import { renderLessonList } from "./lessonlist.js";
+import { readIndex } from "./lessonformat.js";
 import { setupProgressFile } from "./progressfile.js";
 import { setupShortcuts } from "./shortcuts.js";
 import { setupApproval } from "./approval.js";
@@ -560,10 +561,12 @@ async function main() {
 
 async function showFirstLesson() {
   try {
-    lessons = (await fetchJSON("lessons/index.json")).lessons;
+    lessons = readIndex(await fetchJSON("lessons/index.json"));
     await route();
   } catch (error) {
-    status.show(`The lessons could not be loaded (${error.message}).`, "crashed");
+    const text = `The lessons could not be loaded (${error.message}).`;
+    status.show(text, "crashed");
+    ui.text.replaceChildren(Object.assign(document.createElement("p"), { role: "alert", textContent: text })); // stays when Python is ready
   }
   updateButtons();
 }

@@ -30,7 +30,7 @@ function newRun(id, number, start, parent) {
 }
 
 function newStep(n) {
-  return { n, call: null, reply: null, tools: [], blocks: [], nested: [], approvals: [] };
+  return { n, call: null, reply: null, tools: [], blocks: [], nested: [] };
 }
 
 export class RunBook {
@@ -117,7 +117,6 @@ function place(run, e) {
       const step = stepOf(run, e.step);
       const tool = step.tools.find((t) => t.call && t.call.call_id === e.call_id) || null;
       if (e.type === "approval_needed") {
-        step.approvals.push(e);
         if (tool) tool.approval = e;
       } else if (tool) tool.result = e;
       else step.tools.push({ call: null, result: e, approval: null });

@@ -74,7 +74,7 @@ function compileEarly(wasmURL) {
   wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
   wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
-  WebAssembly.instantiateStreaming = async (source, imports) => {
+  WebAssembly.instantiateStreaming = async (_source, imports) => {
     const module = await wasmModule;
     return { module, instance: await WebAssembly.instantiate(module, imports) };
   };
@@ -221,7 +221,7 @@ function warmStopPath() {
 
 const WINDOW_MS = 50;
 const PER_WINDOW = 20;
-let pending = { stdout: "", stderr: "" };
+const pending = { stdout: "", stderr: "" };
 let windowStart = 0;
 let sentInWindow = 0;
 
