@@ -494,7 +494,7 @@ def run_with(spend, model, max_steps=6):
         messages.append(reply)
         if not reply.get("tool_calls"):
             if reply.get("cut"):
-                return {"stopped": "error", "steps": step, "detail": f"the reply was cut at the token limit"}
+                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
             return {"stopped": "final", "steps": step, "answer": reply["content"]}
         for tool_call in reply["tool_calls"]:
             messages.append({"role": "tool", "tool_call_id": tool_call["id"],

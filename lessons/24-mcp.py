@@ -507,7 +507,7 @@ def tools_from_server(send):
     box = Toolbox()
     for tool in rpc(send, "tools/list")["tools"]:
         def call_tool(**arguments):
-            result = rpc(send, "tools/call", {"name": tool["name"], "arguments": arguments})
+            result = rpc(send, "tools/call", {"name": tool["name"], "arguments": arguments})  # noqa: B023 (the mistake this wrong answer shows)
             text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
             if result.get("isError"):
                 raise ToolError(text.removeprefix("error:").strip())
