@@ -111,7 +111,7 @@ def build_id(pyodide_mjs: Path) -> str:
 
 
 def snapshot_build_id(raw: bytes) -> str:
-    """The build id a snapshot was made for: eight little-endian uint32 at bytes 16-48 (src/js/snapshot.ts)."""
+    """The build id a snapshot was made for: eight little-endian uint32 at bytes 16-48 (Pyodide's src/js/snapshot.ts)."""
     if len(raw) < 48 or struct.unpack_from("<I", raw)[0] != 0x706E7300:
         raise SnapshotError("the snapshot does not start with Pyodide's snapshot magic number")
     return "".join(f"{n:08x}" for n in struct.unpack_from("<8I", raw, 16))

@@ -71,6 +71,29 @@ export class RunBook {
     return run;
   }
 
+  /** Add a run file's runs (checked by readRunFile) beside those here, `prefix` keeping their
+   * numbers apart; returns the runs added and the file's top run. */
+  importFile(data, prefix) {
+    readRunFile(data);
+    const meta = new Map((data.runs || []).map((r) => [r.run, r]));
+    const added = [];
+    for (const event of data.events) {
+      const run = this.add(event, { source: "imported", prefix, at: Date.now() });
+      if (!added.includes(run)) added.push(run);
+    }
+    this.open = [];
+    for (const run of added) {
+      const m = meta.get(run.number);
+      if (!m) continue;
+      if (typeof m.startedAt === "number") run.startedAt = m.startedAt;
+      run.forkOf = m.forkOf && typeof m.forkOf === "object" ? { ...m.forkOf, run: prefix + m.forkOf.run } : null;
+      if (run.forkOf && !this.byId.has(run.forkOf.run)) run.forkOf = null;
+      run.firstDifference = m.firstDifference ?? null;
+      run.lesson = data.lesson ?? null;
+    }
+    return { added, top: added.find((r) => r.number === data.run) || added[0] };
+  }
+
   /** A run and the runs nested in it (at any depth), in start order. */
   family(run) {
     const ids = new Set([run.id]);

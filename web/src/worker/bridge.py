@@ -66,16 +66,15 @@ def fork(request_json: str, env_json: str, send_event) -> str:
     set_env(env_json)
     stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
     try:
-        out = kept.fork(int(request["run"]), int(request["step"]), reply=request.get("reply"),
-                        result=request.get("result"), call_id=request.get("call_id"))
+        forked = kept.fork(int(request["run"]), int(request["step"]), reply=request.get("reply"),
+                           result=request.get("result"), call_id=request.get("call_id"))
     except ValueError as exc:
         return json.dumps({"ok": False, "error": trace.redact_text(f"The fork could not start: {exc}"), "checks": []})
     finally:
         stop_listening()
-    original = [e for e in kept.events if e.get("run") == int(request["run"])]
-    forked = [e for e in kept.events if e.get("run") == out["run"]]
-    out["first_difference"] = replay.first_difference(original, forked)
-    out["fork_of"] = {"run": int(request["run"]), "step": int(request["step"])}
+    of_run, of_step = forked.fork_of
+    out = {**forked.result, "run": forked.run, "first_difference": forked.first_difference,
+           "fork_of": {"run": of_run, "step": of_step}}
     return json.dumps({"ok": True, "error": None, "checks": [], "fork": trace.redact(out)}, default=str)
 
 
