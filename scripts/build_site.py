@@ -74,6 +74,7 @@ TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_nam
 sys.path.insert(0, str(ROOT / "py"))
 import looplab  # noqa: E402
 from looplab import course  # noqa: E402
+from looplab import wrong  # noqa: E402
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
 
 
@@ -286,10 +287,10 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     index = []
     for folder in folders:
         for path in course.lesson_files(folder):
-            text = path.read_text(encoding="utf-8")
+            text = wrong.without_wrong(path.read_text(encoding="utf-8"))  # wrong answers are the tests'
             cells = lesson_format.parse(text)
             slug = path.stem
-            shutil.copy2(path, dest / path.name)
+            (dest / path.name).write_text(text, encoding="utf-8")
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
                       "cells": [lesson_cell(c, path) for c in cells]}
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))

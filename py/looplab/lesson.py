@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import testcells, trace
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
-from .lessonfile import (CELL_MARK, Cell, Prediction, hints, parse, parse_header, program,
+from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
                          read_prediction, solution_index, to_text)
 from .models import model_mode
 
@@ -151,7 +151,7 @@ def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
         if isinstance(stmt, ast.Assert) or is_expect(stmt):
             claim = stmt.test if isinstance(stmt, ast.Assert) else (stmt.value.args or [stmt.value])[0]
             above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
-            name = above[1:].strip() if above.startswith("#") else ast.get_source_segment(
+            name = GIVEN.sub("", above[1:].strip()) if above.startswith("#") else ast.get_source_segment(
                 cell.source, claim) or "check"
         out.append((name, stmt))
     return out
