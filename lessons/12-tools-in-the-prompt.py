@@ -71,7 +71,10 @@ print(system_prompt("You are a helpful assistant.", tools.schemas()))
 #
 # Why one at a time? Later steps often depend on earlier results (which city is warmer needs
 # both temperatures first), so asking for several at once forces the model to guess. One call
-# is also easier to write correctly, and the loop stays simple. And the last rule matters more
+# is also easier to write correctly, and the loop stays simple. The rule is for tools described
+# in the prompt, where the model writes its call as JSON text. A model with native tool calls
+# (lessons 2 to 4) may ask for several independent calls in one reply, and lesson 21 runs them
+# side by side. And the last rule matters more
 # than it looks: a text model can happily continue with a made-up "result", and then it is
 # answering from its imagination, not from the tool.
 #

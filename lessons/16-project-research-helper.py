@@ -1058,3 +1058,22 @@ assert [t for t in APPROVALS if helper.needs_approval(t)] == [t for t, row in AP
 # - Name two ways to keep memory from overfilling the context window. (8)
 # - What does a step limit protect against? (4)
 # - When should a tool need a person's approval? (10, 16)
+
+# %% [markdown]
+# ## What the research helper still lacks, and where it comes next
+#
+# The helper you built answers from six notes with a scripted model. Before it could face real
+# users and real models, each of these needs a lesson of its own:
+#
+# - is it any good? One passing run proves little: a task set, graders and a success rate (17);
+# - a note that says "ignore your instructions" is data giving orders: prompt injection (18);
+# - a reply a program must read should fit a schema, checked (19);
+# - every step resends the conversation, and someone pays for it: tokens, cost, budgets (20);
+# - a slow or failing call should not hang or kill the run: timeouts, retries, calls in parallel (21);
+# - a long run outgrows any window: compaction (22);
+# - one agent with every tool gets confused: several agents with their own roles (23);
+# - its tools are written into this one program: a standard connector, MCP (24).
+#
+# That is **chapter 2**: the same agent, made to hold up. It starts with lesson 17. Chapter 3
+# (25–27) then builds a coding agent, a benchmark to measure it, and this research helper made
+# ready for real use.
