@@ -120,11 +120,10 @@ class MyToolbox:
         return str(self.tools[name]["func"](**arguments))
 
 # %% [markdown] tags=["hint"]
-# Start with the two short methods: `schemas()` is one list comprehension over
-# `self.tools.items()` (a dict keeps the order things were put in), and `needs_approval` should
-# check `name in self.tools` before it looks anything up. Then take `run`'s failures in the order
-# they can happen: the name, the JSON, the arguments, the call itself. Each one `return`s its
-# message.
+# Start with the two short methods: what must `schemas()` keep from each registration, and in
+# what order? What should `needs_approval` say about a name nobody registered? Then take `run`'s
+# failures in the order they can happen: the name, the JSON, the arguments, the call itself. Each
+# one returns its message instead of raising.
 
 # %% [markdown] tags=["hint"]
 # Where each failure shows itself: `name not in self.tools`; `json.loads` raises

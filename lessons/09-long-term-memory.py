@@ -143,8 +143,8 @@ def answer_with_memory(question, store, k=3):
     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 
 # %% [markdown] tags=["hint"]
-# Two steps before the run: ask the store for the facts (`store.search(question, k=k)` gives
-# `(fact, score)` pairs), then add them to the text of `system`.
+# Two steps before the run: ask the store for the facts that match the question (as many as
+# `k` says), then add them to the text of `system`.
 
 # %% [markdown] tags=["hint"]
 # One fact a line reads well: `"\n".join(f"- {fact}" for fact, score in found)`, after a line
@@ -256,8 +256,9 @@ def make_query(recent, user_message, k=3):
     return user_message
 
 # %% [markdown] tags=["hint"]
-# `recent[-k:]` is the last k messages (all of them when there are fewer). Some messages carry no
-# text at all (an assistant message that only calls a tool has `content` None): leave those out.
+# Which end of `recent` holds the latest messages, and which slice takes the last few (all of
+# them when there are fewer)? Some messages carry no text at all (an assistant message that only
+# calls a tool): leave those out.
 
 # %% [markdown] tags=["hint"]
 # Collect `m["content"]` for those that have one, add `user_message` at the end, and

@@ -65,8 +65,8 @@ def check_gate(text, rules):
     return True, None
 
 # %% [markdown] tags=["hint"]
-# Compare with `is not True`, not with `is False`: `None`, `False` and a reason all refuse. And
-# run each rule inside `try:`, so a crashing rule refuses instead of crashing the gate.
+# Which values should refuse? Not only `False`: think of a rule that returns nothing, or returns
+# its reason. And what should happen to the gate when a rule itself crashes?
 
 # %% [markdown] tags=["hint"]
 # Keep what the rule returned: when it is a non-empty string it is the reason; otherwise make one
@@ -167,8 +167,8 @@ INPUT_RULES = []
 OUTPUT_RULES = []
 
 # %% [markdown] tags=["hint"]
-# `no_delete` above is one input rule already. The pattern is always
-# `condition_that_is_fine or "the reason"`.
+# `no_delete` above is one input rule already: read how it returns either `True` or its reason,
+# and write the others the same way.
 
 # %% [markdown] tags=["hint"]
 # Lower-case the text first so "DROP TABLE" is caught. For the e-mail address, the module `re`

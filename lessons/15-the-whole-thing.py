@@ -164,9 +164,9 @@ def agent(task, max_turns=5):
     return "Max turns reached"
 
 # %% [markdown] tags=["hint"]
-# Start from lesson 4's loop: `for turn in range(max_turns):`, ask the model, and if the reply
-# has no `tool_calls` you have the answer. Put the output gate just before that `return`, and
-# count and trace at the top of each turn.
+# Start from lesson 4's loop: ask the model once a turn, and a reply with no tool calls is the
+# answer. Put the output gate just before you return it, and count and trace at the top of each
+# turn.
 
 # %% [markdown] tags=["hint"]
 # For each call: `name = call["function"]["name"]`, then, inside `try:`,

@@ -79,9 +79,9 @@ class MyToolbox:
         return str(self.tools[name]["func"](**json.loads(arguments_json)))
 
 # %% [markdown] tags=["hint"]
-# `schemas` and `needs_approval` are one line each over `self.tools`. In `run`, deal with the
-# failures one at a time, each with an early `return "error: ..."`: the name first, then the JSON,
-# then the arguments against the schema's `properties` and `required`, and last the call itself.
+# `schemas` and `needs_approval` are one line each. In `run`, deal with the failures one at a
+# time, each with an early return of its error text: the name first, then the JSON, then the
+# arguments against the schema, and last the call itself.
 
 # %% [markdown] tags=["hint"]
 # `json.loads` raises `ValueError` on broken JSON (and `TypeError` when given `None`); check the
@@ -1102,8 +1102,8 @@ class MyMemory:
 
 # %% [markdown] tags=["hint"]
 # Keep the facts in a dictionary and write them into the system message's text each time
-# `messages` is called. For the window, walk `reversed(self.history)` with a running total that
-# starts at 400.
+# `messages` is called. For the window, walk from the newest message back, with a running total
+# that starts with the system message's size.
 
 # %% [markdown] tags=["hint"]
 # `break` (not `continue`) at the first message whose `tokens` would pass the budget: the window
