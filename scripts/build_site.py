@@ -281,7 +281,7 @@ def lesson_title(cells: list, fallback: str) -> str:
             for line in cell.source.splitlines():
                 if line.startswith("#"):
                     title = line.lstrip("#").strip()
-                    return re.sub(r"^(?:lesson\s*)?\d+\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
+                    return re.sub(r"^(?:lesson\s*)?\d+[a-z]?\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
     return fallback
 
 
