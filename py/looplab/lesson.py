@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import testcells, trace
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
-from .lessonfile import (CELL_MARK, Cell, Prediction, hints, parse, parse_header, program,
+from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
                          read_prediction, solution_index, to_text)
 from .models import model_mode
 

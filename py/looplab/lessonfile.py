@@ -33,6 +33,10 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                not checked when skipped. An exercise or solution may be tagged
                                "tests" too. See testcells.py.
 
+A check named by a comment that starts with `given:` (`# given: the toolbox lists three tools`)
+is about code the lesson gives, not the learner's part: it may pass on the starter. The prefix is
+not part of the check's name (`GIVEN`).
+
 `program` picks the code cells a run executes; running them and their checks is lesson.py's.
 """
 
@@ -41,6 +45,7 @@ import re
 from dataclasses import dataclass, field
 
 CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
+GIVEN = re.compile(r"^given:\s*", re.I)  # a check's naming comment: the check is about given code
 
 
 @dataclass

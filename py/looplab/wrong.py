@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass, replace
 
 from . import testcells
-from .lesson import (CELL_MARK, FAILED, GIVEN, Cell, LessonResult, check_statements, is_expect, parse_header,
-                     run_cells, solution_index)
+from .checks import FAILED
+from .lesson import LessonResult, check_statements, is_expect, run_cells
+from .lessonfile import CELL_MARK, GIVEN, Cell, parse_header, solution_index
 
 HEADER = re.compile(r"^#\s*(?P<key>wrong|expect)\s*:\s*(?P<text>.*?)\s*$", re.I)
 
