@@ -9,12 +9,26 @@
 #
 # | part | what it does | lessons |
 # | --- | --- | --- |
-# | the **model** | reads the messages and decides what to do next: answer, call a tool, or ask | 1, 3, 13 |
-# | **tools** | functions the model may ask your program to run: search, compute, act | 2, 3 |
-# | the **loop** | runs the tools, feeds the results back, and asks again until it is done | 4, 5 |
+# | the **model** | reads the messages and decides what to do next: answer, call a tool, or ask | 1, 3, 5, 14, 14b |
+# | **tools** | functions the model may ask your program to run: search, compute, act | 2, 3, 12 |
+# | the **loop** | runs the tools, feeds the results back, and asks again until it is done | 4, 5, 7 |
 # | **memory** | what the program sends the model on every call, since the model keeps nothing | 6, 8, 9 |
-# | a **planner** | breaks a goal into steps; here, as in many real systems, the model plans in its replies | 4, 12 |
+# | a **planner** | breaks a goal into steps; here, as in many real systems, the model plans in its replies | 11, 13 |
 # | **policy** | what the agent may not do, and what needs a person's yes | 10 |
+#
+# The course has three chapters:
+#
+# - **Chapter 1, an agent from scratch (1–16).** One model call (1), the five workflow shapes to
+#   try before any agent (1b), tools (2, 3), the loop and its stops (4), one shape for every
+#   provider's reply (5), a conversation (6), state and a trace (7), memory that fits (8) and
+#   memory that lasts (9), rules and approvals (10), tasks the agent schedules (11), tools
+#   described in the prompt (12), ReAct (13), real models (14) and their replies streamed as they
+#   come (14b); then all of it in one agent (15) and a project that builds the research helper (16).
+# - **Chapter 2, making it hold up (17–24).** Evaluating your agent (17), prompt injection (18),
+#   structured outputs (19), tokens, cost and budgets (20), timeouts, retries and calls in
+#   parallel (21), compaction (22), several agents (23) and a standard tool connector, MCP (24).
+# - **Chapter 3, agents at work (25–27).** A coding agent (25), a benchmark to measure it (26),
+#   and the research helper made ready for real use (27).
 #
 # We start with the smallest piece of all: one call to a model.
 
@@ -169,7 +183,8 @@ print(run_hours["answer"])
 # Neither is better. Agents suit open-ended problems where you cannot know the steps in
 # advance. They cost more (more model calls) and their mistakes can compound, one wrong step
 # feeding the next. So start with the simplest design that works: **if you can write the steps
-# down, write a workflow.** This course is about the times you cannot.
+# down, write a workflow.** Lesson 1b shows the five shapes workflows take; the rest of the course
+# is about the times you cannot.
 #
 # ## Exercise 1: ask the model
 #
@@ -213,6 +228,42 @@ print(answer)
 #     return reply["content"]
 # ```
 
+# %% tags=["wrong"]
+# wrong: returns the whole reply, not its text
+# expect: whole message dict just its text
+def ask(model, question):
+    messages = [
+        {"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": question},
+    ]
+    return model(messages, [])
+
+answer = ask(recording(pick_model([final("Paris.")])), "What is the capital of France?")
+
+# %% tags=["wrong"]
+# wrong: puts the system message after the question
+# expect: system message goes before the question
+def ask(model, question):
+    messages = [
+        {"role": "user", "content": question},
+        {"role": "system", "content": "Answer in one sentence."},
+    ]
+    return model(messages, [])["content"]
+
+answer = ask(recording(pick_model([final("Paris.")])), "What is the capital of France?")
+
+# %% tags=["wrong"]
+# wrong: rewords the question inside the user message
+# expect: question word for word
+def ask(model, question):
+    messages = [
+        {"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": "Please answer: " + question},
+    ]
+    return model(messages, [])["content"]
+
+answer = ask(recording(pick_model([final("Paris.")])), "What is the capital of France?")
+
 # %% tags=["solution"]
 def ask(model, question):
     messages = [
@@ -242,6 +293,18 @@ program_b_is = "?"
 # Program A's steps are written in `program_a`; Program B's came from the model's replies.
 # `program_a_is = "workflow"` and `program_b_is = "agent"`.
 
+# %% tags=["wrong"]
+# wrong: swaps them: Program A has the fixed tool code, Program B "follows a script" of replies
+# expect: who chose Program A's steps
+program_a_is = "agent"
+program_b_is = "workflow"
+
+# %% tags=["wrong"]
+# wrong: calls both workflows, since Program B's tools are fixed in code too
+# expect: who chose Program B's steps
+program_a_is = "workflow"
+program_b_is = "workflow"
+
 # %% tags=["solution"]
 program_a_is = "workflow"  # its code fixed the steps
 program_b_is = "agent"     # the model chose them
@@ -256,7 +319,7 @@ assert sent and [m["role"] for m in sent[-1]] == ["system", "user"], (
     f"the model was sent roles {[m['role'] for m in sent[-1]] if sent else []}; "
     "it should get ['system', 'user']: the system message goes before the question")
 # the question reaches the model unchanged
-assert sent and sent[-1][-1]["content"] == "What is the capital of France?", (
+assert sent and sent[-1][-1] == {"role": "user", "content": "What is the capital of France?"} and len(sent[-1]) == 2, (
     "the last message sent should be the user's question, word for word")
 # Program A is a workflow: its code chose the steps
 assert program_a_is == "workflow", (
@@ -264,10 +327,10 @@ assert program_a_is == "workflow", (
 # Program B is an agent: the model chose the steps
 assert program_b_is == "agent", (
     f"program_b_is is {program_b_is!r}; who chose Program B's steps, the code or the model?")
-# Program B's runs ended with a reason
+# given: Program B's runs ended with a reason
 assert run_march["stopped"] in ("final", "step_limit", "error") and run_hours["stopped"], (
     f"the runs stopped with {run_march['stopped']!r} and {run_hours['stopped']!r}")
-# the model chose different tools for the two questions
+# given: the model chose different tools for the two questions
 expect(run_march["tool_calls"] == 4 and run_hours["tool_calls"] == 3,
        f"the March run used {run_march['tool_calls']} tools and the hours run {run_hours['tool_calls']}; "
        "expected 4 and 3: did a prepared reply change?",

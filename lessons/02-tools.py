@@ -120,11 +120,10 @@ class MyToolbox:
         return str(self.tools[name]["func"](**arguments))
 
 # %% [markdown] tags=["hint"]
-# Start with the two short methods: `schemas()` is one list comprehension over
-# `self.tools.items()` (a dict keeps the order things were put in), and `needs_approval` should
-# check `name in self.tools` before it looks anything up. Then take `run`'s failures in the order
-# they can happen: the name, the JSON, the arguments, the call itself. Each one `return`s its
-# message.
+# Start with the two short methods: what must `schemas()` keep from each registration, and in
+# what order? What should `needs_approval` say about a name nobody registered? Then take `run`'s
+# failures in the order they can happen: the name, the JSON, the arguments, the call itself. Each
+# one returns its message instead of raising.
 
 # %% [markdown] tags=["hint"]
 # Where each failure shows itself: `name not in self.tools`; `json.loads` raises
@@ -164,6 +163,132 @@ class MyToolbox:
 #     except Exception as exc:
 #         return f"error: {name} failed: {exc}"
 # ```
+
+# %% tags=["wrong"]
+# wrong: needs_approval looks the name up without checking it is registered
+# expect: check that the name is registered
+class MyToolbox:
+    """Tools the model may ask for: register them, list their schemas, run one by name."""
+
+    def __init__(self):
+        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters,
+                            "func": func, "needs_approval": needs_approval}
+
+    def schemas(self):
+        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
+        return [{"type": "function",
+                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
+                for name, t in self.tools.items()]
+
+    def needs_approval(self, name):
+        """True if the tool was registered with needs_approval=True; False for any other name."""
+        return self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        """Run a tool by name; always return text, 'error: ...' saying what would work."""
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
+        tool = self.tools[name]
+        takes = tool["parameters"].get("properties", {})
+        required = tool["parameters"].get("required", [])
+        try:
+            arguments = json.loads(arguments_json or "{}")
+        except json.JSONDecodeError as exc:
+            example = ", ".join(f'"{k}": ...' for k in takes)
+            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
+        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
+                    f"(required: {', '.join(required) or 'none'})")
+        try:
+            return str(tool["func"](**arguments))
+        except Exception as exc:
+            return f"error: {name} failed: {exc}"
+
+# %% tags=["wrong"]
+# wrong: no try/except around the tool's call, so a tool that raises makes run raise
+# expect: run raised for tool fails
+class MyToolbox:
+    """Tools the model may ask for: register them, list their schemas, run one by name."""
+
+    def __init__(self):
+        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters,
+                            "func": func, "needs_approval": needs_approval}
+
+    def schemas(self):
+        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
+        return [{"type": "function",
+                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
+                for name, t in self.tools.items()]
+
+    def needs_approval(self, name):
+        """True if the tool was registered with needs_approval=True; False for any other name."""
+        return name in self.tools and self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        """Run a tool by name; always return text, 'error: ...' saying what would work."""
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
+        tool = self.tools[name]
+        takes = tool["parameters"].get("properties", {})
+        required = tool["parameters"].get("required", [])
+        try:
+            arguments = json.loads(arguments_json or "{}")
+        except json.JSONDecodeError as exc:
+            example = ", ".join(f'"{k}": ...' for k in takes)
+            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
+        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
+                    f"(required: {', '.join(required) or 'none'})")
+        return str(tool["func"](**arguments))
+
+# %% tags=["wrong"]
+# wrong: never compares the arguments with the schema, leaving it to the function call to fail
+# expect: name the arguments echo takes
+class MyToolbox:
+    """Tools the model may ask for: register them, list their schemas, run one by name."""
+
+    def __init__(self):
+        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters,
+                            "func": func, "needs_approval": needs_approval}
+
+    def schemas(self):
+        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
+        return [{"type": "function",
+                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
+                for name, t in self.tools.items()]
+
+    def needs_approval(self, name):
+        """True if the tool was registered with needs_approval=True; False for any other name."""
+        return name in self.tools and self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        """Run a tool by name; always return text, 'error: ...' saying what would work."""
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
+        tool = self.tools[name]
+        takes = tool["parameters"].get("properties", {})
+        required = tool["parameters"].get("required", [])
+        try:
+            arguments = json.loads(arguments_json or "{}")
+        except json.JSONDecodeError as exc:
+            example = ", ".join(f'"{k}": ...' for k in takes)
+            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
+        if not isinstance(arguments, dict):
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
+                    f"(required: {', '.join(required) or 'none'})")
+        try:
+            return str(tool["func"](**arguments))
+        except Exception as exc:
+            return f"error: {name} failed: {exc}"
 
 # %% tags=["solution"]
 class MyToolbox:
@@ -288,6 +413,22 @@ mine.register("notes", "Does stuff with notes.",
 #               search_notes)
 # ```
 
+# %% tags=["wrong"]
+# wrong: renames the tool but keeps its vague input, text
+# expect: one input, keyword
+mine = MyToolbox()
+mine.register("search_notes", "Find notes whose title contains a keyword. Returns one 'id: title' line per note.",
+              {"type": "object", "properties": {"text": {"type": "string"}}},
+              lambda text: search_notes(text))
+
+# %% tags=["wrong"]
+# wrong: the right input, but not described and not required
+# expect: list it as required
+mine = MyToolbox()
+mine.register("search_notes", "Find notes whose title contains a keyword. Returns one 'id: title' line per note.",
+              {"type": "object", "properties": {"keyword": {"type": "string"}}},
+              search_notes)
+
 # %% tags=["solution"]
 mine = MyToolbox()
 mine.register("search_notes",
@@ -371,6 +512,63 @@ mine.register("calculate", "Apply one operation to two numbers and return the re
 # ```
 #
 # and in the schema, `"operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}`.
+
+# %% tags=["wrong"]
+# wrong: adds the enum but still computes all four results in a dictionary
+# expect: compute only the asked operation
+def calculate(a, b, operation):
+    return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[operation]
+
+mine.register("calculate", "Apply one operation to two numbers and return the result.",
+              {"type": "object",
+               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                              "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}},
+               "required": ["a", "b", "operation"]},
+              calculate)
+
+# %% tags=["wrong"]
+# wrong: fixes the function but leaves the schema without an enum
+# expect: enum
+def calculate(a, b, operation):
+    if operation == "add":
+        return a + b
+    if operation == "subtract":
+        return a - b
+    if operation == "multiply":
+        return a * b
+    if operation == "divide":
+        if b == 0:
+            raise ValueError("cannot divide by zero; use a b other than 0")
+        return a / b
+    raise ValueError(f"unknown operation {operation!r}; use add, subtract, multiply or divide")
+
+mine.register("calculate", "Apply one operation to two numbers and return the result.",
+              {"type": "object",
+               "properties": {"a": {"type": "number"}, "b": {"type": "number"}, "operation": {"type": "string"}},
+               "required": ["a", "b", "operation"]},
+              calculate)
+
+# %% tags=["wrong"]
+# wrong: an unknown operation falls off the end and returns None instead of an error
+# expect: names the four operations
+def calculate(a, b, operation):
+    if operation == "add":
+        return a + b
+    if operation == "subtract":
+        return a - b
+    if operation == "multiply":
+        return a * b
+    if operation == "divide":
+        if b == 0:
+            raise ValueError("cannot divide by zero; use a b other than 0")
+        return a / b
+
+mine.register("calculate", "Apply one operation to two numbers and return the result.",
+              {"type": "object",
+               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                              "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}},
+               "required": ["a", "b", "operation"]},
+              calculate)
 
 # %% tags=["solution"]
 OPERATIONS = ["add", "subtract", "multiply", "divide"]
@@ -528,14 +726,14 @@ assert isinstance(trial_schemas, list) and len(trial_schemas) == 3 and all(
     and s.get("function", {}).get("parameters") == TRIAL[name][1]
     for s, name in zip(trial_schemas, TRIAL)), (
     "a schema's 'function' entry should hold the tool's name, description and parameters as registered")
-# needs_approval is True only for a tool registered with needs_approval=True
+# given: needs_approval is True only for a tool registered with needs_approval=True
 assert approvals["wipe"] is True and approvals["echo"] is False, (
     f"needs_approval gave {approvals}; wipe was registered with needs_approval=True, echo was not")
 # needs_approval answers False for a name it does not know, without an error
 assert approvals["no_such_tool"] is False, (
     f"needs_approval('no_such_tool') gave {approvals['no_such_tool']!r}; check that the name is "
     "registered before looking it up")
-# run returns the tool's result as text
+# given: run returns the tool's result as text
 assert tried["works"] == "hi hi", (
     f"run('echo', '{{\"text\": \"hi\", \"times\": 2}}') gave {tried['works']!r}; call the function with "
     "the parsed arguments and return str() of what it returns")
@@ -605,6 +803,6 @@ assert [a.startswith("error:") for a in answers] == [False, False, False, True, 
 # read_note's error names n9 and the ids that exist
 assert answers[3].startswith("error:") and "n9" in answers[3] and sum(i in answers[3] for i in NOTES) >= 3, (
     f"read_note('n9') gave {answers[3]!r}; your run should pass the tool's own message through")
-# looplab's Toolbox refused 'power' before the function ran
+# given: looplab's Toolbox refused 'power' before the function ran
 assert power.startswith("error:") and "add, subtract, multiply, divide" in power and ran_for_power == [], (
     f"looplab's Toolbox gave {power!r}, and the function ran for {ran_for_power}")

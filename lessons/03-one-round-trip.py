@@ -175,6 +175,39 @@ print(answer)
 # messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
 # ```
 
+# %% tags=["wrong"]
+# wrong: answers with the id of the first call for every tool message
+# expect: tool messages carry ids
+def round_trip(question, model, box):
+    messages = [{"role": "user", "content": question}]
+    reply = model(messages, box.schemas())
+    if not reply.get("tool_calls"):
+        return reply["content"], messages
+    messages.append(reply)
+    for tool_call in reply["tool_calls"]:
+        result = box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+        messages.append({"role": "tool", "tool_call_id": "call_1", "content": result})
+    reply = model(messages, box.schemas())
+    return reply["content"], messages
+
+answer, trip = round_trip("Find a source that explains agent loops.", checking_model(), box)
+
+# %% tags=["wrong"]
+# wrong: keeps the ids but leaves the model's reply out, so the results answer a call the model never sent
+# expect: tool messages carry ids calls were
+def round_trip(question, model, box):
+    messages = [{"role": "user", "content": question}]
+    reply = model(messages, box.schemas())
+    if not reply.get("tool_calls"):
+        return reply["content"], messages
+    for tool_call in reply["tool_calls"]:
+        result = box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+    reply = model(messages, box.schemas())
+    return reply["content"], messages
+
+answer, trip = round_trip("Find a source that explains agent loops.", checking_model(), box)
+
 # %% tags=["solution"]
 def round_trip(question, model, box):
     messages = [{"role": "user", "content": question}]
@@ -245,6 +278,65 @@ def dispatch_tool(name, arguments_json, tools):
 # except Exception as exc:
 #     return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
 # ```
+
+# %% tags=["wrong"]
+# wrong: every exception from the call is tool_failure, wrong argument names too
+# expect: arguments it does not take raises TypeError
+def dispatch_tool(name, arguments_json, tools):
+    tool = tools.get(name)
+    if tool is None:
+        return {"ok": False, "error": "unknown_tool",
+                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
+    try:
+        arguments = json.loads(arguments_json)
+    except json.JSONDecodeError as exc:
+        return {"ok": False, "error": "invalid_json",
+                "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
+    if not isinstance(arguments, dict):
+        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
+    try:
+        return {"ok": True, "data": tool(**arguments)}
+    except Exception as exc:
+        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+
+# %% tags=["wrong"]
+# wrong: no try around json.loads, so broken JSON raises instead of returning invalid_json
+# expect: json.loads failed
+def dispatch_tool(name, arguments_json, tools):
+    tool = tools.get(name)
+    if tool is None:
+        return {"ok": False, "error": "unknown_tool",
+                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
+    arguments = json.loads(arguments_json)
+    if not isinstance(arguments, dict):
+        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
+    try:
+        return {"ok": True, "data": tool(**arguments)}
+    except TypeError as exc:
+        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
+    except Exception as exc:
+        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+
+# %% tags=["wrong"]
+# wrong: the invalid_json result has its code but no sentence for the model
+# expect: no 'message' sentence invalid_json
+def dispatch_tool(name, arguments_json, tools):
+    tool = tools.get(name)
+    if tool is None:
+        return {"ok": False, "error": "unknown_tool",
+                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
+    try:
+        arguments = json.loads(arguments_json)
+    except json.JSONDecodeError as exc:
+        return {"ok": False, "error": "invalid_json"}
+    if not isinstance(arguments, dict):
+        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
+    try:
+        return {"ok": True, "data": tool(**arguments)}
+    except TypeError as exc:
+        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
+    except Exception as exc:
+        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
 
 # %% tags=["solution"]
 def dispatch_tool(name, arguments_json, tools):
@@ -317,9 +409,9 @@ for line in (valid, unknown, bad_json, bad_args, not_object, failure):
     print(line)
 
 # %% tags=["check"]
-# the search gives the same matches in the same order for the same input
+# given: the search gives the same matches in the same order for the same input
 assert search_local_sources("agent loops") == search_local_sources("agent loops"), "the order changed between two runs"
-# the round trip reached a final answer
+# given: the round trip reached a final answer
 assert isinstance(answer, str) and answer, f"round_trip returned {answer!r} as the answer"
 calls_made = [c["id"] for m in trip if m.get("tool_calls") for c in m["tool_calls"]]
 results = [m.get("tool_call_id") for m in trip if m["role"] == "tool"]
@@ -333,10 +425,10 @@ expect("agent-loop" in answer and "never saw" not in answer,
        "result with its call's id",
        observed=f"the model answered {answer!r}; the scripted model names the 'agent-loop' source "
                 "only when the search result reaches it with its call's id")
-# a valid call finds its tool and keeps the call id
+# given: a valid call finds its tool and keeps the call id
 assert isinstance(valid, dict) and valid.get("call_id") == "call_01" and json.loads(valid["output"]).get("ok") is True, (
     f"run_call gave {valid}; a known tool with good arguments should give ok: true")
-# an unknown tool returns unknown_tool and runs no function
+# given: an unknown tool returns unknown_tool and runs no function
 assert isinstance(unknown, dict) and unknown.get("ok") is False and unknown.get("error") == "unknown_tool" \
     and ran_for_unknown == [], f"got {unknown!r}, functions run: {ran_for_unknown}"
 # arguments that are not JSON give invalid_json

@@ -184,6 +184,102 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 #     return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
 # ```
 
+# %% tags=["wrong"]
+# wrong: no try/except around the model call, so a network failure crashes the loop
+# expect: try/except
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        refused = None
+        for tool_call in reply["tool_calls"]:
+            name = tool_call["function"]["name"]
+            if refused:
+                result = f"error: not run: the run stopped to ask a person about {refused}"
+            elif toolbox.needs_approval(name) and not (approve and approve(name)):
+                refused, result = name, f"error: a person has not approved {name}"
+            else:
+                result = toolbox.run(name, tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if refused:
+            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+
+# %% tags=["wrong"]
+# wrong: after a refusal, still runs the reply's other calls
+# expect: later calls must not run
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(messages, toolbox.schemas())
+        except Exception as exc:
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        refused = None
+        for tool_call in reply["tool_calls"]:
+            name = tool_call["function"]["name"]
+            if toolbox.needs_approval(name) and not (approve and approve(name)):
+                refused, result = name, f"error: a person has not approved {name}"
+            else:
+                result = toolbox.run(name, tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if refused:
+            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+
+# %% tags=["wrong"]
+# wrong: stops at a refusal without answering the refused call
+# expect: refused still needs a tool message
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(messages, toolbox.schemas())
+        except Exception as exc:
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        for tool_call in reply["tool_calls"]:
+            name = tool_call["function"]["name"]
+            if toolbox.needs_approval(name) and not (approve and approve(name)):
+                return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+            result = toolbox.run(name, tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+
+# %% tags=["wrong"]
+# wrong: nothing after the for loop, so a run out of steps returns None
+# expect: after the loop
+def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(messages, toolbox.schemas())
+        except Exception as exc:
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        refused = None
+        for tool_call in reply["tool_calls"]:
+            name = tool_call["function"]["name"]
+            if refused:
+                result = f"error: not run: the run stopped to ask a person about {refused}"
+            elif toolbox.needs_approval(name) and not (approve and approve(name)):
+                refused, result = name, f"error: a person has not approved {name}"
+            else:
+                result = toolbox.run(name, tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if refused:
+            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+
 # %% tags=["solution"]
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     """Run one task to one of the four stops; return (result, messages)."""
@@ -395,33 +491,161 @@ print(run_c, "| n5 is still there:", "n5" in kept_notes)
 print(memory_c.history[-1])
 
 # %% [markdown]
-# ## Exercise 2: stop at the step limit
+# ## Exercise 2: a test for the step limit
 #
-# The scripted model below asks for `ping` five times before it answers. Choose `max_steps` so
-# the run is cut off after **three** steps.
+# A loop that only stops when the model is done is one broken model away from running forever.
+# Write the test that catches it: `step_limit_problems(loop_fn)` runs
+# `loop_fn("Keep pinging.", model, ping_box, max_steps=3)` with a model that **never stops**
+# asking for `ping`, and returns a list of what is wrong (empty when nothing is):
+#
+# - the run must stop with `"step_limit"`, `3` steps and no answer;
+# - the model must be called **exactly 3 times**, one call a step, never a fourth.
+#
+# `loop_fn` has `my_run_agent`'s signature. The checks run your test against your loop, against
+# `run_agent`, and against two broken loops below (one makes a call too many, one calls its last
+# stop `final`).
 
 # %%
-box.register("ping", "Return the word pong.", None, lambda: "pong")
-pings = [call("ping") for _ in range(5)] + [final("I pinged five times.")]
+ping_box = Toolbox()
+ping_box.register("ping", "Return the word pong.", None, lambda: "pong")
+
+
+def loop_one_call_too_many(task, model_fn, toolbox, max_steps=6, approve=None):
+    """A broken loop: it asks the model once more after the last step, then says step_limit."""
+    messages = [{"role": "user", "content": task}]
+    for step in range(1, max_steps + 2):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
+        for c in reply["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": c["id"],
+                             "content": toolbox.run(c["function"]["name"], c["function"]["arguments"])})
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+
+
+def loop_quiet_end(task, model_fn, toolbox, max_steps=6, approve=None):
+    """A broken loop: out of steps, it reports a final answer of None instead of step_limit."""
+    result, messages = loop_one_call_too_many(task, model_fn, toolbox, max_steps - 1)
+    return {**result, "steps": max_steps, "stopped": "final"}, messages
+
+
+def loop_by_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
+    """looplab's run_agent with my_run_agent's signature: a loop known to be right."""
+    memory = Memory("")
+    result = run_agent(task, model_fn, toolbox, memory, max_steps=max_steps)
+    return result, memory.history
 
 # %% tags=["exercise"]
-run_b = run_agent("Keep pinging.", scripted(pings), box, Memory("Helper."), max_steps=6)
-print(run_b)
+def step_limit_problems(loop_fn):
+    """Run loop_fn with a model that never stops; return what is wrong with how it ended."""
+    ...  # a model that never stops, the run, then a list of what differs from what it should be
 
 # %% [markdown] tags=["hint"]
-# `max_steps` counts model calls. How many calls does the model need to finish, and how many
-# should it get?
+# The model can be a function of your own: it gets `(messages, tools)` and returns a reply. A
+# function that always asks for `ping` never stops, and it can count how often it is called.
 
 # %% [markdown] tags=["hint"]
-# Change `max_steps=6` to `max_steps=3`.
+# Keep the count in a list the model function appends to; `call("ping")` is the reply. After the
+# run, compare `result["stopped"]`, `result["steps"]`, `result["answer"]` and the count with what
+# they should be, appending a sentence to `problems` for each that differs.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def step_limit_problems(loop_fn):
+#     asked = []
+#     def never_stops(messages, tools):
+#         asked.append(len(messages))
+#         return call("ping")
+#     result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
+#     problems = []
+#     if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
+#         problems.append(f"the run ended {result}, not step_limit after 3 steps")
+#     if len(asked) != 3:
+#         problems.append(f"the model was called {len(asked)} times, not 3")
+#     return problems
+# ```
+
+# %% tags=["wrong"]
+# wrong: checks how the run ended but not how many times the model was called
+# expect: one call too many
+def step_limit_problems(loop_fn):
+    def never_stops(messages, tools):
+        return call("ping")
+    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
+    problems = []
+    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
+        problems.append(f"the run ended {result}, not step_limit after 3 steps")
+    return problems
+
+# %% tags=["wrong"]
+# wrong: counts the calls but takes any stop with no answer as right
+# expect: reports final
+def step_limit_problems(loop_fn):
+    asked = []
+    def never_stops(messages, tools):
+        asked.append(len(messages))
+        return call("ping")
+    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
+    problems = []
+    if result.get("answer") is not None:
+        problems.append(f"the run answered {result.get('answer')!r}")
+    if len(asked) != 3:
+        problems.append(f"the model was called {len(asked)} times, not 3")
+    return problems
+
+# %% tags=["wrong"]
+# wrong: leaves out max_steps=3, so the loop runs its default six steps
+# expect: empty list
+def step_limit_problems(loop_fn):
+    asked = []
+    def never_stops(messages, tools):
+        asked.append(len(messages))
+        return call("ping")
+    result, _ = loop_fn("Keep pinging.", never_stops, ping_box)
+    problems = []
+    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
+        problems.append(f"the run ended {result}, not step_limit after 3 steps")
+    if len(asked) != 3:
+        problems.append(f"the model was called {len(asked)} times, not 3")
+    return problems
 
 # %% tags=["solution"]
-run_b = run_agent("Keep pinging.", scripted(pings), box, Memory("Helper."), max_steps=3)
-print(run_b)
+def step_limit_problems(loop_fn):
+    """Run loop_fn with a model that never stops; return what is wrong with how it ended."""
+    asked = []
+
+    def never_stops(messages, tools):
+        asked.append(len(messages))
+        return call("ping")
+
+    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
+    problems = []
+    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
+        problems.append(f"the run ended {result}, not step_limit after 3 steps")
+    if len(asked) != 3:
+        problems.append(f"the model was called {len(asked)} times, not 3")
+    return problems
+
+# %%
+def problems_of(loop_fn):
+    """What your test says of a loop, or what went wrong running it."""
+    try:
+        found = step_limit_problems(loop_fn)
+    except Exception as exc:
+        return f"your test raised {type(exc).__name__}: {exc}"
+    return found if isinstance(found, list) else f"your test returned {found!r:.60}, not a list"
+
+
+verdicts = {name: problems_of(fn) for name, fn in [("run_agent", loop_by_run_agent), ("yours", my_run_agent),
+                                                   ("one too many", loop_one_call_too_many),
+                                                   ("quiet end", loop_quiet_end)]}
+for name, found in verdicts.items():
+    print(f"{name:13} {found}")
 
 # %% tags=["check"]
 A, B, C, D = (mine[k][0] for k in "ABCD")
-# run A ends with final and the prepared answer after five steps
+# given: run A ends with final and the prepared answer after five steps
 assert (A.get("stopped"), A.get("answer"), A.get("steps")) == ("final", "Eastside, by 205.", 5), (
     f"run A gave {A}; the fifth reply has no tool calls: that is the final answer, with its text")
 # run B stops with step_limit and no answer after three steps
@@ -442,11 +666,11 @@ assert mine["C"][1][-1:] and mine["C"][1][-1].get("role") == "tool" \
     and str(mine["C"][1][-1].get("content")).startswith("error:"), (
     f"run C's last message is {mine['C'][1][-1:]}; the refused delete_note call (id call_del) "
     "still needs a tool message, an 'error:' text, before the run returns")
-# an approve that says yes lets delete_note run
+# given: an approve that says yes lets delete_note run
 assert mine["yes"][0].get("stopped") == "final" and "n5" not in run_notes["yes"], (
     f"with approve=lambda name: True, run C gave {mine['yes'][0]}; when approve(name) is true, "
     "run the tool as usual")
-# two calls in one reply are both answered, in order, with their ids
+# given: two calls in one reply are both answered, in order, with their ids
 assert [m.get("tool_call_id") for m in mine["two"][1] if m.get("role") == "tool"] == ["c_1", "c_2"] \
     and mine["two"][0].get("stopped") == "final", (
     f"a reply with calls c_1 and c_2 gave {mine['two'][0]} and tool messages for "
@@ -457,35 +681,49 @@ assert mine["mixed"][0].get("stopped") == "needs_person" and paired(mine["mixed"
     f"a reply asking for delete_note (refused) and read_note gave {mine['mixed'][0]} and tool messages "
     f"{[m.get('tool_call_id') for m in mine['mixed'][1] if m.get('role') == 'tool']}; the run should stop "
     "with needs_person, n6 should stay, and both calls, c_del and c_read, need an answer before it stops")
-# a tool's error goes back to the model and the run goes on
+# after a refusal, the later calls of the reply are answered but not run
+assert str(next((m.get("content") for m in mine["mixed"][1] if m.get("tool_call_id") == "c_read"), "")).startswith(
+    "error:"), (
+    f"after delete_note (c_del) was refused, read_note (c_read) got "
+    f"{next((m.get('content') for m in mine['mixed'][1] if m.get('tool_call_id') == 'c_read'), None)!r}; the later "
+    "calls of the reply must not run: answer each with an 'error:' text saying it was not run")
+# given: a tool's error goes back to the model and the run goes on
 assert mine["typo"][0].get("stopped") == "final" and mine["typo"][0].get("steps") == 3 \
     and str(next((m.get("content") for m in mine["typo"][1] if m.get("role") == "tool"), "")).startswith("error:"), (
     f"a misspelt tool name gave {mine['typo'][0]}; an unknown tool is not a stop: toolbox.run answers "
     "with an error the model can read, and the loop goes on")
 # in every run, every tool call is answered by exactly one tool message with its id
-assert all(paired(messages) for _, messages in mine.values()), (
+assert all(messages and paired(messages) for _, messages in mine.values()), (
     "in these runs a call has no answer, two answers, or an answer before it: "
-    + ", ".join(name for name, (_, messages) in mine.items() if not paired(messages)))
-# your loop with the lesson's model ended with one of the four stops
+    + ", ".join(name for name, (_, messages) in mine.items() if not (messages and paired(messages))))
+# given: your loop with the lesson's model ended with one of the four stops
 assert yours.get("stopped") in ("final", "step_limit", "error", "needs_person") and paired(your_messages), (
     f"your loop with the lesson's model gave {yours}")
-# your loop with the lesson's model answered the April question
+# given: your loop with the lesson's model answered the April question
 expect(yours.get("answer") == "Eastside, by 205.", f"your loop gave {yours}",
        observed=f"your loop stopped with {yours.get('stopped')!r} after {yours.get('steps')} steps and "
                 f"answered {yours.get('answer')!r}; a scripted model answers 'Eastside, by 205.' after 5 steps")
-# run_agent: the April run ended with the final answer
+# given: run_agent: the April run ended with the final answer
 expect(run_a["stopped"] == "final" and run_a["answer"] == "Eastside, by 205.", f"run_agent gave {run_a}",
        observed=f"run_agent stopped with {run_a['stopped']!r} after {run_a['steps']} steps "
                 f"({run_a['tool_calls']} tools) and answered {run_a['answer']!r}; a scripted model answers "
                 "'Eastside, by 205.'")
-# the refining run succeeded; the run that only searched exhausted its budget after six turns
+# given: the refining run succeeded; the run that only searched exhausted its budget after six turns
 assert (run_refine["stopped"], run_searcher["stopped"], run_searcher["steps"], run_searcher["tool_calls"]) \
     == ("final", "step_limit", 6, 6), (
     f"{run_refine['stopped']}, {run_searcher['stopped']} after {run_searcher['steps']} turns")
-# run_agent stopped for a person, answered the refused call, and n5 is still there
+# given: run_agent stopped for a person, answered the refused call, and n5 is still there
 assert run_c["stopped"] == "needs_person" and "n5" in kept_notes \
     and memory_c.history[-1]["content"].startswith("error:"), f"run C: {run_c}"
-# the ping run stopped at the step limit after three steps
-assert run_b["stopped"] == "step_limit" and run_b["steps"] == 3, (
-    f"the ping run stopped with {run_b['stopped']!r} after {run_b['steps']} steps; this exercise expects "
-    "'step_limit' after 3: look at max_steps")
+# your step-limit test finds nothing wrong with run_agent or with your loop
+assert verdicts["run_agent"] == [] and verdicts["yours"] == [], (
+    f"your test says of run_agent: {verdicts['run_agent']}, and of your loop: {verdicts['yours']}; a loop that "
+    "stops with step_limit after 3 model calls and no answer should get an empty list")
+# your test catches the loop that makes one call too many
+assert isinstance(verdicts["one too many"], list) and verdicts["one too many"], (
+    f"your test says {verdicts['one too many']!r} of a loop that makes one call too many (4 calls with "
+    "max_steps=3, then says step_limit): count the model's calls, and use a model that never runs out")
+# your test catches the loop that reports final when its steps run out
+assert isinstance(verdicts["quiet end"], list) and verdicts["quiet end"], (
+    f"your test says {verdicts['quiet end']!r} of a loop that reports final (answer None) when its steps run "
+    "out: check that the stop is step_limit, not only that there is no answer")

@@ -177,6 +177,28 @@ def to_turn(message):
 #     return {"type": "final", "text": message.get("content") or ""}
 # ```
 
+# %% tags=["wrong"]
+# wrong: adds the id but leaves the arguments as JSON text
+# expect: JSON text and the turn needs a dict
+def to_turn(message):
+    calls = message.get("tool_calls") or []
+    if calls:
+        first = calls[0]
+        return {"type": "tool_call", "id": first["id"], "name": first["function"]["name"],
+                "arguments": first["function"]["arguments"]}
+    return {"type": "final", "text": message.get("content") or ""}
+
+# %% tags=["wrong"]
+# wrong: parses the arguments but forgets the call's id
+# expect: must carry the call's id
+def to_turn(message):
+    calls = message.get("tool_calls") or []
+    if calls:
+        first = calls[0]
+        return {"type": "tool_call", "name": first["function"]["name"],
+                "arguments": json.loads(first["function"]["arguments"] or "{}")}
+    return {"type": "final", "text": message.get("content") or ""}
+
 # %% tags=["solution"]
 def to_turn(message):
     calls = message.get("tool_calls") or []
@@ -254,6 +276,54 @@ def from_responses(output):
 #     return message
 # ```
 
+# %% tags=["wrong"]
+# wrong: quotes the item's id, not its call_id
+# expect: not the item's
+def from_responses(output):
+    texts, calls = [], []
+    for item in output:
+        if item.get("type") == "message":
+            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
+        elif item.get("type") == "function_call":
+            calls.append({"id": item["id"], "type": "function",
+                          "function": {"name": item["name"], "arguments": item["arguments"]}})
+    message = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+# %% tags=["wrong"]
+# wrong: joins the text parts with a space, which doubles the space between them
+# expect: join the output_text parts
+def from_responses(output):
+    texts, calls = [], []
+    for item in output:
+        if item.get("type") == "message":
+            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
+        elif item.get("type") == "function_call":
+            calls.append({"id": item["call_id"], "type": "function",
+                          "function": {"name": item["name"], "arguments": item["arguments"]}})
+    message = {"role": "assistant", "content": " ".join(texts) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+# %% tags=["wrong"]
+# wrong: an empty string for content when there is no text, where the reference has None
+# expect: yours theirs
+def from_responses(output):
+    texts, calls = [], []
+    for item in output:
+        if item.get("type") == "message":
+            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
+        elif item.get("type") == "function_call":
+            calls.append({"id": item["call_id"], "type": "function",
+                          "function": {"name": item["name"], "arguments": item["arguments"]}})
+    message = {"role": "assistant", "content": "".join(texts)}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
 # %% tags=["solution"]
 def from_responses(output):
     texts, calls = [], []
@@ -286,9 +356,9 @@ theirs = [reference(OUTPUT), reference(OUTPUT_TEXT)]
 print(yours, theirs, sep="\n")
 
 # %% tags=["check"]
-# the run with the checking fake model ended with a reason
+# given: the run with the checking fake model ended with a reason
 assert result["stopped"] in ("final", "step_limit", "error"), f"run_agent gave {result}"
-# the fake model saw count_words offered and the observation arrive
+# given: the fake model saw count_words offered and the observation arrive
 expect(result["stopped"] == "final", f"run_agent with the checking fake model gave {result}",
        observed=f"the run stopped with {result['stopped']!r} after {result['steps']} steps and answered "
                 f"{result['answer']!r}; the scripted model answers 'The phrase has 3 words.' once the "

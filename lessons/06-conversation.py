@@ -118,6 +118,23 @@ def chat(questions, model):
 # Move `memory = Memory(SYSTEM)` above the `for` loop, so every question is added to the same
 # memory and `run_agent` sends the earlier turns along.
 
+# %% tags=["wrong"]
+# wrong: sends the earlier questions glued into one task instead of keeping the turns
+# expect: first question is missing
+def chat(questions, model):
+    answers, asked = [], []
+    for question in questions:
+        asked.append(question)
+        answers.append(run_agent(" ".join(asked), model, tools, Memory(SYSTEM))["answer"])
+    return answers
+
+# %% tags=["wrong"]
+# wrong: one memory, but returns the whole run results instead of the answers
+# expect: one text answer per question
+def chat(questions, model):
+    memory = Memory(SYSTEM)
+    return [run_agent(question, model, tools, memory) for question in questions]
+
 # %% tags=["solution"]
 def chat(questions, model):
     memory = Memory(SYSTEM)          # one memory for the whole conversation
@@ -156,6 +173,6 @@ expect("Chris" in (names[-1] or ""),
        f"asked 'What is my name?' the helper said {names[-1]!r}; was 'My name is Chris.' sent again?",
        observed=f"asked 'What is my name?' the model answered {names[-1]!r}; the scripted model answers "
                 "'Chris' when the earlier turn is sent again")
-# every question got an answer
+# given: every question got an answer
 assert len(branches) == 2 and len(names) == 2 and all(isinstance(a, str) for a in branches + names), (
     f"chat() returned {branches} and {names}; expected one text answer per question")

@@ -155,6 +155,30 @@ def log(event):
 #         lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
 # ```
 
+# %% tags=["wrong"]
+# wrong: writes Python's True and False, not the log's true and false
+# expect: ok=true|false
+lines = []
+
+def log(event):
+    if event["type"] == "tool_call":
+        lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
+    elif event["type"] == "tool_result":
+        lines.append(f"tool.completed call_id={event['call_id']} ok={event['ok']}")
+    elif event["type"] == "stop":
+        lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
+
+# %% tags=["wrong"]
+# wrong: leaves out the stop event
+# expect: the stop event should give
+lines = []
+
+def log(event):
+    if event["type"] == "tool_call":
+        lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
+    elif event["type"] == "tool_result":
+        lines.append(f"tool.completed call_id={event['call_id']} ok={'true' if event['ok'] else 'false'}")
+
 # %% tags=["solution"]
 lines = []
 
@@ -175,45 +199,180 @@ logged = run_agent("Add 1 and 2, and uppercase 'x'.",
 print("\n".join(lines))
 
 # %% [markdown]
-# ## Exercise 2: a budget for tool calls
+# ## Exercise 2: a budget for tool calls, in your loop
 #
 # This model asks for **five** tools in a single step. `max_steps` cannot stop that: it counts
-# model calls. Give the run a tool-call budget (`max_tool_calls=...`) so that at most **two**
-# tools run. Look at what happens to the calls that do not run: each still gets an answer.
+# model calls. Below is lesson 4's loop, without approvals, counting the tools it runs. Give it
+# the second budget: with `max_tool_calls=N`, at most `N` tools run in the whole run. A call past
+# the budget is **not run** but still answered, with an `error:` text saying the budget is spent;
+# once the reply's calls are all answered, the run stops with `"step_limit"`. With
+# `max_tool_calls=None` nothing changes. (`run_agent` has the same budget: `max_tool_calls=2`.)
 
 # %%
-greedy = [calls(*[("add", {"a": i, "b": i}) for i in range(5)]), final("All added.")]  # prepared in every mode
+ran_adds = []
+counted = Toolbox()
+
+@counted.tool
+def add(a: float, b: float) -> float:
+    "Add two numbers."
+    ran_adds.append((a, b))
+    return a + b
+
+greedy = [calls(*[("add", {"a": i, "b": i}, f"add_{i}") for i in range(5)]), final("All added.")]  # in every mode
 
 # %% tags=["exercise"]
-budget_memory = Memory("")
-capped = run_agent("Add everything.", scripted(greedy), box, budget_memory, max_steps=2)
-print(capped)
+def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
+    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    ran = 0
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
+        for tool_call in reply["tool_calls"]:
+            ran += 1
+            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
 
 # %% [markdown] tags=["hint"]
-# `run_agent` takes a second budget as a keyword argument, beside `max_steps`. The text above
-# names it.
+# The loop already counts the tools that ran in `ran`. Where, in the loop over the reply's calls,
+# would you decide whether a call may still run?
 
 # %% [markdown] tags=["hint"]
-# Add `max_tool_calls=2` to the `run_agent(...)` call.
+# Before `ran += 1`, compare `ran` with `max_tool_calls` (when it is not `None`). A call past the
+# budget gets a tool message with an `error:` text instead of `toolbox.run(...)`; remember that
+# it happened, and after the `for` over the calls return with `"step_limit"`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+#         spent = False
+#         for tool_call in reply["tool_calls"]:
+#             if max_tool_calls is not None and ran >= max_tool_calls:
+#                 spent = True
+#                 result = f"error: not run: the budget of {max_tool_calls} tool calls is spent"
+#             else:
+#                 ran += 1
+#                 result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+#             messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+#         if spent:
+#             return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+# ```
+
+# %% tags=["wrong"]
+# wrong: stops at the budget without answering the calls it did not run
+# expect: answered with an error: text
+def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
+    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    ran = 0
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
+        spent = False
+        for tool_call in reply["tool_calls"]:
+            if max_tool_calls is not None and ran >= max_tool_calls:
+                return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+            if True:
+                ran += 1
+                result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if spent:
+            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
+
+# %% tags=["wrong"]
+# wrong: checks the budget once a reply, so all five calls of one reply run
+# expect: at most two tools ran
+def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
+    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    ran = 0
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
+        if max_tool_calls is not None and ran >= max_tool_calls:
+            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+        for tool_call in reply["tool_calls"]:
+            ran += 1
+            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
+
+# %% tags=["wrong"]
+# wrong: compares with > instead of >=, so one call more than the budget runs
+# expect: at most two tools ran
+def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
+    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    ran = 0
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
+        spent = False
+        for tool_call in reply["tool_calls"]:
+            if max_tool_calls is not None and ran > max_tool_calls:
+                spent = True
+                result = f"error: not run: the budget of {max_tool_calls} tool calls is spent"
+            else:
+                ran += 1
+                result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if spent:
+            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
 
 # %% tags=["solution"]
-budget_memory = Memory("")
-capped = run_agent("Add everything.", scripted(greedy), box, budget_memory, max_steps=2,
-                   max_tool_calls=2)
-print(capped)
+def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
+    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
+    messages = [{"role": "user", "content": task}]
+    ran = 0
+    for step in range(1, max_steps + 1):
+        reply = model_fn(messages, toolbox.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
+        spent = False
+        for tool_call in reply["tool_calls"]:
+            if max_tool_calls is not None and ran >= max_tool_calls:
+                spent = True
+                result = f"error: not run: the budget of {max_tool_calls} tool calls is spent"
+            else:
+                ran += 1
+                result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+        if spent:
+            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
 
 # %%
-for message in budget_memory.history:
+capped, capped_messages = capped_loop("Add everything.", scripted(greedy), counted, max_steps=2, max_tool_calls=2)
+print(capped)
+for message in capped_messages:
     if message["role"] == "tool":
         print(message["tool_call_id"], message["content"])
+ran_capped, ran_adds[:] = list(ran_adds), []
+across, across_messages = capped_loop(
+    "Add in two steps.", scripted([calls(("add", {"a": 1, "b": 1}, "s1"), ("add", {"a": 2, "b": 2}, "s2")),
+                                   calls(("add", {"a": 3, "b": 3}, "s3"), ("add", {"a": 4, "b": 4}, "s4")),
+                                   final("Done.")]), counted, max_tool_calls=3)
+free, _ = capped_loop("Add everything.", scripted(greedy), counted, max_steps=2)
+print(across, free)
 
 # %% tags=["check"]
-# the run counted its steps and its tool calls separately
+# given: the run counted its steps and its tool calls separately
 expect((result["steps"], result["tool_calls"]) == (4, 4),
        f"expected 4 model calls and 4 tool calls, got {result['steps']} and {result['tool_calls']}",
        observed=f"the model took {result['steps']} steps and ran {result['tool_calls']} tools, and "
                 f"answered {result['answer']!r}; the scripted model takes 4 and runs 4")
-# no event holds the leaked key
+# given: no event holds the leaked key
 assert "sk-lesson" not in json.dumps(leaky.events), "a key-shaped string reached the events"
 # the log has one line per tool request, with its call id
 assert [l for l in lines if l.startswith("tool.requested")] == [
@@ -228,14 +387,25 @@ assert [l for l in lines if l.startswith("tool.completed")] == [
 assert lines[-1:] == ["run.stopped reason=final steps=3"], (
     f"the last line is {lines[-1:]}; the stop event should give 'run.stopped reason=<stopped> steps=<steps>'")
 # at most two tools ran
-assert capped["tool_calls"] <= 2, (
-    f"{capped['tool_calls']} tools ran; max_steps counts model calls, not tools: the run needs a budget "
-    "for tool calls")
+assert capped["tool_calls"] == 2 and ran_capped == [(0, 0), (1, 1)], (
+    f"with max_tool_calls=2, {len(ran_capped)} adds ran ({ran_capped}) and the result says {capped['tool_calls']}; "
+    "at most two tools ran should hold: max_steps counts model calls, not tools; compare ran with "
+    "max_tool_calls before each call runs")
 # the run says it stopped at a limit
-assert capped["stopped"] == "step_limit", (
-    f"the run stopped with {capped['stopped']!r} after {capped['tool_calls']} tools; with a tool-call "
-    "budget it should stop at the limit")
-asked = [c["id"] for m in budget_memory.history if m.get("tool_calls") for c in m["tool_calls"]]
-answered = [m["tool_call_id"] for m in budget_memory.history if m["role"] == "tool"]
-# every call the model made has exactly one answer
-assert sorted(asked) == sorted(answered), f"calls {asked} but answers {answered}"
+assert capped["stopped"] == "step_limit" and capped["answer"] is None, (
+    f"the capped run gave {capped}; with its tool-call budget spent it should stop with step_limit and no answer")
+# the calls past the budget are answered with an error: text, and every call has one answer
+tool_answers = {m["tool_call_id"]: m["content"] for m in capped_messages if m["role"] == "tool"}
+assert sorted(tool_answers) == [f"add_{i}" for i in range(5)] and len(tool_answers) == sum(
+    m["role"] == "tool" for m in capped_messages) and all(
+    str(tool_answers[f"add_{i}"]).startswith("error:") for i in (2, 3, 4)), (
+    f"the tool messages answer {sorted(tool_answers)}; every call (add_0 ... add_4) must be answered once, and "
+    "add_2, add_3 and add_4, past the budget, answered with an error: text saying the budget is spent")
+# the budget counts across steps: the third tool runs, the fourth does not
+assert across["tool_calls"] == 3 and across["stopped"] == "step_limit" and across["steps"] == 2 and str(
+    [m["content"] for m in across_messages if m.get("tool_call_id") == "s4"]).count("error:") == 1, (
+    f"two replies of two calls with max_tool_calls=3 gave {across}; the budget is for the whole run: s1-s3 run, "
+    "s4 is answered with an error, and the run stops after step 2")
+# given: with no budget, every tool runs and the run ends as before
+assert free["stopped"] == "final" and free["tool_calls"] == 5, (
+    f"with max_tool_calls=None the run gave {free}; it should run all five adds and end final")

@@ -114,6 +114,149 @@ class MyMemory:
 #     return [system] + kept
 # ```
 
+# %% tags=["wrong"]
+# wrong: skips a message that does not fit and takes older, smaller ones
+# expect: does not skip it
+class MyMemory:
+    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
+
+    SYSTEM_TOKENS = 400  # the size the system message counts for
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []   # every message, oldest first; each has a "tokens" size
+        self.notes = {}     # key -> value, written into the system message on every call
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.notes[key] = value
+
+    def messages(self, budget=None):
+        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
+        content = self.system_prompt
+        if self.notes:
+            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        kept = list(self.history)
+        if budget is not None:
+            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
+            kept = []
+            for message in reversed(self.history):
+                if message["tokens"] <= room:
+                    room -= message["tokens"]
+                    kept.insert(0, message)
+        while kept and kept[0]["role"] == "tool":
+            kept = kept[1:]
+        return [system] + kept
+
+# %% tags=["wrong"]
+# wrong: keeps a tool result at the front of the window, its request cut off
+# expect: drop tool results at the front
+class MyMemory:
+    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
+
+    SYSTEM_TOKENS = 400  # the size the system message counts for
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []   # every message, oldest first; each has a "tokens" size
+        self.notes = {}     # key -> value, written into the system message on every call
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.notes[key] = value
+
+    def messages(self, budget=None):
+        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
+        content = self.system_prompt
+        if self.notes:
+            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        kept = list(self.history)
+        if budget is not None:
+            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
+            while start > 0 and self.history[start - 1]["tokens"] <= room:
+                room -= self.history[start - 1]["tokens"]
+                start -= 1
+            kept = self.history[start:]
+        return [system] + kept
+
+# %% tags=["wrong"]
+# wrong: adds the facts to self.system_prompt, so they pile up call after call
+# expect: build the content afresh
+class MyMemory:
+    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
+
+    SYSTEM_TOKENS = 400  # the size the system message counts for
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []   # every message, oldest first; each has a "tokens" size
+        self.notes = {}     # key -> value, written into the system message on every call
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.notes[key] = value
+
+    def messages(self, budget=None):
+        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
+        if self.notes:
+            self.system_prompt += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+        content = self.system_prompt
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        kept = list(self.history)
+        if budget is not None:
+            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
+            while start > 0 and self.history[start - 1]["tokens"] <= room:
+                room -= self.history[start - 1]["tokens"]
+                start -= 1
+            kept = self.history[start:]
+        while kept and kept[0]["role"] == "tool":
+            kept = kept[1:]
+        return [system] + kept
+
+# %% tags=["wrong"]
+# wrong: forgets that the system message takes 400 of the budget
+# expect: over the budget
+class MyMemory:
+    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
+
+    SYSTEM_TOKENS = 400  # the size the system message counts for
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []   # every message, oldest first; each has a "tokens" size
+        self.notes = {}     # key -> value, written into the system message on every call
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.notes[key] = value
+
+    def messages(self, budget=None):
+        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
+        content = self.system_prompt
+        if self.notes:
+            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        kept = list(self.history)
+        if budget is not None:
+            room, start = budget, len(self.history)
+            while start > 0 and self.history[start - 1]["tokens"] <= room:
+                room -= self.history[start - 1]["tokens"]
+                start -= 1
+            kept = self.history[start:]
+        while kept and kept[0]["role"] == "tool":
+            kept = kept[1:]
+        return [system] + kept
+
 # %% tags=["solution"]
 class MyMemory:
     """Short-term memory: the history, notes kept in the system message, a window within a budget."""
@@ -321,6 +464,32 @@ def clear_old_results(history, keep=1):
 #     return [{**m, "content": "[cleared]"} if i in old else m for i, m in enumerate(history)]
 # ```
 
+# %% tags=["wrong"]
+# wrong: drops the old tool results instead of clearing them
+# expect: removed tool messages
+chat.remember("name", "Chris")
+
+def clear_old_results(history, keep=1):
+    results = [i for i, m in enumerate(history) if m["role"] == "tool"]
+    old = set(results[:-keep] if keep else results)
+    return [m for i, m in enumerate(history) if i not in old]
+
+# %% tags=["wrong"]
+# wrong: clears every tool result, the newest too
+# expect: but the newest
+chat.remember("name", "Chris")
+
+def clear_old_results(history, keep=1):
+    return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in history]
+
+# %% tags=["wrong"]
+# wrong: writes clear_old_results but gives the chat no note
+# expect: note holding the user's name
+def clear_old_results(history, keep=1):
+    results = [i for i, m in enumerate(history) if m["role"] == "tool"]
+    old = set(results[:-keep] if keep else results)
+    return [{**m, "content": "[cleared]"} if i in old else m for i, m in enumerate(history)]
+
 # %% tags=["solution"]
 chat.remember("name", "Chris")
 
@@ -343,7 +512,7 @@ lighter = clear_old_results(long_run, keep=1)
 print([m["content"][:22] if m["role"] == "tool" else "(call)" for m in lighter])
 
 # %% tags=["check"]
-# the system message comes first and counts as 400 tokens
+# given: the system message comes first and counts as 400 tokens
 assert isinstance(remembered[1], list) and remembered[1][0].get("role") == "system" \
     and remembered[1][0].get("tokens") == 400, (
     f"messages() began with {remembered[1][0] if isinstance(remembered[1], list) else remembered[1]!r:.120}; "
@@ -365,11 +534,13 @@ assert all(total is not None and (total <= budget or positions == []) for budget
     "over the budget: " + ", ".join([f"budget {b}: {t} tokens" for b, (p, t) in sweep.items()
                                      if t is None or (t > b and p)][:4]) + " ...")
 # every window is the newest messages, oldest first, with no gap
-assert all(isinstance(p, list) and p == list(range(13 - len(p), 13)) for p, _ in sweep.values()), (
+assert all(isinstance(p, list) and p == list(range(13 - len(p), 13)) for p, _ in sweep.values()) and any(
+        isinstance(p, list) and 0 < len(p) < 12 for p, _ in sweep.values()), (
     "these windows are not the newest messages in order: " + ", ".join(
         f"{b}: {p}" for b, (p, _) in sweep.items() if not (isinstance(p, list) and p == list(range(13 - len(p), 13)))))
 # no window opens on a tool result
-assert all(not p or TABLE[p[0] - 1][0] != "tool" for p, _ in sweep.values() if isinstance(p, list)), (
+assert all(not p or TABLE[p[0] - 1][0] != "tool" for p, _ in sweep.values() if isinstance(p, list)) and any(
+        isinstance(p, list) and 0 < len(p) < 12 for p, _ in sweep.values()), (
     "these windows open on a tool result: " + ", ".join(
         f"{b}: {p}" for b, (p, _) in sweep.items() if isinstance(p, list) and p and TABLE[p[0] - 1][0] == "tool"))
 # the walk stops at the first message that does not fit, even if an older one would
@@ -380,7 +551,7 @@ assert skip_window[0] == [3], (
 assert worked_window[0] == list(range(6, 13)), (
     f"with 12 messages of 600 tokens and a budget of 5,000 your window kept {worked_window[0]}; "
     "4,600 / 600 leaves room for 7")
-# without a budget, every message is sent
+# given: without a budget, every message is sent
 assert no_budget[0] == list(range(1, 13)), f"messages() with no budget kept positions {no_budget[0]}"
 # a remembered fact is in the system message on every call
 assert all(isinstance(w, list) and "March winner" in str(w[0].get("content")) and "Eastside" in str(w[0].get("content"))
@@ -389,7 +560,7 @@ assert all(isinstance(w, list) and "March winner" in str(w[0].get("content")) an
     f"{[w[0].get('content') if isinstance(w, list) else w for w in remembered]}; write the notes into "
     "its content in messages()")
 # the system message is the same on every call: facts are not added again
-assert isinstance(twice[0], str) and twice[0] == twice[1], (
+assert isinstance(twice[0], str) and twice[0] == twice[1] and twice[0].count("March winner") == 1, (
     f"two calls in a row gave system messages {twice}; build the content afresh in each call instead of "
     "adding to self.system_prompt")
 # your windows agree with looplab's Memory

@@ -143,8 +143,8 @@ def answer_with_memory(question, store, k=3):
     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 
 # %% [markdown] tags=["hint"]
-# Two steps before the run: ask the store for the facts (`store.search(question, k=k)` gives
-# `(fact, score)` pairs), then add them to the text of `system`.
+# Two steps before the run: ask the store for the facts that match the question (as many as
+# `k` says), then add them to the text of `system`.
 
 # %% [markdown] tags=["hint"]
 # One fact a line reads well: `"\n".join(f"- {fact}" for fact, score in found)`, after a line
@@ -158,6 +158,32 @@ def answer_with_memory(question, store, k=3):
 #               "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
 #     return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 # ```
+
+# %% tags=["wrong"]
+# wrong: searches the store but never writes what it found into the system message
+# expect: facts the store found must be written into the system message
+def answer_with_memory(question, store, k=3):
+    found = [fact for fact, score in store.search(question, k=k)]
+    system = "You are a helpful assistant. Use the conversation and relevant memories below."
+    return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
+
+# %% tags=["wrong"]
+# wrong: puts the facts in front of the question, in the user message
+# expect: written into the system message
+def answer_with_memory(question, store, k=3):
+    found = [fact for fact, score in store.search(question, k=k)]
+    system = "You are a helpful assistant. Use the conversation and relevant memories below."
+    task = "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found) + "\n" + question
+    return run_agent(task, pick_model(rule_model), Toolbox(), Memory(system))
+
+# %% tags=["wrong"]
+# wrong: asks the store for its default number of facts, not k
+# expect: store.search(question, k=k)
+def answer_with_memory(question, store, k=3):
+    found = [fact for fact, score in store.search(question)]
+    system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
+              "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
+    return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
 
 # %% tags=["solution"]
 def answer_with_memory(question, store, k=3):
@@ -182,10 +208,22 @@ def attempt(fn, *args, **kwargs):
     except Exception as exc:
         return {"answer": f"raised {type(exc).__name__}: {exc}", "stopped": "raised"}
 
+from looplab import trace
+
+systems_sent = []  # the system message of every model call, whatever the model
+
+def keep_system(event):
+    if event["type"] == "model_call" and event.get("context"):
+        systems_sent.append(str(event["context"][0].get("content")))
+
+stop_keeping = trace.listen(keep_system)
 named = attempt(answer_with_memory, "What is my name?", store)
 dana_store = ListStore(["The user's name is Dana.", "The user likes tea."])
+systems_sent.clear()
 dana = attempt(answer_with_memory, "What is my name?", dana_store, k=2)
+dana_systems = list(systems_sent)
 nameless = attempt(answer_with_memory, "What is my name?", ListStore(["The user likes tea."]), k=1)
+stop_keeping()
 print(named["answer"], "|", dana["answer"], "|", nameless["answer"])
 print("the stand-in store was asked:", dana_store.asked)
 
@@ -218,8 +256,9 @@ def make_query(recent, user_message, k=3):
     return user_message
 
 # %% [markdown] tags=["hint"]
-# `recent[-k:]` is the last k messages (all of them when there are fewer). Some messages carry no
-# text at all (an assistant message that only calls a tool has `content` None): leave those out.
+# Which end of `recent` holds the latest messages, and which slice takes the last few (all of
+# them when there are fewer)? Some messages carry no text at all (an assistant message that only
+# calls a tool): leave those out.
 
 # %% [markdown] tags=["hint"]
 # Collect `m["content"]` for those that have one, add `user_message` at the end, and
@@ -231,6 +270,26 @@ def make_query(recent, user_message, k=3):
 #     texts = [m["content"] for m in recent[-k:] if m.get("content")]
 #     return " ".join(texts + [user_message])
 # ```
+
+# %% tags=["wrong"]
+# wrong: keeps messages with no text, so join meets None
+# expect: content is None
+def make_query(recent, user_message, k=3):
+    return " ".join([m["content"] for m in recent[-k:]] + [user_message])
+
+# %% tags=["wrong"]
+# wrong: takes the first k messages, not the last k
+# expect: take recent[-k:]
+def make_query(recent, user_message, k=3):
+    texts = [m["content"] for m in recent[:k] if m.get("content")]
+    return " ".join(texts + [user_message])
+
+# %% tags=["wrong"]
+# wrong: puts the new message first
+# expect: join the recent messages' text and the new message
+def make_query(recent, user_message, k=3):
+    texts = [m["content"] for m in recent[-k:] if m.get("content")]
+    return " ".join([user_message] + texts)
 
 # %% tags=["solution"]
 def make_query(recent, user_message, k=3):
@@ -257,15 +316,20 @@ for label, made in QUERIES.items():
     print(f"{label:26} -> {made!r}")
 
 # %% tags=["check"]
-# the extracted facts are a list of sentences
+# given: the extracted facts are a list of sentences
 assert isinstance(facts, list) and all(isinstance(f, str) for f in facts), f"extract_facts gave {facts!r}"
-# the eleven facts are in the store
+# given: the eleven facts are in the store
 assert len(store) == 11, f"the store holds {len(store)} facts"
-# the name fact is the best match for "What is my name?"
+# given: the name fact is the best match for "What is my name?"
 assert store.search("What is my name?", k=1)[0][0].startswith("The user's name"), "retrieval lost the name fact"
 # the store is asked for the question's top k facts
 assert dana_store.asked == [("What is my name?", 2)], (
     f"answer_with_memory asked the store {dana_store.asked}; call store.search(question, k=k) once")
+# the facts the store found are in the system message the model was sent
+assert dana_systems and all("The user's name is Dana." in text and "The user likes tea." in text
+                            for text in dana_systems), (
+    f"with a store returning Dana's two facts, the model was sent the system message(s) {dana_systems}; the "
+    "facts the store found must be written into the system message, where the model reads standing context")
 # the retrieved facts reached the model, and it answered with the name
 expect("Chris" in (named["answer"] or ""),
        f"the helper said {named['answer']!r}; put the retrieved facts into the system message",

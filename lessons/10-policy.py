@@ -65,8 +65,8 @@ def check_gate(text, rules):
     return True, None
 
 # %% [markdown] tags=["hint"]
-# Compare with `is not True`, not with `is False`: `None`, `False` and a reason all refuse. And
-# run each rule inside `try:`, so a crashing rule refuses instead of crashing the gate.
+# Which values should refuse? Not only `False`: think of a rule that returns nothing, or returns
+# its reason. And what should happen to the gate when a rule itself crashes?
 
 # %% [markdown] tags=["hint"]
 # Keep what the rule returned: when it is a non-empty string it is the reason; otherwise make one
@@ -84,6 +84,29 @@ def check_gate(text, rules):
 #             return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
 #     return True, None
 # ```
+
+# %% tags=["wrong"]
+# wrong: compares with `is False`, so a rule that returns None lets the text through
+# expect: only True lets a text pass
+def check_gate(text, rules):
+    for rule in rules:
+        try:
+            result = rule(text)
+        except Exception as exc:
+            return False, f"the rule {rule.__name__} failed: {exc}"
+        if result is False or isinstance(result, str):
+            return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
+    return True, None
+
+# %% tags=["wrong"]
+# wrong: no try around the rule, so a crashing rule crashes the gate
+# expect: catch the exception and refuse
+def check_gate(text, rules):
+    for rule in rules:
+        result = rule(text)
+        if result is not True:
+            return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
+    return True, None
 
 # %% tags=["solution"]
 def check_gate(text, rules):
@@ -144,8 +167,8 @@ INPUT_RULES = []
 OUTPUT_RULES = []
 
 # %% [markdown] tags=["hint"]
-# `no_delete` above is one input rule already. The pattern is always
-# `condition_that_is_fine or "the reason"`.
+# `no_delete` above is one input rule already: read how it returns either `True` or its reason,
+# and write the others the same way.
 
 # %% [markdown] tags=["hint"]
 # Lower-case the text first so "DROP TABLE" is caught. For the e-mail address, the module `re`
@@ -164,6 +187,45 @@ OUTPUT_RULES = []
 #     lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
 # ]
 # ```
+
+# %% tags=["wrong"]
+# wrong: looks for the words without lower-casing, so "DELETE" gets through
+# expect: in any case
+import re
+
+INPUT_RULES = [
+    lambda t: "delete" not in t or "blocked: deleting data needs a person",
+    lambda t: "drop table" not in t or "blocked: dropping a table needs a person",
+]
+OUTPUT_RULES = [
+    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
+    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
+]
+
+# %% tags=["wrong"]
+# wrong: forgets the e-mail rule
+# expect: OUTPUT_RULES let through chris@example.org
+INPUT_RULES = [
+    lambda t: "delete" not in t.lower() or "blocked: deleting data needs a person",
+    lambda t: "drop table" not in t.lower() or "blocked: dropping a table needs a person",
+]
+OUTPUT_RULES = [
+    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
+]
+
+# %% tags=["wrong"]
+# wrong: the input rules refuse with False, so the reason does not say blocked
+# expect: reason starting 'blocked:'
+import re
+
+INPUT_RULES = [
+    lambda t: "delete" not in t.lower(),
+    lambda t: "drop table" not in t.lower(),
+]
+OUTPUT_RULES = [
+    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
+    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
+]
 
 # %% tags=["solution"]
 import re
@@ -301,6 +363,27 @@ def approve(name, arguments):
 #         return False
 # ```
 
+# %% tags=["wrong"]
+# wrong: below 1,000 instead of at most 1,000
+# expect: up to and including 1,000
+def approve(name, arguments):
+    if name != "buy_shares":
+        return False
+    try:
+        order = json.loads(arguments)
+        return order["amount"] * order["price"] < 1000
+    except (ValueError, KeyError, TypeError):
+        return False
+
+# %% tags=["wrong"]
+# wrong: reads the arguments without a try, so unreadable ones raise
+# expect: cannot read the order says no
+def approve(name, arguments):
+    if name != "buy_shares":
+        return False
+    order = json.loads(arguments)
+    return order["amount"] * order["price"] <= 1000
+
 # %% tags=["solution"]
 def approve(name, arguments):
     """True to let this call run, False to stop and ask a person."""
@@ -364,7 +447,7 @@ person_says = [m["content"] for m in person_memory.history if m["role"] == "tool
 print(by_person["stopped"], "|", person_says)
 
 # %% tags=["check"]
-# with no rules, or rules that all pass, the gate says (True, None)
+# given: with no rules, or rules that all pass, the gate says (True, None)
 assert GATE_CASES["no rules"] == (True, None) and GATE_CASES["all pass"] == (True, None), (
     f"check_gate gave {GATE_CASES['no rules']!r} with no rules and {GATE_CASES['all pass']!r} when every "
     "rule passes; both should be (True, None)")
@@ -395,7 +478,7 @@ assert all(refused(INPUT_RULES, t) for t in ("delete the database", "Please DELE
     f"INPUT_RULES has {len(INPUT_RULES)} rules; they should refuse 'delete' and 'drop table' in any case, "
     "each with a reason starting 'blocked:'")
 # your input rules let ordinary tasks pass
-assert not any(refused(INPUT_RULES, t) for t in ("add 10 and 5", "what is my name?", "Drop me a line")), (
+assert INPUT_RULES and not any(refused(INPUT_RULES, t) for t in ("add 10 and 5", "what is my name?", "Drop me a line")), (
     "INPUT_RULES refused an ordinary task: "
     + str([t for t in ("add 10 and 5", "what is my name?", "Drop me a line") if refused(INPUT_RULES, t)]))
 # your output rules refuse a password and an e-mail address
@@ -404,14 +487,14 @@ assert all(refused(OUTPUT_RULES, t) for t in ("The admin password: hunter2.", "P
     "OUTPUT_RULES let through: " + str([t for t in ("The admin password: hunter2.", "PASSWORD=x",
         "Write to chris@example.org.", "mail ops-team+1@notes.example.com") if not refused(OUTPUT_RULES, t)]))
 # your output rules let ordinary answers pass
-assert not any(refused(OUTPUT_RULES, t) for t in ("10 + 5 = 15.", "The meeting is at 10 a.m.", "Email me later.")), (
+assert OUTPUT_RULES and not any(refused(OUTPUT_RULES, t) for t in ("10 + 5 = 15.", "The meeting is at 10 a.m.", "Email me later.")), (
     "OUTPUT_RULES refused an ordinary answer: "
     + str([t for t in ("10 + 5 = 15.", "The meeting is at 10 a.m.", "Email me later.") if refused(OUTPUT_RULES, t)]))
 # a refused task takes zero steps: the model is never called
 assert blocked["stopped"] == "blocked" and blocked["steps"] == 0 and not never_called.calls, (
     f"the run stopped with {blocked['stopped']!r} after {blocked['steps']} steps; the input gate "
     "should refuse 'delete' before the model is called")
-# buy_shares needs approval, the others do not
+# given: buy_shares needs approval, the others do not
 assert shop.needs_approval("buy_shares") and not shop.needs_approval("add_numbers") \
     and not shop.needs_approval("get_temperature"), "only buy_shares spends money"
 # orders up to 1,000 are approved, bigger ones and other tools are not
@@ -421,11 +504,11 @@ assert [ORDERS[k] for k in ("500", "exactly 1,000", "1,000.50", "another tool")]
 assert ORDERS["not JSON"] is False and ORDERS["no price"] is False, (
     f"approve gave {ORDERS['not JSON']!r} for arguments that are not JSON and {ORDERS['no price']!r} for "
     "an order with no price; an approval that cannot read the order says no")
-# the run that asked a person ended final or needs_person, and its one call was answered
+# given: the run that asked a person ended final or needs_person, and its one call was answered
 assert by_person["stopped"] in ("final", "needs_person") and len(person_says) == 1, (
     f"the run with ask_person ended {by_person['stopped']!r} with tool messages {person_says}; a person's "
     "answer either lets the order run or stops the run, and the call always gets its answer")
-# the Nvidia order was placed exactly when the person approved it
+# given: the Nvidia order was placed exactly when the person approved it
 assert (("NVDA", 2, 120) in orders) == (by_person["stopped"] == "final") and (
     by_person["stopped"] == "final" or person_says[0].startswith("error: a person has not approved buy_shares")), (
     f"the run ended {by_person['stopped']!r}, the orders are {orders} and the tool message was {person_says}; "
@@ -433,7 +516,7 @@ assert (("NVDA", 2, 120) in orders) == (by_person["stopped"] == "final") and (
 # the big order was never placed
 assert not any(amount * price > 1000 for _, amount, price in orders), (
     f"orders placed: {orders}; an order worth more than 1,000 must not be approved")
-# the small order was approved and placed
+# given: the small order was approved and placed
 expect(small["stopped"] == "final" and ("MSFT", 5, 100) in orders,
        f"the order of 5 x 100 was not placed ({small}); it is worth 500, within the limit",
        observed=f"the model's run ended {small['stopped']!r} and the orders placed were {orders}; the fake "

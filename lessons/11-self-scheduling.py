@@ -144,6 +144,37 @@ def process(tasks, agent_fn, max_tasks):
 #     return results, "empty"
 # ```
 
+# %% tags=["wrong"]
+# wrong: checks the cap after each task, so a queue that empties at the cap says task_limit
+# expect: both should say 'empty'
+def process(tasks, agent_fn, max_tasks):
+    results = []
+    while tasks:
+        task = tasks.pop(0)
+        results.append({"task": task, "result": agent_fn(task)})
+        if len(results) >= max_tasks:
+            return results, "task_limit"
+    return results, "empty"
+
+# %% tags=["wrong"]
+# wrong: caps the tasks but still takes the newest first
+# expect: take the oldest task first
+def process(tasks, agent_fn, max_tasks):
+    results = []
+    while tasks:
+        if len(results) >= max_tasks:
+            return results, "task_limit"
+        task = tasks.pop()
+        results.append({"task": task, "result": agent_fn(task)})
+    return results, "empty"
+
+# %% tags=["wrong"]
+# wrong: loops over a copy of the first max_tasks tasks, so nothing leaves the list
+# expect: leave c in the list
+def process(tasks, agent_fn, max_tasks):
+    results = [{"task": task, "result": agent_fn(task)} for task in tasks[:max_tasks]]
+    return results, "task_limit" if len(tasks) > max_tasks else "empty"
+
 # %% tags=["solution"]
 def process(tasks, agent_fn, max_tasks):
     """Run tasks first in, first out, at most max_tasks of them; return (results, why it stopped)."""
@@ -178,13 +209,13 @@ for label, outcome in PLAIN.items():
     print(f"{label:14} -> ran {outcome[0]}, said {outcome[1]!r}, left {outcome[2]}")
 
 # %% tags=["check"]
-# the follow-up the agent scheduled ran as a task of its own
+# given: the follow-up the agent scheduled ran as a task of its own
 expect([r["task"] for r in queue.results] == [
            "add 2 and 3, then schedule a follow-up: uppercase the word done", "uppercase the word done"],
        f"the queue ran {[r['task'] for r in queue.results]}",
        observed=f"the queue ran {[r['task'] for r in queue.results]}; the fake brain schedules "
                 "'uppercase the word done' as a follow-up")
-# the cap stopped the runaway queue after five tasks
+# given: the cap stopped the runaway queue after five tasks
 assert capped.stopped == "task_limit" and len(capped.results) == 5, (
     f"the capped queue stopped with {capped.stopped!r} after {len(capped.results)} tasks")
 # your scheduler stops at the cap
@@ -195,7 +226,7 @@ assert why == "task_limit", f"process() said {why!r}; with work still waiting it
 # your scheduler takes tasks first in, first out
 assert [r["task"] for r in processed][:2] == ["check the visits 0", "check the staff 0"], (
     f"the first tasks run were {[r['task'] for r in processed][:2]}; take the oldest task first")
-# with nothing to do it runs nothing and says empty
+# given: with nothing to do it runs nothing and says empty
 assert PLAIN["nothing to do"][:2] == ([], "empty"), f"process([], ...) gave {PLAIN['nothing to do'][:2]}"
 # a queue that empties within the cap, or exactly at it, says empty
 assert PLAIN["three, cap 5"][:2] == (["a", "b", "c"], "empty") and PLAIN["three, cap 3"][:2] == (["a", "b", "c"], "empty"), (

@@ -71,7 +71,10 @@ print(system_prompt("You are a helpful assistant.", tools.schemas()))
 #
 # Why one at a time? Later steps often depend on earlier results (which city is warmer needs
 # both temperatures first), so asking for several at once forces the model to guess. One call
-# is also easier to write correctly, and the loop stays simple. And the last rule matters more
+# is also easier to write correctly, and the loop stays simple. The rule is for tools described
+# in the prompt, where the model writes its call as JSON text. A model with native tool calls
+# (lessons 2 to 4) may ask for several independent calls in one reply, and lesson 21 runs them
+# side by side. And the last rule matters more
 # than it looks: a text model can happily continue with a made-up "result", and then it is
 # answering from its imagination, not from the tool.
 #
@@ -186,6 +189,42 @@ def read_action(text):
 #     return action
 # ```
 
+# %% tags=["wrong"]
+# wrong: cuts out the object but does not catch the parse error
+# expect: catch the parse error
+def read_action(text):
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    action = json.loads(text[start:end + 1])
+    if not isinstance(action, dict) or action.get("type") not in ("tool_call", "final_answer"):
+        return None
+    return action
+
+# %% tags=["wrong"]
+# wrong: parses the whole text, so JSON after a sentence or in a fence is missed
+# expect: from the first '{' to the last '}'
+def read_action(text):
+    try:
+        action = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(action, dict) or action.get("type") not in ("tool_call", "final_answer"):
+        return None
+    return action
+
+# %% tags=["wrong"]
+# wrong: returns any JSON object, whatever its type
+# expect: a dict with a known type
+def read_action(text):
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        return json.loads(text[start:end + 1])
+    except ValueError:
+        return None
+
 # %% tags=["solution"]
 def read_action(text):
     """The JSON action in a model's reply text, or None when there is no usable one."""
@@ -205,6 +244,7 @@ SAMPLES = ['{"type": "final_answer", "answer": "Paris."}',
            'Here you go: ```json\n{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1, "b": 2}}\n```',
            "The answer is 5004.",
            '{"type": "tool_call", "name": ',
+           '{"type": "final_answer", "answer": }',
            '{"type": "dance"}',
            "[1, 2, 3]",
            "} backwards {",
@@ -255,6 +295,26 @@ def to_message(action, call_id):
 #             "function": {"name": action["name"], "arguments": json.dumps(action.get("arguments", {}))}}
 #     return {"role": "assistant", "content": None, "tool_calls": [call]}
 # ```
+
+# %% tags=["wrong"]
+# wrong: passes the arguments on as a dict, not as JSON text
+# expect: arguments as JSON text
+def to_message(action, call_id):
+    if action["type"] == "final_answer":
+        return {"role": "assistant", "content": action["answer"]}
+    call = {"id": call_id, "type": "function",
+            "function": {"name": action["name"], "arguments": action.get("arguments", {})}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+# %% tags=["wrong"]
+# wrong: expects every call to carry arguments
+# expect: send them as '{}'
+def to_message(action, call_id):
+    if action["type"] == "final_answer":
+        return {"role": "assistant", "content": action["answer"]}
+    call = {"id": call_id, "type": "function",
+            "function": {"name": action["name"], "arguments": json.dumps(action["arguments"])}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 # %% tags=["solution"]
 def to_message(action, call_id):
@@ -412,7 +472,7 @@ for task in TINY:
 # right far more often, and then the same guards cost nothing.
 
 # %% tags=["check"]
-# a well-formed reply is read
+# given: a well-formed reply is read
 assert read[0] == {"type": "final_answer", "answer": "Paris."}, (
     f"read_action gave {read[0]!r} for a plain JSON reply; it should return the parsed object")
 # JSON inside a code fence after a sentence is found
@@ -420,10 +480,10 @@ assert isinstance(read[1], dict) and read[1].get("name") == "add_numbers", (
     f"read_action gave {read[1]!r} for JSON inside a fence after a sentence; parse only the part "
     "from the first '{' to the last '}'")
 # no JSON, broken JSON, an unknown type, a list and an empty reply give None, never an exception
-assert read[2:] == [None] * 6, (
+assert read[2:] == [None] * (len(SAMPLES) - 2), (
     f"read_action gave {read[2:]} for {SAMPLES[2:]}; each should be None: catch the parse error, "
     "and check that the result is a dict with a known type")
-# a final answer becomes an assistant message with its text
+# given: a final answer becomes an assistant message with its text
 assert attempt(to_message, {"type": "final_answer", "answer": "Paris."}, "c1") == {
     "role": "assistant", "content": "Paris."}, (
     f"to_message gave {attempt(to_message, {'type': 'final_answer', 'answer': 'Paris.'}, 'c1')!r}")
@@ -437,14 +497,14 @@ bare = attempt(to_message, {"type": "tool_call", "name": "add_numbers"}, "c8")
 # a tool call with no arguments gets an empty object
 assert isinstance(bare, dict) and [c["function"]["arguments"] for c in bare.get("tool_calls") or []] == ["{}"], (
     f"to_message gave {bare!r} for a call with no arguments; send them as '{{}}'")
-# your adapter's run ended with a stop reason, every model is held to that
+# given: your adapter's run ended with a stop reason, every model is held to that
 assert summed["stopped"] in ("final", "step_limit", "error", "needs_person"), (
     f"the run with your adapter gave {summed}; look at the error it names")
-# every run of the tiny model's section ended with a stop reason, and every call got its answer
+# given: every run of the tiny model's section ended with a stop reason, and every call got its answer
 assert all(r["stopped"] in ("final", "step_limit", "error", "needs_person") and
            len(e.of("tool_call")) == len(e.of("tool_result")) for r, e in tiny_runs.values()), (
     f"the runs ended {[r['stopped'] for r, _ in tiny_runs.values()]}; look at the section's output")
-# no order was placed at a price the user did not name
+# given: no order was placed at a price the user did not name
 assert all(price == 50 for _, _, price in orders[orders_before:]), (
     f"orders placed: {orders[orders_before:]}; the approval rule should refuse any price but the user's 50")
 # with the prepared replies, your adapter ran add_numbers and answered 5004
@@ -452,17 +512,17 @@ expect(summed["stopped"] == "final" and summed["tool_calls"] == 1 and "5004" in 
        f"the run with your adapter gave {summed}; it should call add_numbers once, then answer",
        observed=f"the model's run ended {summed['stopped']!r} with {summed.get('tool_calls')} tool calls and "
                 f"answer {summed.get('answer')!r}; the prepared replies add once and answer 5004")
-# looplab's adapter asked again after a reply that was not JSON, then finished
+# given: looplab's adapter asked again after a reply that was not JSON, then finished
 expect(repaired["stopped"] == "final" and "5004" in (repaired["answer"] or ""),
        f"looplab's adapter gave {repaired}",
        observed=f"the model's run ended {repaired['stopped']!r} with answer {repaired.get('answer')!r}; "
                 "the prepared replies need one repair, then answer 5004")
-# the recorded tiny model's guessed purchases were refused, and the priced one placed
+# given: the recorded tiny model's guessed purchases were refused, and the priced one placed
 expect([tiny_runs[task][0]["stopped"] for task in TINY] == ["step_limit", "needs_person", "needs_person", "step_limit"],
        f"the tiny model's runs ended {[r['stopped'] for r, _ in tiny_runs.values()]}",
        observed="the model's runs ended " + ", ".join(f"{r['stopped']!r}" for r, _ in tiny_runs.values())
                 + "; SmolLM2-135M's recorded calls end step_limit, needs_person, needs_person, step_limit")
-# the one-shot prompts: a missing price is asked for and two questions start with one tool
+# given: the one-shot prompts: a missing price is asked for and two questions start with one tool
 expect("price" in shown["Buy 100 shares of Apple stocks!"].lower()
        and shown["What is the temperature in Paris right now and what is 1002 + 4002?"].startswith("would call get_temperature"),
        f"the one-shot outcomes were {shown}",

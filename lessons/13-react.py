@@ -165,6 +165,18 @@ my_reply = ('{"type": "tool_call", "name": "buy_shares", "arguments": {"symbol":
 #             '"answer": "What price per share should I pay for the 100 Apple (AAPL) shares?"}')
 # ```
 
+# %% tags=["wrong"]
+# wrong: asks for the price, but writes the thought after the answer
+# expect: write it before the answer
+my_reply = ('{"type": "final_answer", "answer": "What price per share should I pay for the 100 Apple (AAPL) shares?", '
+            '"thought": "The price per share is missing; I ask instead of guessing."}')
+
+# %% tags=["wrong"]
+# wrong: thinks first, then guesses a price and buys
+# expect: final_answer that asks for it
+my_reply = ('{"type": "tool_call", "thought": "Apple is AAPL; I will pay the usual price.", "name": "buy_shares", '
+            '"arguments": {"symbol": "AAPL", "amount": 100, "price": 180}}')
+
 # %% tags=["solution"]
 my_reply = ('{"type": "final_answer", "thought": "The price per share is missing; I ask instead of guessing.", '
             '"answer": "What price per share should I pay for the 100 Apple (AAPL) shares?"}')
@@ -240,6 +252,56 @@ def check_react(text):
 #     return None
 # ```
 
+# %% tags=["wrong"]
+# wrong: reads the JSON before making sure there is some, so text that is not JSON raises
+# expect: instead of raising
+def check_react(text):
+    """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
+    keys = key_order(text)
+    if "observation" in keys or "Tool result from" in text:
+        return "the reply writes an observation itself; only the tool gives one"
+    start, end = text.find("{"), text.rfind("}")
+    thought = json.loads(text[start:end + 1]).get("thought")
+    if not isinstance(thought, str) or not thought.strip():
+        return "the reply has no thought"
+    if any(keys.index("thought") > keys.index(k) for k in ("name", "arguments", "answer") if k in keys):
+        return "the thought comes after the action; write it first"
+    return None
+
+# %% tags=["wrong"]
+# wrong: checks that there is a thought but not where it stands
+# expect: missing, an empty and a late thought
+def check_react(text):
+    """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
+    keys = key_order(text)
+    if "observation" in keys or "Tool result from" in text:
+        return "the reply writes an observation itself; only the tool gives one"
+    if not keys:
+        return "the reply holds no JSON object"
+    start, end = text.find("{"), text.rfind("}")
+    thought = json.loads(text[start:end + 1]).get("thought")
+    if not isinstance(thought, str) or not thought.strip():
+        return "the reply has no thought"
+    return None
+
+# %% tags=["wrong"]
+# wrong: looks for an observation key only, not for a tool result written in the text
+# expect: 'Tool result from'
+def check_react(text):
+    """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
+    keys = key_order(text)
+    if "observation" in keys:
+        return "the reply writes an observation itself; only the tool gives one"
+    if not keys:
+        return "the reply holds no JSON object"
+    start, end = text.find("{"), text.rfind("}")
+    thought = json.loads(text[start:end + 1]).get("thought")
+    if not isinstance(thought, str) or not thought.strip():
+        return "the reply has no thought"
+    if any(keys.index("thought") > keys.index(k) for k in ("name", "arguments", "answer") if k in keys):
+        return "the thought comes after the action; write it first"
+    return None
+
 # %% tags=["solution"]
 def check_react(text):
     """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
@@ -282,7 +344,7 @@ for label, verdict in verdicts.items():
     print(f"{label:21} -> {verdict or 'ok'}")
 
 # %% tags=["check"]
-# your reply is valid JSON in the format
+# given: your reply is valid JSON in the format
 assert my_action is not None, f"the adapter could not read your reply: {my_problem}"
 # your reply asks for the price instead of buying
 assert not my_action.get("tool_calls") and "price" in (my_action.get("content") or "").lower(), (
@@ -311,18 +373,18 @@ assert all(isinstance(verdicts[k], str) and "JSON" in verdicts[k] and not verdic
            for k in ("not JSON", "broken JSON")), (
     f"check_react gave {[verdicts[k] for k in ('not JSON', 'broken JSON')]}; return a sentence about the "
     "missing JSON object instead of raising")
-# the loop ran the prompted model to a stop with a reason
+# given: the loop ran the prompted model to a stop with a reason
 assert warmer["stopped"] in ("final", "step_limit", "error", "needs_person"), warmer
-# the scripted ReAct run compared both temperatures
+# given: the scripted ReAct run compared both temperatures
 expect(warmer["tool_calls"] == 2 and "Singapore" in (warmer["answer"] or ""),
        f"the ReAct run gave {warmer}",
        observed=f"the model's run ended {warmer['stopped']!r} after {warmer['tool_calls']} tool calls with "
                 f"{warmer['answer']!r}; the prepared replies look up both cities, then compare")
-# on its second call the model saw its first thought again
+# given: on its second call the model saw its first thought again
 expect(any("I need both temperatures" in str(m.get("content")) for m in seen_by_model),
        "the second call did not carry the first thought",
        observed="the model wrote its own first step, so the prepared thought was not there to look for")
-# the missing amount was asked for, then the order placed
+# given: the missing amount was asked for, then the order placed
 expect("How many" in (asked["answer"] or "") and bought["stopped"] == "final",
        f"the shopping runs gave {asked} and {bought}",
        observed=f"the model answered {asked['answer']!r}, then the run with '200.' ended {bought['stopped']!r}; "

@@ -110,6 +110,43 @@ def build_request(messages, tools):
 #     return url, headers, body
 # ```
 
+# %% tags=["wrong"]
+# wrong: posts to /chat instead of /chat/completions
+# expect: /chat/completions
+def build_request(messages, tools):
+    url = BASE_URL + "/chat"
+    headers = {"Content-Type": "application/json"}
+    if API_KEY:
+        headers["Authorization"] = f"Bearer {API_KEY}"
+    body = {"model": MODEL, "messages": [wire_message(m) for m in messages]}
+    if tools:
+        body["tools"] = tools
+    return url, headers, body
+
+# %% tags=["wrong"]
+# wrong: always sends a tools list, empty or not
+# expect: leave 'tools' out
+def build_request(messages, tools):
+    url = BASE_URL + "/chat/completions"
+    headers = {"Content-Type": "application/json"}
+    if API_KEY:
+        headers["Authorization"] = f"Bearer {API_KEY}"
+    body = {"model": MODEL, "messages": [wire_message(m) for m in messages], "tools": tools}
+    return url, headers, body
+
+# %% tags=["wrong"]
+# wrong: sends the memory's messages as they are, bookkeeping fields and all
+# expect: wire_message
+def build_request(messages, tools):
+    url = BASE_URL + "/chat/completions"
+    headers = {"Content-Type": "application/json"}
+    if API_KEY:
+        headers["Authorization"] = f"Bearer {API_KEY}"
+    body = {"model": MODEL, "messages": messages}
+    if tools:
+        body["tools"] = tools
+    return url, headers, body
+
 # %% tags=["solution"]
 def build_request(messages, tools):
     """The (url, headers, body) of one POST to the chat completions endpoint."""
@@ -150,6 +187,19 @@ def read_reply(data):
 #         reply["tool_calls"] = message["tool_calls"]
 #     return reply
 # ```
+
+# %% tags=["wrong"]
+# wrong: returns the API's message as it is, with every field it carries
+# expect: keep only role and content
+def read_reply(data):
+    return data["choices"][0]["message"]
+
+# %% tags=["wrong"]
+# wrong: always adds a tool_calls key, None for a text reply
+# expect: tool_calls when there are some
+def read_reply(data):
+    message = data["choices"][0]["message"]
+    return {"role": "assistant", "content": message.get("content"), "tool_calls": message.get("tool_calls")}
 
 # %% tags=["solution"]
 def read_reply(data):
@@ -380,22 +430,22 @@ expect(not have_sdk or [r["body"] for r in sent_raw] == sent_sdk,
        + json.dumps(sent_sdk)[:300],
        observed=f"your bodies went to the live endpoint ({len(sent_raw)} requests); the SDK's bodies are "
                 "recorded only offline, so they were not compared")
-# the SDK run ended the same way
+# given: the SDK run ended the same way
 expect(not have_sdk or sdk_run["answer"] == "1002 + 4002 = 5004.", f"the SDK run gave {sdk_run}",
        observed=f"the SDK run ended {sdk_run and sdk_run.get('stopped')!r} with "
                 f"{sdk_run and sdk_run.get('answer')!r}; the recorded replies answer '1002 + 4002 = 5004.'")
-# the Responses request sends the result with the call's call_id
+# given: the Responses request sends the result with the call's call_id
 expect(bool(sent_responses) and {"type": "function_call_output", "call_id": "call_r1", "output": "5004"}
        in sent_responses[-1]["input"],
        "the second Responses request should carry a function_call_output with call_id 'call_r1'",
        observed=f"the live Responses run ended {responses_run['stopped']!r}; its requests are not recorded "
                 "here, a recorded run sends the output under call_id 'call_r1'")
-# the reasoning item is sent back with the call it led to
+# given: the reasoning item is sent back with the call it led to
 expect(bool(sent_responses) and [i.get("type") for i in sent_responses[-1]["input"]][2:4] == ["reasoning", "function_call"],
        "the output items (reasoning, then function_call) go back into the next input unchanged",
        observed="a live model's output items depend on the model; the recorded reply has a reasoning item")
-# every run ended with a reason
+# given: every run ended with a reason
 assert all(r is None or r.get("stopped") in ("final", "step_limit", "error", "needs_person")
            for r in (raw_run, sdk_run, responses_run)), (raw_run, sdk_run, responses_run)
-# the run's events never hold the key
+# given: the run's events never hold the key
 assert not API_KEY or API_KEY not in json.dumps(raw_events.events), "the key reached the trace"

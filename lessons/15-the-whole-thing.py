@@ -110,6 +110,22 @@ def system_message():
 #     return f"Tools available. Memory: {remembered}. Be concise."
 # ```
 
+# %% tags=["wrong"]
+# wrong: writes the dict with str(), which is not JSON
+# expect: json.dumps(memory)
+def system_message():
+    """The system message, with the long-term memory written into it."""
+    remembered = str(memory) if memory else "empty"
+    return f"Tools available. Memory: {remembered}. Be concise."
+
+# %% tags=["wrong"]
+# wrong: forgets the empty memory, so it says Memory: {}
+# expect: 'empty'
+def system_message():
+    """The system message, with the long-term memory written into it."""
+    remembered = json.dumps(memory)
+    return f"Tools available. Memory: {remembered}. Be concise."
+
 # %% tags=["solution"]
 def system_message():
     """The system message, with the long-term memory written into it."""
@@ -148,9 +164,9 @@ def agent(task, max_turns=5):
     return "Max turns reached"
 
 # %% [markdown] tags=["hint"]
-# Start from lesson 4's loop: `for turn in range(max_turns):`, ask the model, and if the reply
-# has no `tool_calls` you have the answer. Put the output gate just before that `return`, and
-# count and trace at the top of each turn.
+# Start from lesson 4's loop: ask the model once a turn, and a reply with no tool calls is the
+# answer. Put the output gate just before you return it, and count and trace at the top of each
+# turn.
 
 # %% [markdown] tags=["hint"]
 # For each call: `name = call["function"]["name"]`, then, inside `try:`,
@@ -197,6 +213,165 @@ def agent(task, max_turns=5):
 #             messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
 #     return "Max turns reached"
 # ```
+
+# %% tags=["wrong"]
+# wrong: returns the model's answer without the output gate
+# expect: output gate
+def agent(task, max_turns=5):
+    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
+    ok, reason = check_gate(task, INPUT_RULES)
+    if not ok:
+        trace("policy_block", reason)
+        return f"BLOCKED: {reason}"
+    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
+    for turn in range(max_turns):
+        state["turns"] += 1
+        trace("llm_call", f"turn {turn + 1}")
+        try:
+            reply = ask_llm(messages, TOOL_DEFS)
+        except Exception as exc:
+            trace("error", str(exc))
+            return f"ERROR: {exc}"
+        if not reply.get("tool_calls"):
+            answer = reply.get("content") or ""
+            trace("agent_end", answer)
+            return answer
+        messages.append(reply)
+        for call in reply["tool_calls"]:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            if name not in tools:
+                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
+            else:
+                try:
+                    result = tools[name](**json.loads(arguments))
+                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
+                    result = f"error: {exc}"
+            state["tool_calls"].append({"tool": name, "args": arguments})
+            trace("tool_result", f"{name}({arguments}) -> {result}")
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
+    return "Max turns reached"
+
+
+# %% tags=["wrong"]
+# wrong: runs the calls but leaves the model's reply out of the messages
+# expect: reply asking for tools
+def agent(task, max_turns=5):
+    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
+    ok, reason = check_gate(task, INPUT_RULES)
+    if not ok:
+        trace("policy_block", reason)
+        return f"BLOCKED: {reason}"
+    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
+    for turn in range(max_turns):
+        state["turns"] += 1
+        trace("llm_call", f"turn {turn + 1}")
+        try:
+            reply = ask_llm(messages, TOOL_DEFS)
+        except Exception as exc:
+            trace("error", str(exc))
+            return f"ERROR: {exc}"
+        if not reply.get("tool_calls"):
+            answer = reply.get("content") or ""
+            ok, reason = check_gate(answer, OUTPUT_RULES)
+            if not ok:
+                trace("policy_block", reason)
+                return f"REDACTED: {reason}"
+            trace("agent_end", answer)
+            return answer
+        for call in reply["tool_calls"]:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            if name not in tools:
+                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
+            else:
+                try:
+                    result = tools[name](**json.loads(arguments))
+                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
+                    result = f"error: {exc}"
+            state["tool_calls"].append({"tool": name, "args": arguments})
+            trace("tool_result", f"{name}({arguments}) -> {result}")
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
+    return "Max turns reached"
+
+
+# %% tags=["wrong"]
+# wrong: tool messages without the id of the call they answer
+# expect: tool_call_id
+def agent(task, max_turns=5):
+    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
+    ok, reason = check_gate(task, INPUT_RULES)
+    if not ok:
+        trace("policy_block", reason)
+        return f"BLOCKED: {reason}"
+    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
+    for turn in range(max_turns):
+        state["turns"] += 1
+        trace("llm_call", f"turn {turn + 1}")
+        try:
+            reply = ask_llm(messages, TOOL_DEFS)
+        except Exception as exc:
+            trace("error", str(exc))
+            return f"ERROR: {exc}"
+        if not reply.get("tool_calls"):
+            answer = reply.get("content") or ""
+            ok, reason = check_gate(answer, OUTPUT_RULES)
+            if not ok:
+                trace("policy_block", reason)
+                return f"REDACTED: {reason}"
+            trace("agent_end", answer)
+            return answer
+        messages.append(reply)
+        for call in reply["tool_calls"]:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            if name not in tools:
+                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
+            else:
+                try:
+                    result = tools[name](**json.loads(arguments))
+                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
+                    result = f"error: {exc}"
+            state["tool_calls"].append({"tool": name, "args": arguments})
+            trace("tool_result", f"{name}({arguments}) -> {result}")
+            messages.append({"role": "tool", "content": str(result)})
+    return "Max turns reached"
+
+
+# %% tags=["wrong"]
+# wrong: no try/except around the model call
+# expect: network down
+def agent(task, max_turns=5):
+    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
+    ok, reason = check_gate(task, INPUT_RULES)
+    if not ok:
+        trace("policy_block", reason)
+        return f"BLOCKED: {reason}"
+    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
+    for turn in range(max_turns):
+        state["turns"] += 1
+        trace("llm_call", f"turn {turn + 1}")
+        reply = ask_llm(messages, TOOL_DEFS)
+        if not reply.get("tool_calls"):
+            answer = reply.get("content") or ""
+            ok, reason = check_gate(answer, OUTPUT_RULES)
+            if not ok:
+                trace("policy_block", reason)
+                return f"REDACTED: {reason}"
+            trace("agent_end", answer)
+            return answer
+        messages.append(reply)
+        for call in reply["tool_calls"]:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            if name not in tools:
+                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
+            else:
+                try:
+                    result = tools[name](**json.loads(arguments))
+                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
+                    result = f"error: {exc}"
+            state["tool_calls"].append({"tool": name, "args": arguments})
+            trace("tool_result", f"{name}({arguments}) -> {result}")
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
+    return "Max turns reached"
+
 
 # %% tags=["solution"]
 def agent(task, max_turns=5):
@@ -295,7 +470,21 @@ def echo_results(messages, tools_):
     """A prepared final reply that repeats the tool results the model was sent."""
     return final(" | ".join(m["content"] for m in messages if m["role"] == "tool"))
 
+turns_before = state["turns"]
 long_task = with_model(rule_model, "add 1 and 2, then add 3 to the result, then add 4 to the result", max_turns=2)
+long_turns = state["turns"] - turns_before
+password = with_model(scripted([final("Your password is hunter2.")]), "tell me the password")
+seen = []
+
+def seeing(replies):
+    """A prepared model that keeps a copy of every message list it is sent."""
+    model = scripted(replies)
+    def model_fn(messages, tools_):
+        seen.append([dict(m) for m in messages])
+        return model(messages, tools_)
+    return model_fn
+
+kept = with_model(seeing([call("add", id="c7", a=1, b=2), final("3.")]), "add 1 and 2")
 unknown = with_model(scripted([call("fly", to="Mars"), echo_results]), "go to Mars")
 bad_json = with_model(scripted([{"role": "assistant", "content": None, "tool_calls": [
     {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{a: 1"}}]}, echo_results]), "add")
@@ -374,15 +563,19 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 #
 # - **everything rests on the model.** Which tool, which arguments, when to stop: each is the
 #   model's call. We added checks where a program can check (schemas, gates, limits), but a
-#   wrong choice that is well-formed passes them all;
+#   wrong choice that is well-formed passes them all. Lesson 19 holds replies to a schema, and
+#   lesson 18 shows what happens when the data the model reads gives it orders;
 # - **no plan.** The plan lives only in the model's next step (or in ReAct thoughts); nothing
-#   tracks progress or revises a plan when an observation contradicts it, so long tasks drift;
+#   tracks progress or revises a plan when an observation contradicts it, so long tasks drift.
+#   Lesson 1b's orchestrator and workers make the plan a value, and lesson 23 gives parts of it
+#   to agents of their own;
 # - **context rot.** Every thought, call and observation piles into the context; trimming and
-#   notes help, but long runs still degrade;
+#   notes help, but long runs still degrade, and each step costs more: lessons 20 (tokens and
+#   cost) and 22 (compaction);
 # - **one thing at a time.** Two independent lookups run one after the other, where they could
-#   run in parallel;
+#   run in parallel, and a slow call can hang the run: lesson 21 (timeouts, retries, parallel calls);
 # - **evaluation.** Checks with scripted replies prove the harness works; whether a real model
-#   does the task well takes evaluations on real runs.
+#   does the task well takes evaluations on real runs: lesson 17, and lesson 26's benchmark.
 #
 # Frameworks package tested answers to these: LangGraph (from the LangChain team), LlamaIndex,
 # CrewAI, the Microsoft Agent Framework (the successor of AutoGen and Semantic Kernel), the
@@ -390,9 +583,9 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 # Pydantic AI. They offer validated tool interfaces, graphs or state machines that make plans
 # explicit, retries, guardrails, memory stores, tracing. Having built the parts once by hand,
 # you can read what they do. None of them replaces the model's judgement; they only catch the
-# failures someone thought of in advance. The next steps from here are several agents with
-# roles of their own, and offering tools through a standard connector (such as MCP) instead of
-# one toolbox per program.
+# failures someone thought of in advance. After the project (lesson 16), chapter 2 takes these
+# one by one, ending with several agents with roles of their own (23) and tools offered through a
+# standard connector, MCP (24), instead of one toolbox per program.
 
 # %% tags=["check"]
 # with no memory the system message says empty, with facts it holds them as JSON
@@ -400,18 +593,33 @@ assert empty_text == "Tools available. Memory: empty. Be concise." and \
     two_facts_text == 'Tools available. Memory: {"city": "Oslo", "name": "Bo"}. Be concise.', (
     f"system_message() gave {empty_text!r} for an empty memory and {two_facts_text!r} for two facts; "
     "write json.dumps(memory), or 'empty', between 'Memory: ' and '. Be concise.'")
-# the delete task was blocked by the input gate, before any model call
+# given: the delete task was blocked by the input gate, before any model call
 assert results[TASKS[2]] == "BLOCKED: blocked: no delete" and turns_for[TASKS[2]] == 0, (
     f"'delete the database' gave {results[TASKS[2]]!r} after {turns_for[TASKS[2]]} turns")
-# every task returned text
+# given: every task returned text
 assert all(isinstance(r, str) for r in results.values()), results
 # each turn was counted and traced
 assert state["turns"] == sum(kind == "llm_call" for kind, _ in events) > 0, (
     f"state counted {state['turns']} turns and the trace has {sum(k == 'llm_call' for k, _ in events)} "
     "llm_call events; add 1 to state['turns'] and trace('llm_call', ...) at the top of each turn")
 # a task longer than the turns allowed ends with "Max turns reached"
-assert long_task == "Max turns reached", (
-    f"three additions with max_turns=2 gave {long_task!r}; return 'Max turns reached' after the loop")
+assert long_task == "Max turns reached" and long_turns == 2, (
+    f"three additions with max_turns=2 gave {long_task!r} after {long_turns} turns; run the loop max_turns "
+    "times, then return 'Max turns reached' after it")
+# the output gate withholds an answer with a password in it, whatever the model
+assert isinstance(password, str) and password.startswith("REDACTED:") and "hunter2" not in password, (
+    f"a model answering 'Your password is hunter2.' gave {password!r}; pass every answer through the output "
+    "gate, check_gate(answer, OUTPUT_RULES), and return 'REDACTED: <reason>' when it refuses")
+# the model's reply asking for tools is in the messages it is sent next
+assert len(seen) == 2 and any(m.get("role") == "assistant" and [c.get("id") for c in m.get("tool_calls") or []] == ["c7"]
+                              for m in seen[1]), (
+    f"on its second call the model was sent the roles {[m.get('role') for m in seen[1]] if len(seen) > 1 else seen}; "
+    "the reply asking for tools (call c7) must be added to the messages before the tool results, or the "
+    "model sees answers to calls it never made")
+# each tool message carries the id of the call it answers
+assert len(seen) == 2 and seen[1][-1] == {"role": "tool", "tool_call_id": "c7", "content": "3"}, (
+    f"the last message of the second call was {seen[1][-1] if len(seen) > 1 else None}; a tool message needs "
+    "the tool_call_id of its call, {'role': 'tool', 'tool_call_id': 'c7', 'content': '3'}")
 # an unknown tool comes back to the model as an error, and the run goes on
 assert isinstance(unknown, str) and unknown.startswith("error:") and "fly" in unknown, (
     f"a call to the tool 'fly' gave {unknown!r}; the model should be sent a result starting with "

@@ -79,9 +79,9 @@ class MyToolbox:
         return str(self.tools[name]["func"](**json.loads(arguments_json)))
 
 # %% [markdown] tags=["hint"]
-# `schemas` and `needs_approval` are one line each over `self.tools`. In `run`, deal with the
-# failures one at a time, each with an early `return "error: ..."`: the name first, then the JSON,
-# then the arguments against the schema's `properties` and `required`, and last the call itself.
+# `schemas` and `needs_approval` are one line each. In `run`, deal with the failures one at a
+# time, each with an early return of its error text: the name first, then the JSON, then the
+# arguments against the schema, and last the call itself.
 
 # %% [markdown] tags=["hint"]
 # `json.loads` raises `ValueError` on broken JSON (and `TypeError` when given `None`); check the
@@ -127,6 +127,132 @@ class MyToolbox:
 #         except Exception as exc:
 #             return f"error: {name} failed: {exc}"
 # ```
+
+# %% tags=["wrong"]
+# wrong: needs_approval looks the name up without checking it is registered
+# expect: an unknown name
+class MyToolbox:
+    """Tools by name: their descriptions for the model, and a run that never raises."""
+
+    def __init__(self):
+        self.tools = {}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters, "func": func,
+                            "needs_approval": needs_approval}
+
+    def schemas(self):
+        return [{"type": "function", "function": {"name": name, "description": tool["description"],
+                                                  "parameters": tool["parameters"]}}
+                for name, tool in self.tools.items()]
+
+    def needs_approval(self, name):
+        return self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; the tools are {', '.join(self.tools)}"
+        try:
+            args = json.loads(arguments_json or "{}")   # no arguments at all: an empty object
+        except (ValueError, TypeError):
+            return f"error: the arguments {arguments_json!r} are not JSON; send an object"
+        if not isinstance(args, dict):
+            return "error: the arguments must be a JSON object"
+        parameters = self.tools[name]["parameters"] or {}
+        takes = parameters.get("properties", {})
+        missing = [p for p in parameters.get("required", []) if p not in args]
+        unknown = [a for a in args if a not in takes]
+        if missing or unknown:
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'}; "
+                    f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'}")
+        try:
+            return str(self.tools[name]["func"](**args))
+        except Exception as exc:
+            return f"error: {name} failed: {exc}"
+
+
+# %% tags=["wrong"]
+# wrong: no try around the tool's call, so a tool that raises makes run raise
+# expect: did not come back as 'error:' text
+class MyToolbox:
+    """Tools by name: their descriptions for the model, and a run that never raises."""
+
+    def __init__(self):
+        self.tools = {}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters, "func": func,
+                            "needs_approval": needs_approval}
+
+    def schemas(self):
+        return [{"type": "function", "function": {"name": name, "description": tool["description"],
+                                                  "parameters": tool["parameters"]}}
+                for name, tool in self.tools.items()]
+
+    def needs_approval(self, name):
+        return name in self.tools and self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        if name not in self.tools:
+            return f"error: no tool named {name!r}; the tools are {', '.join(self.tools)}"
+        try:
+            args = json.loads(arguments_json or "{}")   # no arguments at all: an empty object
+        except (ValueError, TypeError):
+            return f"error: the arguments {arguments_json!r} are not JSON; send an object"
+        if not isinstance(args, dict):
+            return "error: the arguments must be a JSON object"
+        parameters = self.tools[name]["parameters"] or {}
+        takes = parameters.get("properties", {})
+        missing = [p for p in parameters.get("required", []) if p not in args]
+        unknown = [a for a in args if a not in takes]
+        if missing or unknown:
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'}; "
+                    f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'}")
+        return str(self.tools[name]["func"](**args))
+
+
+# %% tags=["wrong"]
+# wrong: an unknown tool's error does not say which tools there are
+# expect: name the tools that exist
+class MyToolbox:
+    """Tools by name: their descriptions for the model, and a run that never raises."""
+
+    def __init__(self):
+        self.tools = {}
+
+    def register(self, name, description, parameters, func, needs_approval=False):
+        self.tools[name] = {"description": description, "parameters": parameters, "func": func,
+                            "needs_approval": needs_approval}
+
+    def schemas(self):
+        return [{"type": "function", "function": {"name": name, "description": tool["description"],
+                                                  "parameters": tool["parameters"]}}
+                for name, tool in self.tools.items()]
+
+    def needs_approval(self, name):
+        return name in self.tools and self.tools[name]["needs_approval"]
+
+    def run(self, name, arguments_json):
+        if name not in self.tools:
+            return f"error: no tool named {name!r}"
+        try:
+            args = json.loads(arguments_json or "{}")   # no arguments at all: an empty object
+        except (ValueError, TypeError):
+            return f"error: the arguments {arguments_json!r} are not JSON; send an object"
+        if not isinstance(args, dict):
+            return "error: the arguments must be a JSON object"
+        parameters = self.tools[name]["parameters"] or {}
+        takes = parameters.get("properties", {})
+        missing = [p for p in parameters.get("required", []) if p not in args]
+        unknown = [a for a in args if a not in takes]
+        if missing or unknown:
+            return (f"error: {name} takes {', '.join(takes) or 'no arguments'}; "
+                    f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(unknown) or 'none'}")
+        try:
+            return str(self.tools[name]["func"](**args))
+        except Exception as exc:
+            return f"error: {name} failed: {exc}"
+
 
 # %% tags=["solution"]
 class MyToolbox:
@@ -195,7 +321,7 @@ print(attempt(bench.schemas))
 print("needs approval:", [attempt(bench.needs_approval, n) for n in ("divide", "wipe", "nothing")])
 
 # %% tags=["check"]
-# a good call returns the result as text
+# given: a good call returns the result as text
 assert BENCH["6 / 3"] == "2.0", f"run('divide', '{{\"a\": 6, \"b\": 3}}') gave {BENCH['6 / 3']!r}"
 # schemas() lists the tools in the order registered, in the shape the model is sent
 assert attempt(bench.schemas) == [
@@ -219,7 +345,7 @@ assert "divide" in BENCH["unknown tool"] and "wipe" in BENCH["unknown tool"], (
 assert BENCH["missing b"].startswith("error:") and "b" in BENCH["missing b"].split("error:", 1)[1], (
     f"the error for a missing argument was {BENCH['missing b']!r}; say which one is missing")
 # a failing tool's error says what went wrong
-assert "zero" in BENCH["the tool raises"], (
+assert str(BENCH["the tool raises"]).startswith("error:") and "zero" in BENCH["the tool raises"], (
     f"the error for a division by zero was {BENCH['the tool raises']!r}; include the exception's text")
 
 # %% [markdown]
@@ -289,6 +415,117 @@ box.register("calculate", "Do arithmetic.",
 #               "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
 # ```
 # and in `calculate`'s schema, `"operation": {"type": "string", "enum": list(OPERATIONS)}`.
+
+# %% tags=["wrong"]
+# wrong: compares the keyword with the title as written, so STAFF finds nothing
+# expect: lower case
+box = MyToolbox()
+OPERATIONS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+              "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+
+def search_notes(keyword):
+    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword in title]
+    return "\n".join(found) if found else f"no notes found for {keyword!r}"
+
+def read_note(note_id):
+    if note_id not in NOTES:
+        raise ValueError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
+    return NOTES[note_id][1]
+
+def calculate(a, b, operation):
+    if operation == "divide" and b == 0:
+        raise ValueError("cannot divide by zero; use a b other than 0")
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown operation {operation!r}; use one of {', '.join(OPERATIONS)}")
+    return OPERATIONS[operation](a, b)
+
+box.register("search_notes", "Find notes whose title contains a keyword, ignoring case. Returns 'id: title' lines.",
+             {"type": "object", "properties": {"keyword": {"type": "string", "description": "a word from the title, such as visits"}},
+              "required": ["keyword"]},
+             search_notes)
+box.register("read_note", "Return the text of one note by its id, such as n1.",
+             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+             read_note)
+box.register("calculate", "Apply one operation to two numbers and return the result.",
+             {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                                               "operation": {"type": "string", "enum": list(OPERATIONS)}},
+              "required": ["a", "b", "operation"]},
+             calculate)
+
+
+# %% tags=["wrong"]
+# wrong: a search that finds nothing returns an empty text
+# expect: naming the keyword
+box = MyToolbox()
+OPERATIONS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+              "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+
+def search_notes(keyword):
+    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
+    return "\n".join(found)
+
+def read_note(note_id):
+    if note_id not in NOTES:
+        raise ValueError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
+    return NOTES[note_id][1]
+
+def calculate(a, b, operation):
+    if operation == "divide" and b == 0:
+        raise ValueError("cannot divide by zero; use a b other than 0")
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown operation {operation!r}; use one of {', '.join(OPERATIONS)}")
+    return OPERATIONS[operation](a, b)
+
+box.register("search_notes", "Find notes whose title contains a keyword, ignoring case. Returns 'id: title' lines.",
+             {"type": "object", "properties": {"keyword": {"type": "string", "description": "a word from the title, such as visits"}},
+              "required": ["keyword"]},
+             search_notes)
+box.register("read_note", "Return the text of one note by its id, such as n1.",
+             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+             read_note)
+box.register("calculate", "Apply one operation to two numbers and return the result.",
+             {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                                               "operation": {"type": "string", "enum": list(OPERATIONS)}},
+              "required": ["a", "b", "operation"]},
+             calculate)
+
+
+# %% tags=["wrong"]
+# wrong: the operation is checked in code but not listed as an enum in the schema
+# expect: as an enum
+box = MyToolbox()
+OPERATIONS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+              "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+
+def search_notes(keyword):
+    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
+    return "\n".join(found) if found else f"no notes found for {keyword!r}"
+
+def read_note(note_id):
+    if note_id not in NOTES:
+        raise ValueError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
+    return NOTES[note_id][1]
+
+def calculate(a, b, operation):
+    if operation == "divide" and b == 0:
+        raise ValueError("cannot divide by zero; use a b other than 0")
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown operation {operation!r}; use one of {', '.join(OPERATIONS)}")
+    return OPERATIONS[operation](a, b)
+
+box.register("search_notes", "Find notes whose title contains a keyword, ignoring case. Returns 'id: title' lines.",
+             {"type": "object", "properties": {"keyword": {"type": "string", "description": "a word from the title, such as visits"}},
+              "required": ["keyword"]},
+             search_notes)
+box.register("read_note", "Return the text of one note by its id, such as n1.",
+             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+             read_note)
+box.register("calculate", "Apply one operation to two numbers and return the result.",
+             {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+                                               "operation": {"type": "string"}},
+              "required": ["a", "b", "operation"]},
+             calculate)
+
 
 # %% tags=["solution"]
 box = MyToolbox()
@@ -473,6 +710,78 @@ def my_run_agent(task, model_fn, toolbox, memory, max_steps=6, approve=None):
 #     return {"answer": None, "steps": max_steps, "stopped": "step_limit"}
 # ```
 
+# %% tags=["wrong"]
+# wrong: stops at a refusal without answering the calls after it
+# expect: c3 as skipped
+def my_run_agent(task, model_fn, toolbox, memory, max_steps=6, approve=None):
+    """Run one task to a stop: {"answer", "steps", "stopped"}, and "detail" for an error."""
+    memory.add({"role": "user", "content": task})
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(memory.messages(), toolbox.schemas())
+        except Exception as exc:                                       # stop: error
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}
+        memory.add(reply)
+        calls = reply.get("tool_calls") or []
+        if not calls:                                                  # stop: final answer
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}
+        for i, call in enumerate(calls):
+            name = call["function"]["name"]
+            if toolbox.needs_approval(name) and not (approve and approve(name)):
+                memory.add(tool_message(call, f"error: a person has not approved {name}"))
+                return {"answer": None, "steps": step, "stopped": "needs_person"}   # stop: a person
+            memory.add(tool_message(call, toolbox.run(name, call["function"]["arguments"])))
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}          # stop: step limit
+
+
+# %% tags=["wrong"]
+# wrong: no try around the model call
+# expect: catch it and return
+def my_run_agent(task, model_fn, toolbox, memory, max_steps=6, approve=None):
+    """Run one task to a stop: {"answer", "steps", "stopped"}, and "detail" for an error."""
+    memory.add({"role": "user", "content": task})
+    for step in range(1, max_steps + 1):
+        reply = model_fn(memory.messages(), toolbox.schemas())
+        memory.add(reply)
+        calls = reply.get("tool_calls") or []
+        if not calls:                                                  # stop: final answer
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}
+        for i, call in enumerate(calls):
+            name = call["function"]["name"]
+            if toolbox.needs_approval(name) and not (approve and approve(name)):
+                memory.add(tool_message(call, f"error: a person has not approved {name}"))
+                for skipped in calls[i + 1:]:                          # answered, never left open
+                    memory.add(tool_message(skipped, "error: skipped: the run stopped to ask a person"))
+                return {"answer": None, "steps": step, "stopped": "needs_person"}   # stop: a person
+            memory.add(tool_message(call, toolbox.run(name, call["function"]["arguments"])))
+    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}          # stop: step limit
+
+
+# %% tags=["wrong"]
+# wrong: nothing after the loop, so a run out of steps returns None
+# expect: max_steps=3 gave
+def my_run_agent(task, model_fn, toolbox, memory, max_steps=6, approve=None):
+    """Run one task to a stop: {"answer", "steps", "stopped"}, and "detail" for an error."""
+    memory.add({"role": "user", "content": task})
+    for step in range(1, max_steps + 1):
+        try:
+            reply = model_fn(memory.messages(), toolbox.schemas())
+        except Exception as exc:                                       # stop: error
+            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}
+        memory.add(reply)
+        calls = reply.get("tool_calls") or []
+        if not calls:                                                  # stop: final answer
+            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}
+        for i, call in enumerate(calls):
+            name = call["function"]["name"]
+            if toolbox.needs_approval(name) and not (approve and approve(name)):
+                memory.add(tool_message(call, f"error: a person has not approved {name}"))
+                for skipped in calls[i + 1:]:                          # answered, never left open
+                    memory.add(tool_message(skipped, "error: skipped: the run stopped to ask a person"))
+                return {"answer": None, "steps": step, "stopped": "needs_person"}   # stop: a person
+            memory.add(tool_message(call, toolbox.run(name, call["function"]["arguments"])))
+
+
 # %% tags=["solution"]
 def my_run_agent(task, model_fn, toolbox, memory, max_steps=6, approve=None):
     """Run one task to a stop: {"answer", "steps", "stopped"}, and "detail" for an error."""
@@ -630,6 +939,44 @@ MODEL_D = None                    # a model that raises "network down"
 # MODEL_D = failing("network down")
 # ```
 
+# %% tags=["wrong"]
+# wrong: prepares the runs but registers delete_note without needs_approval
+# expect: register it with needs_approval=True
+def delete_note(note_id):
+    NOTES.pop(note_id)
+    return "deleted"
+
+box.register("delete_note", "Delete one note by id, permanently.",
+             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+             delete_note)
+
+REPLIES_A = [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+             call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
+             final("Eastside, by 205.")]
+REPLIES_C = [call("search_notes", keyword="staff"), call("delete_note", note_id="n5"), final("Done.")]
+MAX_STEPS_B = 3
+MODEL_D = failing("network down")  # fails with a live model too: that is the point of Run D
+
+
+# %% tags=["wrong"]
+# wrong: Run D's model fails with another message
+# expect: failing('network down')
+def delete_note(note_id):
+    NOTES.pop(note_id)
+    return "deleted"
+
+box.register("delete_note", "Delete one note by id, permanently.",
+             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+             delete_note, needs_approval=True)
+
+REPLIES_A = [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+             call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
+             final("Eastside, by 205.")]
+REPLIES_C = [call("search_notes", keyword="staff"), call("delete_note", note_id="n5"), final("Done.")]
+MAX_STEPS_B = 3
+MODEL_D = failing("timed out")  # fails with a live model too: that is the point of Run D
+
+
 # %% tags=["solution"]
 def delete_note(note_id):
     NOTES.pop(note_id)
@@ -755,8 +1102,8 @@ class MyMemory:
 
 # %% [markdown] tags=["hint"]
 # Keep the facts in a dictionary and write them into the system message's text each time
-# `messages` is called. For the window, walk `reversed(self.history)` with a running total that
-# starts at 400.
+# `messages` is called. For the window, walk from the newest message back, with a running total
+# that starts with the system message's size.
 
 # %% [markdown] tags=["hint"]
 # `break` (not `continue`) at the first message whose `tokens` would pass the budget: the window
@@ -796,6 +1143,113 @@ class MyMemory:
 #             kept.pop(0)
 #         return [system] + kept
 # ```
+
+# %% tags=["wrong"]
+# wrong: skips a message that does not fit and goes on to older ones
+# expect: ends the walk
+class MyMemory:
+    """A conversation's messages, and facts, fitted into a token budget."""
+
+    SYSTEM_TOKENS = 400
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []
+        self.facts = {}
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.facts[key] = value
+
+    def messages(self, budget=None):
+        content = self.system_prompt
+        if self.facts:
+            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.facts.items())
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        if budget is None:
+            return [system] + list(self.history)
+        kept, total = [], self.SYSTEM_TOKENS
+        for message in reversed(self.history):
+            if total + message.get("tokens", 0) > budget:
+                continue
+            kept.insert(0, message)
+            total += message.get("tokens", 0)
+        while kept and kept[0]["role"] == "tool":
+            kept.pop(0)                        # never open on a result without its request
+        return [system] + kept
+
+
+# %% tags=["wrong"]
+# wrong: keeps a tool result at the front of the window
+# expect: must not start on a tool result
+class MyMemory:
+    """A conversation's messages, and facts, fitted into a token budget."""
+
+    SYSTEM_TOKENS = 400
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []
+        self.facts = {}
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.facts[key] = value
+
+    def messages(self, budget=None):
+        content = self.system_prompt
+        if self.facts:
+            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.facts.items())
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        if budget is None:
+            return [system] + list(self.history)
+        kept, total = [], self.SYSTEM_TOKENS
+        for message in reversed(self.history):
+            if total + message.get("tokens", 0) > budget:
+                break                          # the first that does not fit ends the walk
+            kept.insert(0, message)
+            total += message.get("tokens", 0)
+        return [system] + kept
+
+
+# %% tags=["wrong"]
+# wrong: keeps the facts but never writes them into the system message
+# expect: carries the remembered fact
+class MyMemory:
+    """A conversation's messages, and facts, fitted into a token budget."""
+
+    SYSTEM_TOKENS = 400
+
+    def __init__(self, system_prompt):
+        self.system_prompt = system_prompt
+        self.history = []
+        self.facts = {}
+
+    def add(self, message):
+        self.history.append(message)
+
+    def remember(self, key, value):
+        self.facts[key] = value
+
+    def messages(self, budget=None):
+        content = self.system_prompt
+        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
+        if budget is None:
+            return [system] + list(self.history)
+        kept, total = [], self.SYSTEM_TOKENS
+        for message in reversed(self.history):
+            if total + message.get("tokens", 0) > budget:
+                break                          # the first that does not fit ends the walk
+            kept.insert(0, message)
+            total += message.get("tokens", 0)
+        while kept and kept[0]["role"] == "tool":
+            kept.pop(0)                        # never open on a result without its request
+        return [system] + kept
+
 
 # %% tags=["solution"]
 class MyMemory:
@@ -951,6 +1405,32 @@ APPROVALS = {
 # }
 # ```
 
+# %% tags=["wrong"]
+# wrong: lets delete_note and send_summary run freely, though the reasons say they cannot be undone
+# expect: cannot be undone, yet it runs freely
+APPROVALS = {
+    "search_notes": (False, "It only reads titles and changes nothing outside the program, so there is nothing to undo."),
+    "read_note": (False, "It only reads a note and changes nothing outside the program, so there is nothing to undo."),
+    "calculate": (False, "It computes a number and changes nothing outside the program, so there is nothing to undo."),
+    "delete_note": (False, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
+    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
+    "send_summary": (False, "It sends e-mail to people outside the program and cannot be undone once sent."),
+}
+
+
+# %% tags=["wrong"]
+# wrong: one-word reasons
+# expect: sentence of six words
+APPROVALS = {
+    "search_notes": (False, "Reads."),
+    "read_note": (False, "Reads."),
+    "calculate": (False, "Computes."),
+    "delete_note": (True, "Permanent."),
+    "rename_note": (False, "Reversible."),
+    "send_summary": (True, "Irreversible."),
+}
+
+
 # %% tags=["solution"]
 APPROVALS = {
     "search_notes": (False, "It only reads titles and changes nothing outside the program, so there is nothing to undo."),
@@ -978,6 +1458,14 @@ def answers_both(reason):
     """Does a reason say whether the tool reaches outside the program, and whether it can be undone?"""
     return bool(re.search(OUTSIDE, reason, re.IGNORECASE) and re.search(UNDO, reason, re.IGNORECASE))
 
+IRREVERSIBLE = r"cannot be undone|can't be undone|can not be undone|irreversib|permanent|for good|once sent|no way back"
+
+
+def irreversible(reason):
+    """Does a reason say the tool changes something that cannot be put back?"""
+    return bool(re.search(IRREVERSIBLE, reason, re.IGNORECASE)) and not re.search(
+        r"changes nothing|nothing changes|only reads|read-only|nothing to undo", reason, re.IGNORECASE)
+
 def well_formed(row):
     """A row is (True or False, one sentence of at least six words)."""
     return (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], bool) and isinstance(row[1], str)
@@ -986,9 +1474,10 @@ def well_formed(row):
 # %% tags=["check"]
 tool_positions = {i for i, (kind, _) in enumerate(TABLE, start=1) if kind == "tool"}
 # the three lists of kept positions rise and never start on a tool result
-assert all(isinstance(p, list) and p == sorted(p) and p and p[0] not in tool_positions for p, _ in windows.values()), (
+assert all(isinstance(p, list) and p == sorted(p) and p and p[0] not in tool_positions for p, _ in windows.values()) \
+    and len({tuple(p) if isinstance(p, list) else p for p, _ in windows.values()}) == 3, (
     f"kept positions: { {b: p for b, (p, _) in windows.items()} }; each list must be in order and "
-    "must not start on a tool result")
+    "must not start on a tool result, and each budget keeps its own window")
 # no total, system message included, is over its budget
 assert all(total is not None and total <= budget for budget, (_, total) in windows.items()), (
     f"totals: { {b: t for b, (_, t) in windows.items()} }; count the system message's 400 tokens too")
@@ -1010,7 +1499,7 @@ assert all("March winner" in text and "Eastside" in text for text in system_text
 expect(again.get("stopped") == "final" and again.get("answer") == "Eastside, by 205.",
        f"Run A with MyMemory gave {again}",
        observed=f"Run A with MyMemory ended {again.get('stopped')!r} with {again.get('answer')!r}")
-# the table has six rows, one per tool
+# given: the table has six rows, one per tool
 assert sorted(APPROVALS) == sorted(["search_notes", "read_note", "calculate", "delete_note", "rename_note",
                                     "send_summary"]), f"tools in the table: {sorted(APPROVALS)}"
 # every row is a decision, True or False, and one sentence of reason
@@ -1021,6 +1510,12 @@ assert all(well_formed(row) for row in APPROVALS.values()), (
 assert all(well_formed(row) and answers_both(row[1]) for row in APPROVALS.values()), (
     "reasons missing a question: " + "; ".join(f"{t}: {row[1]!r}" for t, row in APPROVALS.items()
                                                  if well_formed(row) and not answers_both(row[1])))
+# a tool whose change reaches outside the program and cannot be undone needs a person
+assert all(well_formed(row) for row in APPROVALS.values()) and not [
+        t for t, row in APPROVALS.items() if not row[0] and irreversible(row[1])], (
+    "every row needs its decision and reason first; these rows say the change cannot be undone, yet it runs freely: "
+    + "; ".join(f"{t}: {row[1]!r}" for t, row in APPROVALS.items() if well_formed(row) and not row[0]
+                and irreversible(row[1])) + ". A change nobody can take back needs a person's yes first")
 # the toolbox follows the table
 assert [t for t in APPROVALS if helper.needs_approval(t)] == [t for t, row in APPROVALS.items() if row[0] is True], (
     "the toolbox built from the table disagrees with it")
@@ -1058,3 +1553,22 @@ assert [t for t in APPROVALS if helper.needs_approval(t)] == [t for t, row in AP
 # - Name two ways to keep memory from overfilling the context window. (8)
 # - What does a step limit protect against? (4)
 # - When should a tool need a person's approval? (10, 16)
+
+# %% [markdown]
+# ## What the research helper still lacks, and where it comes next
+#
+# The helper you built answers from six notes with a scripted model. Before it could face real
+# users and real models, each of these needs a lesson of its own:
+#
+# - is it any good? One passing run proves little: a task set, graders and a success rate (17);
+# - a note that says "ignore your instructions" is data giving orders: prompt injection (18);
+# - a reply a program must read should fit a schema, checked (19);
+# - every step resends the conversation, and someone pays for it: tokens, cost, budgets (20);
+# - a slow or failing call should not hang or kill the run: timeouts, retries, calls in parallel (21);
+# - a long run outgrows any window: compaction (22);
+# - one agent with every tool gets confused: several agents with their own roles (23);
+# - its tools are written into this one program: a standard connector, MCP (24).
+#
+# That is **chapter 2**: the same agent, made to hold up. It starts with lesson 17. Chapter 3
+# (25–27) then builds a coding agent, a benchmark to measure it, and this research helper made
+# ready for real use.

@@ -16,7 +16,7 @@
 # | `{"type": "json_object"}` ("JSON mode") | valid JSON, of any shape; the API refuses it unless a message says "JSON" |
 # | `{"type": "json_schema", "json_schema": {"name", "schema", "strict": true}}` | JSON that fits your schema, on models and servers that support it |
 #
-# Seed 004's extractor uses the middle row. This lesson builds the last row and, because not
+# A prompt-only extractor usually asks for the middle row. This lesson builds the last row and, because not
 # every OpenAI-compatible server keeps that promise, a check of every reply with one second
 # chance for the model.
 
@@ -45,7 +45,7 @@ PROFILE = {
     "required": ["name", "age"],
 }
 
-# JSON mode, as seed 004 asks for it: any JSON object, and the prompt must say "JSON".
+# JSON mode: any JSON object, and the prompt must say "JSON".
 print(json.dumps(chat_payload("gpt-4o-mini", [{"role": "user", "content": "Reply in JSON: who am I?"}],
                               response_format={"type": "json_object"}), indent=2))
 
@@ -124,6 +124,109 @@ def response_format_for(schema, name):
 #         out["items"] = make_strict(out["items"])
 #     return out
 # ```
+
+# %% tags=["wrong"]
+# wrong: only the top object is made strict; the objects inside properties and items are left open
+# expect: inside an array's items
+def make_strict(schema):
+    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
+    out = dict(schema)
+    if out.get("type") == "object":
+        required = out.get("required", [])
+        properties = {}
+        for key, sub in out.get("properties", {}).items():
+            if key not in required:
+                sub = {**sub, "type": [sub["type"], "null"]}
+                if "enum" in sub:
+                    sub["enum"] = [*sub["enum"], None]
+            properties[key] = sub
+        out["properties"] = properties
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    return out
+
+
+def response_format_for(schema, name):
+    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
+
+# %% tags=["wrong"]
+# wrong: every property is made required, but the optional ones do not accept null
+# expect: must accept null
+def make_strict(schema):
+    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
+    out = dict(schema)
+    if out.get("type") == "object":
+        required = out.get("required", [])
+        properties = {}
+        for key, sub in out.get("properties", {}).items():
+            sub = make_strict(sub)
+            properties[key] = sub
+        out["properties"] = properties
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    if out.get("type") == "array" and isinstance(out.get("items"), dict):
+        out["items"] = make_strict(out["items"])
+    return out
+
+
+def response_format_for(schema, name):
+    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
+
+# %% tags=["wrong"]
+# wrong: an optional enum gets null in its type but not among its values
+# expect: needs None
+def make_strict(schema):
+    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
+    out = dict(schema)
+    if out.get("type") == "object":
+        required = out.get("required", [])
+        properties = {}
+        for key, sub in out.get("properties", {}).items():
+            sub = make_strict(sub)
+            if key not in required:
+                sub = {**sub, "type": [sub["type"], "null"]}
+            properties[key] = sub
+        out["properties"] = properties
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    if out.get("type") == "array" and isinstance(out.get("items"), dict):
+        out["items"] = make_strict(out["items"])
+    return out
+
+
+def response_format_for(schema, name):
+    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
+
+# %% tags=["wrong"]
+# wrong: the schema it is given is changed in place
+# expect: start from a copy
+def make_strict(schema):
+    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
+    out = schema
+    if out.get("type") == "object":
+        required = out.get("required", [])
+        properties = {}
+        for key, sub in out.get("properties", {}).items():
+            sub = make_strict(sub)
+            if key not in required:
+                sub = {**sub, "type": [sub["type"], "null"]}
+                if "enum" in sub:
+                    sub["enum"] = [*sub["enum"], None]
+            properties[key] = sub
+        out["properties"] = properties
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    if out.get("type") == "array" and isinstance(out.get("items"), dict):
+        out["items"] = make_strict(out["items"])
+    return out
+
+
+def response_format_for(schema, name):
+    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
 
 # %% tags=["solution"]
 def make_strict(schema):
@@ -215,10 +318,12 @@ def ask_json(model_fn, messages, schema, name):
     return json.loads(reply["content"])
 
 # %% [markdown] tags=["hint"]
-# A `for attempt in range(2):` loop around the call. Keep a `convo` list that starts as a copy
-# of `messages` and grows by two messages after a failed try. Only after the loop do you raise.
+# Two tries at most, and the second one must know what went wrong with the first: what does the
+# model need to read before it tries again, and when is it time to give up?
 
 # %% [markdown] tags=["hint"]
+# A `for attempt in range(2):` loop around the call, with a `convo` list that starts as a copy
+# of `messages` and grows by two messages after a failed try; only after the loop do you raise.
 # Inside the loop: `try: value = json.loads(text)` / `except json.JSONDecodeError: problem = "the
 # reply was not JSON"`, else `problem = check_value(fmt["json_schema"]["schema"], value, "the
 # reply")` and `return value` when it is `None`. After the loop: `raise ModelError(f"... {problem}")`.
@@ -244,6 +349,93 @@ def ask_json(model_fn, messages, schema, name):
 #                                                      "Answer again with only JSON that fits the schema."}]
 #     raise ModelError(f"no usable {name} after 2 tries ({problem})")
 # ```
+
+# %% tags=["wrong"]
+# wrong: the reply is parsed but never checked against the schema
+# expect: check the parsed value
+def ask_json(model_fn, messages, schema, name):
+    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
+    fmt = response_format_for(schema, name)
+    convo, problem = list(messages), None
+    for attempt in range(2):
+        reply = model_fn(convo, [], response_format=fmt)
+        text = reply.get("content") or ""
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            problem = "the reply was not JSON"
+        else:
+            return value
+        convo = convo + [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
+                                                     "Answer again with only JSON that fits the schema."}]
+    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+
+# %% tags=["wrong"]
+# wrong: the second try is sent the same messages, so the model never hears what was wrong
+# expect: saying what was wrong
+def ask_json(model_fn, messages, schema, name):
+    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
+    fmt = response_format_for(schema, name)
+    convo, problem = list(messages), None
+    for attempt in range(2):
+        reply = model_fn(convo, [], response_format=fmt)
+        text = reply.get("content") or ""
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            problem = "the reply was not JSON"
+        else:
+            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
+            if problem is None:
+                return value
+    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+
+# %% tags=["wrong"]
+# wrong: there is no second chance: the first misfit raises
+# expect: ask once more
+def ask_json(model_fn, messages, schema, name):
+    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
+    fmt = response_format_for(schema, name)
+    convo, problem = list(messages), None
+    for attempt in range(1):
+        reply = model_fn(convo, [], response_format=fmt)
+        text = reply.get("content") or ""
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            problem = "the reply was not JSON"
+        else:
+            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
+            if problem is None:
+                return value
+        convo = convo + [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
+                                                     "Answer again with only JSON that fits the schema."}]
+    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+
+# %% tags=["wrong"]
+# wrong: after two misfits it returns None instead of raising
+# expect: raise ModelError
+def ask_json(model_fn, messages, schema, name):
+    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
+    fmt = response_format_for(schema, name)
+    convo, problem = list(messages), None
+    for attempt in range(2):
+        reply = model_fn(convo, [], response_format=fmt)
+        text = reply.get("content") or ""
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            problem = "the reply was not JSON"
+        else:
+            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
+            if problem is None:
+                return value
+        convo = convo + [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
+                                                     "Answer again with only JSON that fits the schema."}]
+    return None
 
 # %% tags=["solution"]
 def ask_json(model_fn, messages, schema, name):
@@ -398,10 +590,10 @@ winner = json.loads(run["answer"]) if run["stopped"] == "final" else None
 # *true*: that is lesson 17's job.
 
 # %% tags=["check"]
-# make_strict leaves the schema it is given unchanged
-assert json.dumps(PROFILE, sort_keys=True) == original, "make_strict changed PROFILE itself; start from a copy, out = dict(schema)"
-# make_strict closes every object and requires every property, at every level
-assert strict_problems(strict_profile) == [], (
+# make_strict closes every object and requires every property, at every level, leaving its input unchanged
+assert json.dumps(PROFILE, sort_keys=True) == original and strict_problems(strict_profile) == [], (
+    "make_strict changed PROFILE itself; start from a copy, out = dict(schema)"
+    if json.dumps(PROFILE, sort_keys=True) != original else
     f"strict mode would refuse the schema: {strict_problems(strict_profile)[:2]}; look at the objects inside "
     "properties and inside an array's items")
 # an optional property accepts null, a required one does not
@@ -412,35 +604,39 @@ assert (allows(strict_profile["properties"]["role"], None) and allows(strict_pro
 assert None in strict_profile["properties"]["role"].get("enum", []), "role has an enum: an optional one needs None in it too"
 # the scripted model, like the API, accepts your strict format
 assert accepted(PROFILE) == "accepted", f"the request was refused: {accepted(PROFILE)}"
-# ask_json returns the value when the first reply fits, after one call
-assert good == ("returned", {"facts": ["The user is called Chris."]}) and len(good_calls) == 1, f"got {good} after {len(good_calls)} calls"
-# ask_json sends the strict format with the request
-assert good_calls and good_calls[0]["response_format"] == response_format_for(FACTS, "facts"), \
+# a reply that fits is returned after one call; one that is not JSON gets a second chance, which is used
+assert good == ("returned", {"facts": ["The user is called Chris."]}) and len(good_calls) == 1 \
+    and fixed == ("returned", {"facts": ["Chris teaches in Singapore."]}) and len(fixed_calls) == 2, (
+    f"a fitting reply gave {good} after {len(good_calls)} call(s) (expected it back after 1); a reply that is not "
+    f"JSON, then a good one, gave {fixed} after {len(fixed_calls)} calls: after a reply that is not JSON, ask once more")
+# every call sends the strict format; the second shows the model its reply and what was wrong with it
+assert good_calls and all(c["response_format"] == response_format_for(FACTS, "facts") for c in good_calls + fixed_calls) \
+    and len(fixed_calls) == 2 and [m["role"] for m in fixed_calls[1]["messages"][-2:]] == ["assistant", "user"] and \
+    "not JSON" in fixed_calls[1]["messages"][-1]["content"], (
     "the model was not sent response_format=response_format_for(schema, name)"
-# a reply that is not JSON gets a second chance, which is used
-assert fixed == ("returned", {"facts": ["Chris teaches in Singapore."]}) and len(fixed_calls) == 2, (
-    f"got {fixed} after {len(fixed_calls)} calls; after a reply that is not JSON, ask once more")
-# the second call shows the model its reply and what was wrong with it
-assert len(fixed_calls) == 2 and [m["role"] for m in fixed_calls[1]["messages"][-2:]] == ["assistant", "user"] and \
-    "not JSON" in fixed_calls[1]["messages"][-1]["content"], \
-    "before the second try, add the model's reply and a user message saying what was wrong"
+    if not (good_calls and all(c["response_format"] == response_format_for(FACTS, "facts") for c in good_calls + fixed_calls))
+    else "before the second try, add the model's reply and a user message saying what was wrong")
 # two misfits end in ModelError after exactly two calls, naming the problem
 assert stubborn[0] == "raised ModelError" and len(stubborn_calls) == 2 and "must be a list" in stubborn[1], (
     f"got {stubborn} after {len(stubborn_calls)} calls; check the parsed value with check_value, and raise "
     "ModelError after the second failure")
-# ask_json with the lesson's model returned facts that fit, or said clearly why not
-assert (isinstance(yours, dict) and check_value(make_strict(FACTS), yours, "x") is None) or str(yours).startswith("ModelError"), yours
+# ask_json with the lesson's model returned facts that fit, or said clearly why not (as it did for the misfits)
+assert ((isinstance(yours, dict) and check_value(make_strict(FACTS), yours, "x") is None)
+        or str(yours).startswith("ModelError")) and stubborn[0] == "raised ModelError", (
+    f"with the lesson's model ask_json gave {yours!r}; for two misfits it gave {stubborn}: it must return only "
+    "values that fit, and raise ModelError otherwise")
 # with the prepared replies, ask_json returns the two facts about Chris
-expect(yours == {"facts": ["The user is called Chris.", "The user teaches at a university in Singapore."]},
+expect(yours == {"facts": ["The user is called Chris.", "The user teaches at a university in Singapore."]}
+       and len(fixed_calls) == 2,
        f"ask_json gave {yours}", observed=f"the model's facts were {yours}; the scripted model's are the two about Chris")
-# extract_facts gives a list of texts, whatever the model did
+# given: extract_facts gives a list of texts, whatever the model did
 assert isinstance(facts, list) and all(isinstance(f, str) and f for f in facts), f"extract_facts gave {facts!r}"
-# with the prepared replies, extract_facts needs two tries and keeps both facts
+# given: with the prepared replies, extract_facts needs two tries and keeps both facts
 expect(facts == ["The user is called Chris.", "The user teaches in Singapore."] and len(extractor.calls) == 2,
        f"extract_facts gave {facts}", observed=f"the model's facts were {facts}; a scripted model needs two tries")
-# the agent's final answer, when it gave one, fits the schema
+# given: the agent's final answer, when it gave one, fits the schema
 assert run["stopped"] in ("final", "error", "step_limit") and (
     winner is None or check_value(make_strict(WINNER), winner, "the answer") is None), f"{run}"
-# with the prepared replies, the agent reads both notes and answers Eastside, 1310
+# given: with the prepared replies, the agent reads both notes and answers Eastside, 1310
 expect(winner == {"branch": "Eastside", "april_visits": 1310} and run["steps"] == 3, f"the run gave {run}",
        observed=f"the run ended {run['stopped']} after {run['steps']} steps with {run['answer']!r}; a scripted model reads both notes, then answers Eastside, 1310")

@@ -1,22 +1,26 @@
 # %% [markdown]
 # # 20 · Tokens, cost and budgets
 #
-# A model is paid by the token, both ways: the **prompt** tokens it reads and the **completion**
-# tokens it writes, at two prices. An agent multiplies that bill in a way a chat does not. The
-# model is stateless (lesson 6), so every step sends the whole conversation again — the system
-# message, the task, every earlier reply and tool result, and the tool schemas — and each step's
-# prompt is bigger than the last. Ten steps do not cost ten times one step; they cost the sum of
-# ten ever-longer prompts.
+# Whoever calls a model's API pays for it, by the token, both ways: the **prompt** tokens sent
+# in and the **completion** tokens written back, each at its own price (output usually costs
+# several times more). Many providers also keep the start of recent prompts in a **prompt
+# cache**, and bill the prompt tokens they find there at a lower **cached** price.
 #
-# Seed 004 lists cost control among what its from-scratch agent leaves out, and notes that
-# ReAct's thoughts make every step dearer. Lesson 4's step limit stops a runaway loop by *count*;
-# this lesson stops it by what it *spends*.
+# An agent multiplies the bill in a way a chat does not. The model is stateless (lesson 6), so
+# every step sends the whole conversation again — the system message, the task, every earlier
+# reply and tool result, and the tool schemas — and each step's prompt is bigger than the last.
+# Ten steps do not cost ten times one step; they cost the sum of ten ever-longer prompts.
+#
+# Lesson 4's step limit stops a runaway loop by *count*. This lesson measures what a run
+# spends, stops it by that, and shows the two levers that make a loop cheaper: a prompt whose
+# start stays the same (so the cache can serve it) and a cap on each reply.
 
 # %%
 from typing import Literal
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
 from looplab.budget import Budget, read_usage
+from looplab.tokens import count_tokens, message_tokens
 from looplab.lesson import expect
 from looplab.models import call, final, pick_model, scripted
 
@@ -57,19 +61,19 @@ APRIL = [call("search_notes", keyword="visits"), call("read_note", note_id="n1")
 # %% [markdown]
 # ## Where the numbers come from
 #
-# Every reply from a real server says what the call cost, in a `usage` object — under two
+# Every reply from a real server says what the call used, in a `usage` object, under two
 # spellings:
 #
-# | API | prompt | completion | both |
-# | --- | --- | --- | --- |
-# | chat completions | `usage.prompt_tokens` | `usage.completion_tokens` | `usage.total_tokens` |
-# | Responses | `usage.input_tokens` | `usage.output_tokens` | `usage.total_tokens` |
+# | API | prompt | of which cached | completion | both |
+# | --- | --- | --- | --- | --- |
+# | chat completions | `prompt_tokens` | `prompt_tokens_details.cached_tokens` | `completion_tokens` | `total_tokens` |
+# | Responses | `input_tokens` | `input_tokens_details.cached_tokens` | `output_tokens` | `total_tokens` |
 #
-# (The openai SDK hands back the same fields as objects.) Loop Lab's adapters keep that usage on
-# the reply, and `run_agent` puts it in each `model_reply` event; the trace shows it. A scripted
-# model reports nothing, so offline the loop *estimates* with lesson 8's rule — about four
-# characters a token, plus a little per message — and marks the number as an estimate (`~` in
-# the trace).
+# The cached tokens are *part of* the prompt count, not extra. (The openai SDK hands back the
+# same fields as objects.) Loop Lab's adapters keep that usage on the reply, and `run_agent` puts
+# it in each `model_reply` event; the trace shows it. A scripted model reports nothing, so
+# offline the loop *estimates* with lesson 8's rule — about four characters a token, plus a
+# little per message — and marks the number as an estimate (`~` in the trace).
 
 # %% [markdown] tags=["predict"]
 # The April question takes five model calls. Which one sends the model the most prompt tokens?
@@ -94,19 +98,26 @@ print(april)
 # ## Exercise 1: read the usage, in either spelling
 #
 # Write `usage_of(usage)`: given a reply's `usage` dict, return `{"prompt": ..., "completion":
-# ..., "total": ...}`. Read `prompt_tokens` / `completion_tokens` (chat) or `input_tokens` /
-# `output_tokens` (Responses). When `total_tokens` is missing, add the two up. When there is no
-# usage at all (`None`, or a dict with neither count), return `None`: the caller then estimates.
+# ..., "total": ...}`, plus `"cached": n` when `n` of the prompt tokens came from the cache (leave
+# the key out when none did). Read `prompt_tokens` / `completion_tokens` (chat) or `input_tokens`
+# / `output_tokens` (Responses), and the cached count from the details dict of either spelling.
+# When `total_tokens` is missing, add the two up. When there is no usage at all (`None`, or a
+# dict with neither count), return `None`: the caller then estimates.
 
 # %% tags=["exercise"]
 def usage_of(usage):
-    """A reply's usage as {"prompt", "completion", "total"}; None when it has none."""
+    """A reply's usage as {"prompt", "completion", "total"} (and "cached"); None when it has none."""
     return {"prompt": usage["prompt_tokens"], "completion": usage["completion_tokens"],
             "total": usage["total_tokens"]}
 
 # %% [markdown] tags=["hint"]
-# Check for `None` first. Then `usage.get("prompt_tokens", usage.get("input_tokens"))` reads
-# either spelling; do the same for the completion.
+# Each count has two possible names, and either may be the one present. Decide first whether
+# there is any usage to read at all; the cached count sits one level down.
+
+# %% [markdown] tags=["hint"]
+# `usage.get("prompt_tokens", usage.get("input_tokens"))` reads either spelling; do the same for
+# the completion. The details are `usage.get("prompt_tokens_details") or
+# usage.get("input_tokens_details") or {}`, and their `cached_tokens` may be missing or 0.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -118,13 +129,31 @@ def usage_of(usage):
 #     if prompt is None and completion is None:
 #         return None
 #     prompt, completion = prompt or 0, completion or 0
-#     return {"prompt": prompt, "completion": completion,
-#             "total": usage.get("total_tokens", prompt + completion)}
+#     out = {"prompt": prompt, "completion": completion,
+#            "total": usage.get("total_tokens", prompt + completion)}
+#     details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+#     if details.get("cached_tokens"):
+#         out["cached"] = min(details["cached_tokens"], prompt)
+#     return out
 # ```
 
-# %% tags=["solution"]
+# %% tags=["wrong"]
+# wrong: only chat's spelling is read, so a Responses usage crashes or reads as nothing
+# expect: Responses usage
 def usage_of(usage):
-    """A reply's usage as {"prompt", "completion", "total"}; None when it has none."""
+    if not usage or "prompt_tokens" not in usage:
+        return None
+    out = {"prompt": usage["prompt_tokens"], "completion": usage.get("completion_tokens", 0),
+           "total": usage.get("total_tokens", usage["prompt_tokens"] + usage.get("completion_tokens", 0))}
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    if cached:
+        out["cached"] = cached
+    return out
+
+# %% tags=["wrong"]
+# wrong: the cached count is left out, so the cheaper tokens are billed at the full price later
+# expect: cached
+def usage_of(usage):
     if not usage:
         return None
     prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
@@ -132,16 +161,50 @@ def usage_of(usage):
     if prompt is None and completion is None:
         return None
     prompt, completion = prompt or 0, completion or 0
-    return {"prompt": prompt, "completion": completion,
-            "total": usage.get("total_tokens", prompt + completion)}
+    return {"prompt": prompt, "completion": completion, "total": usage.get("total_tokens", prompt + completion)}
+
+# %% tags=["wrong"]
+# wrong: a missing total_tokens is read as None instead of added up
+# expect: total_tokens is missing
+def usage_of(usage):
+    if not usage:
+        return None
+    prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
+    completion = usage.get("completion_tokens", usage.get("output_tokens"))
+    if prompt is None and completion is None:
+        return None
+    out = {"prompt": prompt or 0, "completion": completion or 0, "total": usage.get("total_tokens")}
+    cached = (usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}).get("cached_tokens")
+    if cached:
+        out["cached"] = cached
+    return out
+
+# %% tags=["solution"]
+def usage_of(usage):
+    """A reply's usage as {"prompt", "completion", "total"} (and "cached"); None when it has none."""
+    if not usage:
+        return None
+    prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
+    completion = usage.get("completion_tokens", usage.get("output_tokens"))
+    if prompt is None and completion is None:
+        return None
+    prompt, completion = prompt or 0, completion or 0
+    out = {"prompt": prompt, "completion": completion,
+           "total": usage.get("total_tokens", prompt + completion)}
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+    if details.get("cached_tokens"):
+        out["cached"] = min(details["cached_tokens"], prompt)
+    return out
 
 # %%
 SHAPES = {
     "chat": {"prompt_tokens": 812, "completion_tokens": 40, "total_tokens": 852,
              "prompt_tokens_details": {"cached_tokens": 512}},
     "responses": {"input_tokens": 640, "output_tokens": 96, "total_tokens": 736,
-                  "output_tokens_details": {"reasoning_tokens": 64}},
+                  "input_tokens_details": {"cached_tokens": 384}, "output_tokens_details": {"reasoning_tokens": 64}},
     "no total": {"prompt_tokens": 100, "completion_tokens": 7},
+    "none cached": {"prompt_tokens": 90, "completion_tokens": 5, "total_tokens": 95,
+                    "prompt_tokens_details": {"cached_tokens": 0}},
     "none": None,
     "empty": {},
 }
@@ -156,119 +219,222 @@ def attempt(function, *args):
 
 read = {name: attempt(usage_of, shape) for name, shape in SHAPES.items()}
 for name, got in read.items():
-    print(f"{name:10} {got}")
+    print(f"{name:11} {got}")
 
 # %% [markdown]
-# ## Exercise 2: a budget that says what ran out
+# ## What a run costs
 #
-# A run may be given two limits: a number of **tokens** (prompt plus completion, over all its
-# calls) and an amount of **money**, at the caller's prices per million prompt and completion
-# tokens. Complete `Spend`:
+# The replies below carry the usage a real server reported for an April run (the prompt grows
+# by about 150 tokens a step, from a system message and tool schemas of about 1,800). From the
+# second call on, most of each prompt is the previous prompt again, word for word, so the
+# provider served it from its cache: 1,792 of the second call's 1,950 prompt tokens, and so on.
+# The prices are examples in dollars per million tokens; look up your own model's.
+
+# %%
+def billed(reply, prompt, completion, cached=0):
+    """A prepared reply with the usage a server would report for it."""
+    return {**reply, "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                               "total_tokens": prompt + completion,
+                               "prompt_tokens_details": {"cached_tokens": cached}}}
+
+
+BILLED = [billed(APRIL[0], 1800, 20), billed(APRIL[1], 1950, 20, 1792), billed(APRIL[2], 2100, 20, 1920),
+          billed(APRIL[3], 2250, 30, 2048), billed(APRIL[4], 2400, 10, 2176)]   # 1,820 1,970 2,120 2,280 2,410
+PRICES = {"in": 0.15, "cached": 0.075, "out": 0.60}     # per million tokens
+USAGES = [read_usage(reply["usage"]) for reply in BILLED]
+for n, usage in enumerate(USAGES, start=1):
+    print(f"call {n}: {usage}")
+
+# %% [markdown]
+# ## Exercise 2: the cost of a run
 #
-# - `add(usage)` counts one call's usage (in `usage_of`'s shape);
-# - `cost` is the money spent so far: `prompt * price_in / 1e6 + completion * price_out / 1e6`;
-# - `ran_out()` returns `None` while both limits last, else a short text that **names** what ran
-#   out — it starts with `"tokens"` or `"cost"`. A limit is spent when what was spent has
-#   **reached** it (`>=`); a limit of `None` never runs out.
-#
-# The loop below (lesson 4's, with the budget added) checks `ran_out()` before every model call
-# and stops with `step_limit` and the text as its `detail`.
+# Write `run_cost(usages, prices)`: the money a run's calls cost, given their usage (in
+# `usage_of`'s shape) and `prices` per million tokens (`"in"`, `"cached"`, `"out"`). The cached
+# tokens are part of the prompt: bill them at the cached price and the rest of the prompt at
+# the full one. A usage without `"cached"` had none.
 
 # %% tags=["exercise"]
-class Spend:
-    """What a run has spent, against optional limits on tokens and on cost."""
-
-    def __init__(self, max_tokens=None, max_cost=None, price_in=0.0, price_out=0.0):
-        self.max_tokens, self.max_cost = max_tokens, max_cost
-        self.price_in, self.price_out = price_in, price_out
-        self.prompt = self.completion = self.total = 0
-
-    def add(self, usage):
-        self.total += usage["total"]
-
-    @property
-    def cost(self):
-        return 0.0
-
-    def ran_out(self):
-        if self.max_tokens is not None and self.total > self.max_tokens:
-            return f"tokens: {self.total} of {self.max_tokens} spent"
-        return None
+def run_cost(usages, prices):
+    """What the calls cost, in the prices' currency: uncached prompt, cached prompt and completion tokens."""
+    return 0.0
 
 # %% [markdown] tags=["hint"]
-# `add` must keep the prompt and completion counts too: the cost needs them. In `ran_out`, test
-# the tokens, then the cost, each only when its limit is not `None`, and use `>=`.
+# Go call by call and add up three parts, each a count of tokens times its price; remember that
+# the prices are per *million* tokens.
+
+# %% [markdown] tags=["hint"]
+# For one call: `cached = usage.get("cached", 0)`; the uncached prompt is `usage["prompt"] -
+# cached`; the completion is `usage["completion"]`. Divide the sum by `1_000_000` once at the end.
 
 # %% [markdown] tags=["hint"]
 # ```python
-#     def add(self, usage):
-#         self.prompt += usage["prompt"]
-#         self.completion += usage["completion"]
-#         self.total += usage["total"]
-#
-#     @property
-#     def cost(self):
-#         return (self.prompt * self.price_in + self.completion * self.price_out) / 1_000_000
-#
-#     def ran_out(self):
-#         if self.max_tokens is not None and self.total >= self.max_tokens:
-#             return f"tokens: {self.total} of {self.max_tokens} spent"
-#         if self.max_cost is not None and self.cost >= self.max_cost:
-#             return f"cost: {self.cost:.6f} of {self.max_cost} spent"
-#         return None
+# def run_cost(usages, prices):
+#     total = 0.0
+#     for usage in usages:
+#         cached = usage.get("cached", 0)
+#         total += ((usage["prompt"] - cached) * prices["in"] + cached * prices["cached"]
+#                   + usage["completion"] * prices["out"])
+#     return total / 1_000_000
 # ```
 
-# %% tags=["solution"]
-class Spend:
-    """What a run has spent, against optional limits on tokens and on cost."""
+# %% tags=["wrong"]
+# wrong: every prompt token is billed at the full price, cached or not
+# expect: cached price
+def run_cost(usages, prices):
+    return sum(u["prompt"] * prices["in"] + u["completion"] * prices["out"] for u in usages) / 1_000_000
 
-    def __init__(self, max_tokens=None, max_cost=None, price_in=0.0, price_out=0.0):
+# %% tags=["wrong"]
+# wrong: the cached tokens are taken off the prompt but never billed, as if they were free
+# expect: cached tokens still cost
+def run_cost(usages, prices):
+    return sum((u["prompt"] - u.get("cached", 0)) * prices["in"] + u["completion"] * prices["out"]
+               for u in usages) / 1_000_000
+
+# %% tags=["wrong"]
+# wrong: the prices are used per token, not per million tokens
+# expect: per million
+def run_cost(usages, prices):
+    return sum((u["prompt"] - u.get("cached", 0)) * prices["in"] + u.get("cached", 0) * prices["cached"]
+               + u["completion"] * prices["out"] for u in usages)
+
+# %% tags=["solution"]
+def run_cost(usages, prices):
+    """What the calls cost, in the prices' currency: uncached prompt, cached prompt and completion tokens."""
+    total = 0.0
+    for usage in usages:
+        cached = usage.get("cached", 0)
+        total += ((usage["prompt"] - cached) * prices["in"] + cached * prices["cached"]
+                  + usage["completion"] * prices["out"])
+    return total / 1_000_000
+
+# %%
+COST = attempt(run_cost, USAGES, PRICES)
+UNCACHED = [{k: v for k, v in u.items() if k != "cached"} for u in USAGES]   # the same run, no cache
+COST_UNCACHED = attempt(run_cost, UNCACHED, PRICES)
+print(f"the April run cost {COST} with the cache, {COST_UNCACHED} without")
+if isinstance(COST, float) and isinstance(COST_UNCACHED, float) and COST_UNCACHED:
+    print(f"the cache saved {1 - COST / COST_UNCACHED:.0%}")
+
+# %% [markdown]
+# ## Prompt caching: keep the front of the prompt the same
+#
+# A provider can reuse the work it did on the start of a recent prompt only if the new prompt
+# starts with **exactly** the same tokens. What it matches is the front: the tool schemas and
+# the system message, then the messages in order. So the order that keeps the cache warm is the
+# one the loop already has — fixed things first, and the conversation only ever **appended to**.
+# Each request then starts with the whole previous request, and only the newest reply and
+# results are new. (OpenAI caches prompts of 1,024 tokens or more, in steps of 128 tokens, for
+# a few minutes; others differ, and some need a marker where the cacheable part ends.)
+#
+# What breaks it is anything that changes near the front: the time or a step counter in the
+# system message, tools listed in another order, notes rewritten into the system message on
+# every call (lesson 8), a compaction that rewrites the middle (lesson 22). After such a change
+# the whole prompt is new again, and billed in full.
+#
+# `shared_prefix(before, after)` below counts the tokens two requests share from the start, in
+# whole messages: roughly what a cache could serve of `after` if `before` was the request just
+# sent.
+
+# %%
+def shared_prefix(before, after):
+    """The tokens of the leading messages that `after` repeats from `before`, word for word."""
+    same = 0
+    for old, new in zip(before, after):
+        if old != new:
+            break
+        same += message_tokens(new)
+    return same
+
+
+contexts = [e["context"] for e in events.of("model_call")]
+warm = [shared_prefix(a, b) for a, b in zip(contexts, contexts[1:])]
+print("appended to, shared with the request before:", warm)
+
+
+def stamped(context, step):
+    """The same request with the step number written into its system message."""
+    return [{**context[0], "content": f"Step {step}. " + context[0]["content"]}] + context[1:]
+
+
+cold = [shared_prefix(stamped(a, n), stamped(b, n + 1)) for n, (a, b) in enumerate(zip(contexts, contexts[1:]), 1)]
+print("a step number in the system message:        ", cold)
+
+# %% [markdown] tags=["predict"]
+# You want the model to know today's date. Where do you put it so the cache stays warm across
+# the steps of a run?
+#
+# - [ ] at the start of the system message, where the model reads it first
+# - [x] anywhere, as long as it stays the same for the whole run (a date, not a clock)
+# - [ ] in every tool result, so it is always fresh
+#
+# The cache only asks that the front of the prompt be identical from one request to the next.
+# A date set once at the start of the run is as stable as the rest of the system message; a
+# clock with seconds in it makes every request new.
+
+# %% [markdown]
+# ## Output caps and cut replies
+#
+# Completion tokens are the dearest, and a rambling model can write thousands of them. So every
+# live request in Loop Lab carries a cap, `max_tokens` (the Responses API calls it
+# `max_output_tokens`; `LLM_MAX_TOKENS` sets it, 512 by default): one reply can cost at most the
+# cap times the output price. A reply the cap stopped is **cut**: the server says
+# `finish_reason: "length"` (Responses: `status: "incomplete"`), and the adapter marks the
+# reply `cut: "length"`. A cut answer is not a finished answer, and a cut tool call has arguments
+# that stop mid-JSON; `looplab` refuses to run one (a `ModelError` that names the limit).
+
+# %%
+cut_reply = {**final("Eastside had more April visits, by"), "cut": "length",
+             "usage": {"prompt_tokens": 2400, "completion_tokens": 8, "total_tokens": 2408}}
+CUT_RUN = BILLED[:4] + [cut_reply]
+print(cut_reply)
+
+# %% [markdown]
+# ## Exercise 3: the budget check in your own loop
+#
+# `Spend` keeps what a run has spent against two optional limits, tokens and money (at the
+# prices, with your `run_cost`), and `ran_out()` says which one is spent, or `None`. Complete
+# `run_with(spend, model, max_steps=6)`, lesson 4's loop, so that:
+#
+# - **before** every model call, when `spend.ran_out()` says something, the run stops with
+#   `{"stopped": "step_limit", "steps": <calls made>, "detail": <what it said>}`;
+# - after every call, the reply's usage (`usage_of`) is added to `spend` (a reply without usage
+#   adds nothing);
+# - a reply marked `cut` with no tool calls is not an answer: stop with `{"stopped": "error",
+#   "steps": ..., "detail": ...}`, a detail that says it was cut at the token limit.
+
+# %%
+class Spend:
+    """What a run has spent, against optional limits on tokens and on cost (prices per million)."""
+
+    def __init__(self, max_tokens=None, max_cost=None, prices=None):
         self.max_tokens, self.max_cost = max_tokens, max_cost
-        self.price_in, self.price_out = price_in, price_out
-        self.prompt = self.completion = self.total = 0
+        self.prices = prices or {"in": 0.0, "cached": 0.0, "out": 0.0}
+        self.calls = []
 
     def add(self, usage):
-        self.prompt += usage["prompt"]
-        self.completion += usage["completion"]
-        self.total += usage["total"]
+        self.calls.append(usage)
+
+    @property
+    def total(self):
+        return sum(usage["total"] for usage in self.calls)
 
     @property
     def cost(self):
-        return (self.prompt * self.price_in + self.completion * self.price_out) / 1_000_000
+        return run_cost(self.calls, self.prices)
 
     def ran_out(self):
         if self.max_tokens is not None and self.total >= self.max_tokens:
-            return f"tokens: {self.total} of {self.max_tokens} spent"
+            return f"tokens: {self.total:,} of {self.max_tokens:,} spent"
         if self.max_cost is not None and self.cost >= self.max_cost:
             return f"cost: {self.cost:.6f} of {self.max_cost} spent"
         return None
 
-# %% [markdown]
-# The replies below carry the usage a real server reported for them (the prompt grows by about
-# 140 tokens a step), so the budgets fall at known places. The prices are examples in dollars
-# per million tokens; look up your own model's.
-
-# %%
-def billed(reply, prompt, completion):
-    """A prepared reply with the usage a server would report for it."""
-    return {**reply, "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                               "total_tokens": prompt + completion}}
-
-
-BILLED = [billed(APRIL[0], 300, 20), billed(APRIL[1], 440, 20), billed(APRIL[2], 580, 20),
-          billed(APRIL[3], 720, 30), billed(APRIL[4], 860, 10)]       # 320, 460, 600, 750, 870 tokens
-PRICE_IN, PRICE_OUT = 0.15, 0.60
-
-
+# %% tags=["exercise"]
 def run_with(spend, model, max_steps=6):
     """Lesson 4's loop with a budget: stop with step_limit, before a call, once `spend` ran out."""
     messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
     for step in range(1, max_steps + 1):
-        why = spend.ran_out()
-        if why:
-            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
         reply = model(messages, box.schemas())
-        spend.add(usage_of(reply.get("usage")) or {"prompt": 0, "completion": 0, "total": 0})
         messages.append(reply)
         if not reply.get("tool_calls"):
             return {"stopped": "final", "steps": step, "answer": reply["content"]}
@@ -277,28 +443,162 @@ def run_with(spend, model, max_steps=6):
                              "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
     return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
 
+# %% [markdown] tags=["hint"]
+# A check can only save money if it runs before the money is spent. Find the one line in the
+# loop that costs money, and put the question "is anything left?" just before it, and the
+# bookkeeping just after it.
+
+# %% [markdown] tags=["hint"]
+# At the top of each step: `why = spend.ran_out()`; if it is not `None`, return the
+# `step_limit` result with `steps` = `step - 1` (the calls made so far). After the call:
+# `usage = usage_of(reply.get("usage"))` and `spend.add(usage)` when it is not `None`. Then,
+# before treating a reply without tool calls as the answer, look at `reply.get("cut")`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def run_with(spend, model, max_steps=6):
+#     messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
+#     for step in range(1, max_steps + 1):
+#         why = spend.ran_out()
+#         if why:
+#             return {"stopped": "step_limit", "steps": step - 1, "detail": why}
+#         reply = model(messages, box.schemas())
+#         usage = usage_of(reply.get("usage"))
+#         if usage:
+#             spend.add(usage)
+#         messages.append(reply)
+#         if not reply.get("tool_calls"):
+#             if reply.get("cut"):
+#                 return {"stopped": "error", "steps": step,
+#                         "detail": f"the reply was cut at the token limit ({reply['cut']})"}
+#             return {"stopped": "final", "steps": step, "answer": reply["content"]}
+#         for tool_call in reply["tool_calls"]:
+#             messages.append({"role": "tool", "tool_call_id": tool_call["id"],
+#                              "content": box.run(tool_call["function"]["name"],
+#                                                 tool_call["function"]["arguments"])})
+#     return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+# ```
+
+# %% tags=["wrong"]
+# wrong: the budget is checked right after the call, so a paid answer that crosses the budget is thrown away
+# expect: thrown away
+def run_with(spend, model, max_steps=6):
+    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
+    for step in range(1, max_steps + 1):
+        reply = model(messages, box.schemas())
+        usage = usage_of(reply.get("usage"))
+        if usage:
+            spend.add(usage)
+        if why := spend.ran_out():
+            return {"stopped": "step_limit", "steps": step, "detail": why}
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            if reply.get("cut"):
+                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
+            return {"stopped": "final", "steps": step, "answer": reply["content"]}
+        for tool_call in reply["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
+                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
+    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+
+# %% tags=["wrong"]
+# wrong: the check is there but nothing is ever added to spend, so no budget runs out
+# expect: spend.add
+def run_with(spend, model, max_steps=6):
+    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
+    for step in range(1, max_steps + 1):
+        if why := spend.ran_out():
+            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
+        reply = model(messages, box.schemas())
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            if reply.get("cut"):
+                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
+            return {"stopped": "final", "steps": step, "answer": reply["content"]}
+        for tool_call in reply["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
+                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
+    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+
+# %% tags=["wrong"]
+# wrong: a reply cut by the token limit is taken as the final answer
+# expect: cut
+def run_with(spend, model, max_steps=6):
+    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
+    for step in range(1, max_steps + 1):
+        if why := spend.ran_out():
+            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
+        reply = model(messages, box.schemas())
+        usage = usage_of(reply.get("usage"))
+        if usage:
+            spend.add(usage)
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            return {"stopped": "final", "steps": step, "answer": reply["content"]}
+        for tool_call in reply["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
+                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
+    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+
+# %% tags=["solution"]
+def run_with(spend, model, max_steps=6):
+    """Lesson 4's loop with a budget: stop with step_limit, before a call, once `spend` ran out."""
+    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
+    for step in range(1, max_steps + 1):
+        why = spend.ran_out()
+        if why:
+            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
+        reply = model(messages, box.schemas())
+        usage = usage_of(reply.get("usage"))
+        if usage:
+            spend.add(usage)
+        messages.append(reply)
+        if not reply.get("tool_calls"):
+            if reply.get("cut"):
+                return {"stopped": "error", "steps": step,
+                        "detail": f"the reply was cut at the token limit ({reply['cut']})"}
+            return {"stopped": "final", "steps": step, "answer": reply["content"]}
+        for tool_call in reply["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
+                             "content": box.run(tool_call["function"]["name"],
+                                                tool_call["function"]["arguments"])})
+    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+
+# %%
+def counting(model):
+    """The model, with a count of the calls made to it (each one is paid for)."""
+    def ask(messages, tools):
+        ask.calls += 1
+        return model(messages, tools)
+    ask.calls = 0
+    return ask
+
 
 budgets = {
     "no limits": Spend(),
-    "1,000 tokens": Spend(max_tokens=1000),
-    "exactly 780": Spend(max_tokens=780),
-    "$0.0003": Spend(max_cost=0.0003, price_in=PRICE_IN, price_out=PRICE_OUT),
-    "both": Spend(max_tokens=5000, max_cost=0.0002, price_in=PRICE_IN, price_out=PRICE_OUT),
+    "5,000 tokens": Spend(max_tokens=5000),
+    "exactly 3,790": Spend(max_tokens=3790),
+    "10,000 tokens": Spend(max_tokens=10_000),
+    "$0.0008": Spend(max_cost=0.0008, prices=PRICES),
+    "both": Spend(max_tokens=50_000, max_cost=0.0005, prices=PRICES),
 }
-runs = {name: attempt(run_with, spend, scripted(BILLED)) for name, spend in budgets.items()}
+models = {name: counting(scripted(BILLED)) for name in budgets}
+runs = {name: attempt(run_with, spend, models[name]) for name, spend in budgets.items()}
+cut_run = attempt(run_with, Spend(), scripted(CUT_RUN))
 for name, outcome in runs.items():
-    print(f"{name:13} {outcome}")
+    print(f"{name:13} {outcome}  ({models[name].calls} calls paid)")
+print(f"{'cut reply':13} {cut_run}")
 
 # %% [markdown]
 # ## The hardened version: `Budget` and `limits=`
 #
-# `run_agent(..., limits=Budget(tokens=..., cost=..., price_in=..., price_out=...))` does the
-# same with more care. Read it in `looplab/budget.py`; `loop.py` gains only the lines that call
-# it. What it adds:
+# `run_agent(..., limits=Budget(tokens=..., cost=..., price_in=..., price_out=...,
+# price_cached=...))` does the same with more care. Read it in `looplab/budget.py`; `loop.py`
+# gains only the lines that call it. What it adds:
 #
-# - **every spelling** of usage, the SDK's objects included (`read_usage`), and an **estimate**
-#   when a reply has none, counting the messages *and* the tool schemas sent, marked
-#   `"estimated": True` and shown with `~` in the trace;
+# - **every spelling** of usage, the SDK's objects included (`read_usage`), cached tokens priced
+#   at `price_cached`, and an **estimate** when a reply has none, counting the messages *and*
+#   the tool schemas sent, marked `"estimated": True` and shown with `~` in the trace;
 # - **usage in the events**: each `model_reply` carries its call's usage (and cost, when priced),
 #   the `stop` event the run's total, and `result["usage"]` the total when limits were given;
 # - **checked between calls**, so a reply is never cut off and every tool call of the last reply
@@ -312,37 +612,36 @@ for name, outcome in runs.items():
 # | `stopped` | what happened | `detail` says |
 # | --- | --- | --- |
 # | `final` | the model answered | — |
-# | `step_limit` | an allowance ran out while the model still wanted to go on | which one: `still asking for tools after 6 steps`, `tool-call limit of 10 reached`, `the token budget of 1,000 is spent: ...`, `the cost budget of 0.0005 is spent: ...` |
+# | `step_limit` | an allowance ran out while the model still wanted to go on | which one: `still asking for tools after 6 steps`, `tool-call limit of 10 reached`, `the token budget of 5,000 is spent: ...`, `the cost budget of 0.0008 is spent: ...` |
 # | `error` | the model call failed or its reply was unusable | why |
 # | `needs_person` | a tool needs approval nobody gave | which tool |
 #
 # The reason: steps, tool calls, tokens and money are all **allowances the caller sets**, and a
 # caller handles any of them running out the same way — the task is unfinished, so report that,
-# and perhaps run again with more. Seed 001 calls this exit `budget_exhausted` for the step
-# count already; a program that needs to know which allowance ran out reads `detail`, and
-# `result["usage"]`.
+# and perhaps run again with more. Many agent designs call that exit "budget exhausted"; a
+# program that needs to know which allowance ran out reads `detail`, and `result["usage"]`.
 
 # %% [markdown] tags=["predict"]
-# `Budget(tokens=1000)` on the billed replies (320, 460, 600 ... tokens a call). The budget is
-# checked between calls. How many model calls does `run_agent` make?
+# `Budget(tokens=5000)` on the billed replies (1,820, 1,970, 2,120 ... tokens a call). The budget
+# is checked between calls. How many model calls does `run_agent` make?
 #
-# - [ ] 2: after two calls 780 tokens are spent, and a third would pass 1,000
-# - [x] 3: after two calls 780 < 1,000, so a third call starts; it ends at 1,380
+# - [ ] 2: after two calls 3,790 tokens are spent, and a third would pass 5,000
+# - [x] 3: after two calls 3,790 < 5,000, so a third call starts; it ends at 5,910
 # - [ ] 5: a budget only stops a run that is about to answer
 #
 # A check between calls cannot know what the next call will cost. A run can end **over** its
-# budget by up to one call; set the budget with that margin in mind.
+# budget by up to one call; set the budget with that margin in mind, and cap each reply.
 
 # %%
 events_b = Collector()
 hardened = run_agent("Which branch had more April visits, and by how much?", scripted(BILLED), box,
-                     Memory("You answer questions from the research notes."), limits=Budget(tokens=1000),
+                     Memory("You answer questions from the research notes."), limits=Budget(tokens=5000),
                      tracer=events_b)
 print(hardened)
 priced = run_agent("Which branch had more April visits, and by how much?", scripted(BILLED), box,
                    Memory("You answer questions from the research notes."),
-                   limits=Budget(cost=0.0003, price_in=PRICE_IN, price_out=PRICE_OUT))
-print(priced)
+                   limits=Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]))
+print(priced["usage"])
 
 # %% [markdown]
 # ## With the lesson's model
@@ -355,50 +654,96 @@ print(priced)
 events_c = Collector()
 live_run = run_agent("Which branch had more April visits, and by how much?", pick_model(APRIL), box,
                      Memory("You answer questions from the research notes. Use the tools."),
-                     limits=Budget(tokens=1200, price_in=PRICE_IN, price_out=PRICE_OUT), tracer=events_c)
+                     limits=Budget(tokens=1200, price_in=PRICES["in"], price_out=PRICES["out"],
+                                   price_cached=PRICES["cached"]), tracer=events_c)
 print(live_run)
 spent_by_calls = sum(e["usage"]["total"] for e in events_c.of("model_reply"))
 
 # %% tags=["check"]
-# usage_of reads chat's spelling
-assert read["chat"] == {"prompt": 812, "completion": 40, "total": 852}, f"chat usage gave {read['chat']}"
+# usage_of reads chat's spelling, cached tokens included
+assert read["chat"] == {"prompt": 812, "completion": 40, "total": 852, "cached": 512}, (
+    f"chat usage gave {read['chat']}; expected the counts and cached 512 (from prompt_tokens_details)")
 # usage_of reads the Responses API's spelling
-assert read["responses"] == {"prompt": 640, "completion": 96, "total": 736}, (
-    f"Responses usage gave {read['responses']}; it says input_tokens and output_tokens instead")
+assert read["responses"] == {"prompt": 640, "completion": 96, "total": 736, "cached": 384}, (
+    f"Responses usage gave {read['responses']}; it says input_tokens, output_tokens and "
+    "input_tokens_details.cached_tokens instead")
 # usage_of adds up a missing total
 assert read["no total"] == {"prompt": 100, "completion": 7, "total": 107}, f"gave {read['no total']}; total_tokens is missing there"
-# usage_of gives None when there is no usage
-assert read["none"] is None and read["empty"] is None, f"gave {read['none']!r} and {read['empty']!r}: no usage is None"
+# usage_of leaves cached out when none were, and gives None when there is no usage
+assert read["none cached"] == {"prompt": 90, "completion": 5, "total": 95} and read["none"] is None \
+    and read["empty"] is None, (
+    f"gave {read['none cached']!r} (0 cached: leave the key out), {read['none']!r} and {read['empty']!r} (no usage is None)")
 # usage_of agrees with looplab's read_usage on every shape
-assert all(read[name] == read_usage(shape) for name, shape in SHAPES.items()), "usage_of and looplab.budget.read_usage disagree"
-# with no limits the run answers
-assert isinstance(runs["no limits"], dict) and runs["no limits"]["stopped"] == "final", f"no limits: {runs['no limits']}"
-# a token budget cuts the run mid-way, after the call that crossed it, naming the tokens
-assert isinstance(runs["1,000 tokens"], dict) and runs["1,000 tokens"]["steps"] == 3 and \
-    runs["1,000 tokens"]["detail"].startswith("tokens"), f"1,000 tokens: {runs['1,000 tokens']}; 320 + 460 + 600 passes 1,000 on call 3"
-# a budget that is reached exactly counts as spent
-assert isinstance(runs["exactly 780"], dict) and runs["exactly 780"]["steps"] == 2, (
-    f"exactly 780: {runs['exactly 780']}; 320 + 460 = 780 reaches the limit, so no third call (use >=)")
+assert all(read[name] == read_usage(shape) for name, shape in SHAPES.items()), (
+    "usage_of and looplab.budget.read_usage disagree on: " + ", ".join(
+        f"{n} ({read[n]} vs {read_usage(s)})" for n, s in SHAPES.items() if read[n] != read_usage(s)))
+# the run's cost bills cached tokens at the cached price, the rest at the full one
+reference = sum(Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]).cost_of(
+    u["prompt"], u["completion"], u.get("cached", 0)) for u in USAGES)
+assert isinstance(COST, float) and abs(COST - reference) < 1e-12, (
+    f"run_cost gave {COST} for the April run, expected {reference:.8f}: " + (
+        "that is every prompt token at the full price; bill the cached ones at the cached price"
+        if isinstance(COST, float) and abs(COST - sum(u["prompt"] * 0.15 + u["completion"] * 0.6 for u in USAGES) / 1e6) < 1e-12
+        else "the cached tokens still cost, at the cached price"
+        if isinstance(COST, float) and abs(COST - sum((u["prompt"] - u.get("cached", 0)) * 0.15 + u["completion"] * 0.6
+                                                      for u in USAGES) / 1e6) < 1e-12
+        else "the prices are per million tokens" if isinstance(COST, float) and COST > 1 else
+        "(uncached prompt × in + cached × cached + completion × out) / 1,000,000, summed over the calls"))
+# without a cache the same run costs more, every prompt token at the full price
+assert isinstance(COST_UNCACHED, float) and abs(COST_UNCACHED - (sum(u["prompt"] for u in USAGES) * 0.15
+                                                                  + sum(u["completion"] for u in USAGES) * 0.6) / 1e6) < 1e-12 \
+    and COST < COST_UNCACHED, f"without cached tokens run_cost gave {COST_UNCACHED}, with them {COST}"
+# given: an appended-to conversation shares its whole previous request; a changing system message shares nothing
+assert all(w > 0 for w in warm) and warm == sorted(warm) and all(c == 0 for c in cold), (warm, cold)
+# with no limits your loop answers, and counts every call's usage
+assert isinstance(runs["no limits"], dict) and runs["no limits"].get("stopped") == "final" \
+    and runs["no limits"].get("steps") == 5 and budgets["no limits"].total == 10_600, (
+    f"no limits: {runs['no limits']}, {budgets['no limits'].total:,} tokens counted (the five calls used 10,600): "
+    "spend.add each call's usage")
+# a budget stops the run, but an answer paid for is kept, even when its call crossed the budget
+assert isinstance(runs["10,000 tokens"], dict) and runs["10,000 tokens"].get("stopped") == "final" \
+    and models["10,000 tokens"].calls == 5 and isinstance(runs["5,000 tokens"], dict) \
+    and runs["5,000 tokens"].get("stopped") == "step_limit", (
+    f"10,000 tokens: {runs['10,000 tokens']}; after four calls 8,190 tokens are spent, so the fifth call is made, "
+    "and its answer, already paid for, is thrown away if the loop checks the budget after the call instead of before"
+    if runs["5,000 tokens"].get("stopped") == "step_limit" else
+    f"5,000 tokens: {runs['5,000 tokens']}; the budget never stopped the run: check spend.ran_out() before each call")
+# a token budget stops the run before the next call, after the call that crossed it, naming the tokens
+assert isinstance(runs["5,000 tokens"], dict) and runs["5,000 tokens"].get("stopped") == "step_limit" \
+    and runs["5,000 tokens"].get("steps") == 3 and models["5,000 tokens"].calls == 3 \
+    and str(runs["5,000 tokens"].get("detail")).startswith("tokens"), (
+    f"5,000 tokens: {runs['5,000 tokens']} after {models['5,000 tokens'].calls} paid calls; 1,820 + 1,970 = 3,790 "
+    "leaves room, the third call passes 5,000, and the check before the fourth stops it: check before each call, "
+    "and spend.add each call's usage")
+# a budget that is reached exactly counts as spent, and no call is made after it
+assert isinstance(runs["exactly 3,790"], dict) and runs["exactly 3,790"].get("steps") == 2 \
+    and models["exactly 3,790"].calls == 2, (
+    f"exactly 3,790: {runs['exactly 3,790']} after {models['exactly 3,790'].calls} paid calls; 1,820 + 1,970 "
+    "reaches the limit, so no third call: check before the call, not after it")
 # a cost budget stops the run and says it was the cost
-assert isinstance(runs["$0.0003"], dict) and runs["$0.0003"]["stopped"] == "step_limit" and \
-    runs["$0.0003"]["detail"].startswith("cost") and runs["$0.0003"]["steps"] == 4, (
-    f"$0.0003: {runs['$0.0003']}; count prompt and completion tokens, and price them per million")
+assert isinstance(runs["$0.0008"], dict) and runs["$0.0008"].get("stopped") == "step_limit" \
+    and str(runs["$0.0008"].get("detail")).startswith("cost") and runs["$0.0008"].get("steps") == 4, (
+    f"$0.0008: {runs['$0.0008']}; with the cache, three calls cost 0.000635 and four 0.000837: add each call's "
+    "usage (spend.add) so that Spend can price it, and check before each call")
 # with two limits, the one that ran out is named
-assert isinstance(runs["both"], dict) and runs["both"]["detail"].startswith("cost"), f"both: {runs['both']}"
-# run_agent's token budget ends the run with step_limit after 3 calls, naming the token budget
-assert hardened["stopped"] == "step_limit" and hardened["steps"] == 3 and "token budget of 1,000" in hardened["detail"], hardened
-# the usage of the run adds up to the calls' usage, as the server reported it
-assert hardened["usage"] == {"prompt": 1320, "completion": 60, "total": 1380, "estimated": False}, hardened["usage"]
-# each model_reply event carries its call's usage
-assert [e["usage"]["total"] for e in events_b.of("model_reply")] == [320, 460, 600], "the model_reply events carry no usage"
-# run_agent's cost budget names the cost
-assert priced["stopped"] == "step_limit" and "cost budget" in priced["detail"], priced
-# with the lesson's model, the run ended with a reason and its usage adds up to its calls
+assert isinstance(runs["both"], dict) and str(runs["both"].get("detail")).startswith("cost"), f"both: {runs['both']}"
+# a reply cut by the token limit is not an answer
+assert isinstance(cut_run, dict) and cut_run.get("stopped") == "error" and "cut" in str(cut_run.get("detail")), (
+    f"a final reply marked cut='length' gave {cut_run}: stop with 'error' and a detail that says it was cut")
+# given: run_agent's token budget ends the run with step_limit after 3 calls, naming the token budget
+assert hardened["stopped"] == "step_limit" and hardened["steps"] == 3 and "token budget of 5,000" in hardened["detail"], hardened
+# given: the usage of the run adds up to the calls' usage, as the server reported it, cached tokens included
+assert hardened["usage"] == {"prompt": 5850, "completion": 60, "total": 5910, "cached": 3712, "estimated": False}, hardened["usage"]
+# given: each model_reply event carries its call's usage
+assert [e["usage"]["total"] for e in events_b.of("model_reply")] == [1820, 1970, 2120], "the model_reply events carry no usage"
+# given: run_agent prices the cached tokens at the cached price, as your run_cost does
+assert abs(priced["usage"]["cost"] - round(reference, 8)) < 1e-8 and priced["usage"]["cached"] == 7936, priced["usage"]
+# given: with the lesson's model, the run ended with a reason and its usage adds up to its calls
 assert live_run["stopped"] in ("final", "step_limit", "error") and live_run["usage"]["total"] == spent_by_calls, live_run
-# the offline April run's usage is an estimate, and the prompt grows with every call
+# given: the offline April run's usage is an estimate, and the prompt grows with every call
 expect(all(u.get("estimated") for u in per_call) and [u["prompt"] for u in per_call] == sorted(u["prompt"] for u in per_call),
        f"per call: {per_call}", observed=f"the model reported {per_call}")
-# with the prepared replies, the estimated April run passes 1,200 tokens on its fourth call and is cut off
+# given: with the prepared replies, the estimated April run passes 1,200 tokens on its fourth call and is cut off
 expect(live_run["stopped"] == "step_limit" and live_run["steps"] == 4 and "token budget" in live_run.get("detail", ""),
        f"the run gave {live_run}", observed=f"the run ended {live_run['stopped']} after {live_run['steps']} steps, "
        f"{live_run['usage']['total']} tokens ({'estimated' if live_run['usage']['estimated'] else 'reported by the server'})")

@@ -6,11 +6,12 @@
 # reset") and would answer a second later. And a model often asks for several things at once —
 # the weather in three cities — which need not wait for each other.
 #
-# Seed 002 names the first two: "add timeouts around real model and tool calls". Seed 004 lists
-# "no parallelism" among its agent's limits, and notes that systems allow several calls at once
-# "when they are clearly independent". This lesson adds all three to tool calls:
+# A from-scratch agent usually has none of this: no time limit around its calls, no second try,
+# one call at a time even when the calls are clearly independent. This lesson adds all three to
+# tool calls, and the care a second try needs:
 #
-# - a **retry** with backoff, for failures that may pass;
+# - a **retry** with backoff, for failures that may pass — and only for calls that are **safe
+#   to repeat**, or made safe with an **idempotency key**;
 # - a **timeout**, for a call that hangs;
 # - the independent calls of one reply run **side by side**, each answered in its place.
 
@@ -77,6 +78,10 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
         return f"error: {type(exc).__name__}: {exc}"
 
 # %% [markdown] tags=["hint"]
+# Count the tries: one, plus `retries` more. Which exceptions earn another try, and is there any
+# point waiting after the very last one?
+
+# %% [markdown] tags=["hint"]
 # Loop over the tries: `for attempt in range(1, retries + 2):`. Catch `RETRYABLE` before
 # `Exception`, and only sleep when another try is coming.
 
@@ -94,6 +99,48 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 #         except Exception as exc:
 #             return f"error: {type(exc).__name__}: {exc}"
 # ```
+
+# %% tags=["wrong"]
+# wrong: every exception is retried, a bug included
+# expect: only RETRYABLE
+def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
+    tries = retries + 1
+    for attempt in range(1, tries + 1):
+        try:
+            return str(func(**arguments))
+        except Exception as exc:
+            if attempt == tries:
+                return f"error: {type(exc).__name__}: {exc} (tried {tries} times)"
+            sleep(base * 2 ** (attempt - 1))
+
+# %% tags=["wrong"]
+# wrong: the first wait is already doubled (base * 2 ** attempt)
+# expect: the waits were
+def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
+    tries = retries + 1
+    for attempt in range(1, tries + 1):
+        try:
+            return str(func(**arguments))
+        except RETRYABLE as exc:
+            if attempt == tries:
+                return f"error: {exc} (tried {tries} times)"
+            sleep(base * 2 ** attempt)
+        except Exception as exc:
+            return f"error: {type(exc).__name__}: {exc}"
+
+# %% tags=["wrong"]
+# wrong: retries counts all the tries, so retries=1 tries once and never again
+# expect: 2 tries
+def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
+    for attempt in range(1, retries + 1):
+        try:
+            return str(func(**arguments))
+        except RETRYABLE as exc:
+            if attempt == retries:
+                return f"error: {exc} (tried {retries} times)"
+            sleep(base * 2 ** (attempt - 1))
+        except Exception as exc:
+            return f"error: {type(exc).__name__}: {exc}"
 
 # %% tags=["solution"]
 def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
@@ -141,6 +188,184 @@ for name, (result, made, waits) in trials.items():
     print(f"{name:10} {made} call(s), waited {waits}: {result}")
 
 # %% [markdown]
+# ## Retry only what is safe to repeat
+#
+# A retry assumes that the failed try did nothing. Often it did. A timeout or a reset connection
+# after the request was sent says only that *the answer* did not arrive: the service may have
+# sent the email, or bought the shares, and the reply was lost on the way back. Try again and
+# the customer gets two emails, or twice the shares.
+#
+# A call is **idempotent** when doing it twice leaves the world as doing it once: reading a
+# note, looking up the weather, setting a value. Those may be retried freely. A call with a
+# side effect (`send_email`, `buy_shares`, a payment) may be retried only if the service can
+# tell a repeat from a new request. The usual way is an **idempotency key**: the caller makes
+# one key per intended action (the model's call id is a good one), sends the same key with every
+# try, and the service remembers the keys it has done: a repeat gets the first result back, and
+# nothing happens twice. Payment APIs work this way (Stripe's `Idempotency-Key` header is the
+# best known). Without a key, a side effect is tried **once**, and a lost answer is reported as
+# "may or may not have happened", for a person to check.
+#
+# Here is an email service whose reply is lost the first time, after it has sent the email:
+
+# %%
+OUTBOX = []
+
+
+def lossy_send_email(to, text, idempotency_key=None):
+    """Sends at once; the first call's reply is lost on the way back (a TimeoutError after sending)."""
+    OUTBOX.append((to, text))
+    lossy_send_email.calls += 1
+    if lossy_send_email.calls == 1:
+        raise TimeoutError("no reply from the mail server")
+    return f"sent to {to}"
+
+
+lossy_send_email.calls = 0
+naive = call_with_retries(lossy_send_email, {"to": "ana@example.org", "text": "Your refund is on its way."},
+                          sleep=lambda seconds: None)
+print(naive, "| emails in the outbox:", len(OUTBOX))
+
+# %% [markdown]
+# ## Exercise 2: an idempotency key
+#
+# Write `idempotent(func)`, the service's side of the key: it returns a new function that takes
+# the same arguments plus `idempotency_key`, and
+#
+# - the first time it sees a key, runs `func(**arguments)` and remembers its result under the key;
+# - a repeat of a key it has a result for returns that result **without** running `func` again;
+# - a call that raises remembers nothing (the work may not have been done: the next try must run).
+#
+# The checks put it around a mail server's work, behind a network that loses the first reply
+# after the work is done, with your `call_with_retries` trying again with the same key.
+
+# %% tags=["exercise"]
+def idempotent(func):
+    """`func` made safe to retry: a repeat of an idempotency key returns the first result, doing nothing."""
+    def once(idempotency_key, **arguments):
+        return func(**arguments)
+    return once
+
+# %% [markdown] tags=["hint"]
+# The function you return needs a memory that outlives each call: a dict made in `idempotent`,
+# from key to result. Decide what to look up before running `func`, and when to write.
+
+# %% [markdown] tags=["hint"]
+# `done = {}` in `idempotent`; in `once`: if the key is in `done`, return `done[key]`; else
+# `result = func(**arguments)` and only then `done[key] = result`. If `func` raises, nothing was
+# stored, so the next try runs it.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# def idempotent(func):
+#     done = {}
+#     def once(idempotency_key, **arguments):
+#         if idempotency_key in done:
+#             return done[idempotency_key]
+#         result = func(**arguments)
+#         done[idempotency_key] = result
+#         return result
+#     return once
+# ```
+
+# %% tags=["wrong"]
+# wrong: the key is taken but never remembered, so every try does the work again
+# expect: sent twice
+def idempotent(func):
+    def once(idempotency_key, **arguments):
+        seen = {idempotency_key}
+        return func(**arguments)
+    return once
+
+# %% tags=["wrong"]
+# wrong: one result is remembered for every key, so a second, different email is never sent
+# expect: new key
+def idempotent(func):
+    done = []
+    def once(idempotency_key, **arguments):
+        if done:
+            return done[0]
+        done.append(func(**arguments))
+        return done[0]
+    return once
+
+# %% tags=["wrong"]
+# wrong: the key is marked as done before the work, so a try that failed before sending blocks the next
+# expect: failed before sending
+def idempotent(func):
+    done = {}
+    def once(idempotency_key, **arguments):
+        if idempotency_key in done:
+            return done[idempotency_key]
+        done[idempotency_key] = None
+        done[idempotency_key] = func(**arguments)
+        return done[idempotency_key]
+    return once
+
+# %% tags=["solution"]
+def idempotent(func):
+    """`func` made safe to retry: a repeat of an idempotency key returns the first result, doing nothing."""
+    done = {}
+    def once(idempotency_key, **arguments):
+        if idempotency_key in done:
+            return done[idempotency_key]
+        result = func(**arguments)
+        done[idempotency_key] = result
+        return result
+    return once
+
+# %%
+def mail_service(fail_before=0, lose_after=1):
+    """The mail server's work: it fails `fail_before` times before sending anything, then sends."""
+    outbox = []
+
+    def send_email(to, text):
+        send_email.tries += 1
+        if send_email.tries <= fail_before:
+            raise ConnectionError("the mail server is busy (nothing was sent)")
+        outbox.append((to, text))
+        return f"sent to {to} (#{len(outbox)})"
+    send_email.tries = 0
+    return send_email, outbox
+
+
+def over_the_network(service, lose_after):
+    """The service as the agent reaches it: the first `lose_after` replies are lost after the work was done."""
+    def call(**arguments):
+        result = service(**arguments)
+        call.replies += 1
+        if call.replies <= lose_after:
+            raise TimeoutError("no reply from the mail server")
+        return result
+    call.replies = 0
+    return call
+
+
+def keyed_trial(fail_before=0, lose_after=1, emails=(("ana@example.org", "call_1"),)):
+    """Send each email through the network to idempotent(send_email), with retries, one key per email."""
+    send_email, outbox = mail_service(fail_before, lose_after)
+    service = attempt_fn(idempotent, send_email)
+    if not callable(service):
+        return [service], outbox
+    remote = over_the_network(service, lose_after)
+    results = [call_with_retries(remote, {"to": to, "text": "Your refund is on its way.", "idempotency_key": key},
+                                 retries=3, sleep=lambda seconds: None) for to, key in emails]
+    return results, outbox
+
+
+def attempt_fn(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+
+
+keyed = keyed_trial()
+two_emails = keyed_trial(lose_after=0, emails=(("ana@example.org", "call_1"), ("ben@example.org", "call_2")))
+refused_first = keyed_trial(fail_before=1, lose_after=0)
+for name, (results, outbox) in {"lost reply": keyed, "two emails": two_emails, "refused first": refused_first}.items():
+    print(f"{name:14} {results}  outbox: {len(outbox)}")
+
+# %% [markdown]
 # ## A timeout needs a place to stop
 #
 # A call that hangs is worse than one that fails: it never says anything, and the run waits with
@@ -150,25 +375,116 @@ for name, (result, made, waits) in trials.items():
 # An `async def` function can pause at each `await` while something else runs; `asyncio` is the
 # part of the standard library that runs such functions. `asyncio.wait_for(coroutine, seconds)`
 # lets a coroutine run, and when the time is up it cancels it *at the await where it is
-# waiting*. `run_sync` (from `looplab.eventloop`) runs asyncio code to its end from ordinary
-# code, here and in the page:
+# waiting*, and raises `TimeoutError`. `run_sync` (from `looplab.eventloop`) runs asyncio code to
+# its end from ordinary code, here and in the page.
+#
+# ## Exercise 3: a timeout
+#
+# Write `call_with_timeout(func, arguments, seconds)`, an `async def`: await `func(**arguments)`
+# (an `async def` tool) for at most `seconds`, and return its result as text. When the time is
+# up, return `error: <the tool's name> did not answer within <seconds> s`; any other exception is
+# `error: <its type>: <the exception>`. Always text, never an exception: the model reads it.
+
+# %% tags=["exercise"]
+async def call_with_timeout(func, arguments, seconds):
+    """Await func(**arguments) for at most `seconds`; the result, or an error text, as text."""
+    return str(await func(**arguments))
+
+# %% [markdown] tags=["hint"]
+# You cannot watch the clock from inside the call: something outside it must be able to stop it
+# at an `await`. One function of `asyncio` named above does exactly that, and says so with an
+# exception.
+
+# %% [markdown] tags=["hint"]
+# `await asyncio.wait_for(func(**arguments), seconds)` inside a `try`; catch `TimeoutError`
+# first (the tool's name is `func.__name__`), then `Exception`.
+
+# %% [markdown] tags=["hint"]
+# ```python
+# async def call_with_timeout(func, arguments, seconds):
+#     try:
+#         return str(await asyncio.wait_for(func(**arguments), seconds))
+#     except TimeoutError:
+#         return f"error: {func.__name__} did not answer within {seconds} s"
+#     except Exception as exc:
+#         return f"error: {type(exc).__name__}: {exc}"
+# ```
+
+# %% tags=["wrong"]
+# wrong: the call is awaited to its end and only then compared with the limit
+# expect: whole call
+async def call_with_timeout(func, arguments, seconds):
+    started = time.perf_counter()
+    try:
+        result = await func(**arguments)
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+    if time.perf_counter() - started > seconds:
+        return f"error: {func.__name__} did not answer within {seconds} s"
+    return str(result)
+
+# %% tags=["wrong"]
+# wrong: the limit is set, but the TimeoutError it raises is not caught
+# expect: TimeoutError
+async def call_with_timeout(func, arguments, seconds):
+    try:
+        return str(await asyncio.wait_for(func(**arguments), seconds))
+    except (KeyError, ValueError) as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+
+# %% tags=["wrong"]
+# wrong: only the timeout is caught, so a tool that fails raises into the loop
+# expect: error: KeyError
+async def call_with_timeout(func, arguments, seconds):
+    try:
+        return str(await asyncio.wait_for(func(**arguments), seconds))
+    except TimeoutError:
+        return f"error: {func.__name__} did not answer within {seconds} s"
+
+# %% tags=["solution"]
+async def call_with_timeout(func, arguments, seconds):
+    """Await func(**arguments) for at most `seconds`; the result, or an error text, as text."""
+    try:
+        return str(await asyncio.wait_for(func(**arguments), seconds))
+    except TimeoutError:
+        return f"error: {func.__name__} did not answer within {seconds} s"
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
 
 # %%
+STOPPED = []
+
+
 async def hanging_weather(city):
-    await asyncio.sleep(3600)            # a service that never answers
+    "A weather service that takes a second to answer (as good as never, for a 0.1 s limit)."
+    try:
+        await asyncio.sleep(1.0)
+    except asyncio.CancelledError:
+        STOPPED.append(city)          # the timeout cancelled it at this await
+        raise
     return WEATHER[city]
 
 
-async def with_limit(seconds):
+async def quick_weather(city):
+    "A weather service that answers at once."
+    await asyncio.sleep(0.01)
+    return WEATHER[city]
+
+
+def timed(func, arguments, seconds):
+    """Run the learner's call_with_timeout: (what it returned, seconds it took)."""
+    started = time.perf_counter()
     try:
-        return await asyncio.wait_for(hanging_weather("Paris"), seconds)
-    except TimeoutError:
-        return f"error: the weather service did not answer within {seconds} s"
+        out = run_sync(call_with_timeout(func, arguments, seconds))
+    except Exception as exc:
+        out = f"raised {type(exc).__name__}: {exc}"
+    return out, time.perf_counter() - started
 
 
-started = time.perf_counter()
-limited = run_sync(with_limit(0.1))
-print(limited, f"({time.perf_counter() - started:.2f} s)")
+limited, limited_seconds = timed(hanging_weather, {"city": "Paris"}, 0.1)
+in_time, _ = timed(quick_weather, {"city": "Oslo"}, 0.5)
+broken, _ = timed(quick_weather, {"city": "Atlantis"}, 0.5)
+print(f"{limited} ({limited_seconds:.2f} s)", in_time, broken, sep="\n")
 
 # %% [markdown] tags=["predict"]
 # A plain `def` tool that calls `time.sleep(5)` is registered with `timeout=0.1`. What happens?
@@ -244,7 +560,7 @@ THREE = calls(("weather", {"city": "Paris"}, "call_p"), ("weather", {"city": "Os
               ("weather", {"city": "Rome"}, "call_r"))["tool_calls"]
 
 # %% [markdown]
-# ## Exercise 2: run a reply's calls together
+# ## Exercise 4: run a reply's calls together
 #
 # Write `run_calls_together(tool_calls, tools)`, an `async def`: `tools` maps a name to an
 # `async def` function, and each call's arguments are JSON text. Run all the calls **at the same
@@ -264,10 +580,12 @@ async def run_calls_together(tool_calls, tools):
     return messages
 
 # %% [markdown] tags=["hint"]
-# Write an inner `async def one(tool_call)` that runs a single call and returns its tool
-# message, catching any exception into an `error:` text. Then start them all at once.
+# Each call must be able to fail on its own, and all must start before any finishes. One
+# asyncio function starts several together and keeps their order.
 
 # %% [markdown] tags=["hint"]
+# Write an inner `async def one(tool_call)` that runs a single call and returns its tool
+# message, catching any exception into an `error:` text. Then start them all at once.
 # `await asyncio.gather(*(one(c) for c in tool_calls))` starts every `one(...)` together and
 # returns the messages in the order of `tool_calls`. `tools[name]` raises `KeyError` for an
 # unknown name: put it inside the `try`.
@@ -284,6 +602,42 @@ async def run_calls_together(tool_calls, tools):
 #         return {"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)}
 #     return list(await asyncio.gather(*(one(c) for c in tool_calls)))
 # ```
+
+# %% tags=["wrong"]
+# wrong: the calls are still awaited one after another (each error caught)
+# expect: start them together
+async def run_calls_together(tool_calls, tools):
+    messages = []
+    for tool_call in tool_calls:
+        name = tool_call["function"]["name"]
+        try:
+            result = await tools[name](**json.loads(tool_call["function"]["arguments"]))
+        except Exception as exc:
+            result = f"error: {name} failed: {type(exc).__name__}: {exc}"
+        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)})
+    return messages
+
+# %% tags=["wrong"]
+# wrong: gather runs the calls together, but one failing call takes the whole batch down
+# expect: catch the exception inside each call
+async def run_calls_together(tool_calls, tools):
+    async def one(tool_call):
+        result = await tools[tool_call["function"]["name"]](**json.loads(tool_call["function"]["arguments"]))
+        return {"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)}
+    return list(await asyncio.gather(*(one(c) for c in tool_calls)))
+
+# %% tags=["wrong"]
+# wrong: the messages are kept in the order the calls finished
+# expect: order of the calls
+async def run_calls_together(tool_calls, tools):
+    async def one(tool_call):
+        name = tool_call["function"]["name"]
+        try:
+            result = await tools[name](**json.loads(tool_call["function"]["arguments"]))
+        except Exception as exc:
+            result = f"error: {name} failed: {type(exc).__name__}: {exc}"
+        return {"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)}
+    return [await done for done in asyncio.as_completed([one(c) for c in tool_calls])]
 
 # %% tags=["solution"]
 async def run_calls_together(tool_calls, tools):
@@ -346,6 +700,9 @@ print(mixed, empty, sep="\n")
 # - **retries wait without blocking**: while one call backs off, the others go on; the waits
 #   have jitter (`retry.py`'s `backoff`), starting at `Toolbox(retry_delay=...)`;
 # - **a time limit per tool**, refused for a plain function, as you saw;
+# - **retries per tool, never by default**: put `retries=` only on a tool that is safe to repeat
+#   (it reads, or it takes an idempotency key the service honours), as `city_weather` below; a
+#   `send_email` without a key gets none, and a lost answer is reported, not repeated;
 # - **plain tools too**: they run one after another inside the batch (there is one thread), the
 #   async ones wait together;
 # - **events**: the trace shows every `tool_call` of the batch as it starts, then the results.
@@ -413,40 +770,65 @@ answered = [m["tool_call_id"] for m in your_memory.history if m["role"] == "tool
 # a failure that may pass is tried again, and the answer comes through
 assert trials["recovers"][0] == WEATHER["Oslo"] and trials["recovers"][1] == 3, (
     f"recovers: {trials['recovers']}; a ConnectionError twice, then an answer: with retries=2 that is 3 calls")
-# the waits double, starting at base
-assert trials["recovers"][2] == [0.5, 1.0], f"the waits were {trials['recovers'][2]}; wait base * 2 ** (attempt - 1) through sleep"
+# the waits double, starting at base, and a call that works at once does not wait
+assert trials["recovers"][2] == [0.5, 1.0] and trials["first try"] == (WEATHER["Oslo"], 1, []), (
+    f"the waits were {trials['recovers'][2]} (wait base * 2 ** (attempt - 1) through sleep); first try: "
+    f"{trials['first try']}")
 # when the tries run out, the error says how many there were
 assert trials["gives up"][1] == 2 and trials["gives up"][0].startswith("error:") and "tried 2 times" in trials["gives up"][0], (
     f"gives up: {trials['gives up']}; with retries=1 there are 2 tries, and the error says so")
-# a bug is not retried
-assert trials["a bug"][1] == 1 and trials["a bug"][2] == [] and trials["a bug"][0].startswith("error: KeyError"), (
-    f"a bug: {trials['a bug']}; only RETRYABLE errors are tried again")
-# a call that works at once does not wait
-assert trials["first try"] == (WEATHER["Oslo"], 1, []), f"first try: {trials['first try']}"
-# a hanging async call is stopped by its time limit
-assert limited.startswith("error: the weather service did not answer"), limited
-# a timeout on a plain function is refused, saying why
+# a bug is not retried, while a failure that may pass is
+assert trials["a bug"][1] == 1 and trials["a bug"][2] == [] and trials["a bug"][0].startswith("error: KeyError") \
+    and trials["recovers"][1] > 1, (
+    f"a bug: {trials['a bug']}; only RETRYABLE errors are tried again" if trials["recovers"][1] > 1 else
+    f"recovers: {trials['recovers']}: a ConnectionError is RETRYABLE, so it is tried again")
+# given: retried without a key, a lost reply sends the email twice
+assert len(OUTBOX) == 2 and naive.startswith("sent"), (naive, OUTBOX)
+# with a key, a lost reply is retried and the email is sent once, the retry getting the first result
+assert keyed[0] == ["sent to ana@example.org (#1)"] and len(keyed[1]) == 1, (
+    f"the lost-reply service gave {keyed[0]} and its outbox holds {len(keyed[1])} email(s): "
+    + ("it was sent twice: remember each key's result and return it for a repeat" if len(keyed[1]) > 1 else
+       "the retry must return the result remembered for its key"))
+# a new key is a new email, while a repeated key is not
+assert two_emails[0] == ["sent to ana@example.org (#1)", "sent to ben@example.org (#2)"] and len(two_emails[1]) == 2 \
+    and len(keyed[1]) == 1 and keyed[0] == ["sent to ana@example.org (#1)"], (
+    f"two emails with two keys gave {two_emails[0]}: a new key must run the work again, only a repeat of a key may "
+    f"not" if len(keyed[1]) == 1 and keyed[0] == ["sent to ana@example.org (#1)"] else
+    f"a repeated key gave {keyed[0]} and sent the email {len(keyed[1])} time(s): a lost reply must be retried "
+    "(call_with_retries) and the repeat answered from the key, never sent twice")
+# a try that failed before sending leaves the key free for the next try
+assert refused_first[0] == ["sent to ana@example.org (#1)"] and len(refused_first[1]) == 1, (
+    f"a service that failed before sending, then worked, gave {refused_first[0]} (outbox {len(refused_first[1])}): "
+    "remember a key's result only once func returned")
+# a hanging async call is stopped at its time limit, cancelled where it waited, with an error naming it
+assert limited == "error: hanging_weather did not answer within 0.1 s" and limited_seconds < 0.5 \
+    and STOPPED == ["Paris"], (
+    f"a call that takes 1 s, with a limit of 0.1 s, gave {limited!r} after {limited_seconds:.2f} s"
+    + (" (it waited for the whole call: use asyncio.wait_for, which cancels it at the limit)" if limited_seconds >= 0.5 else "")
+    + f"; cancelled: {STOPPED}")
+# a call within its limit returns its result, and a tool's own failure is error text
+assert in_time == WEATHER["Oslo"] and broken.startswith("error: KeyError"), (
+    f"a quick call gave {in_time!r}, a failing one {broken!r}: expected the weather, and 'error: KeyError: ...'")
+# given: a timeout on a plain function is refused, saying why
 assert "async def" in refused and "slow_weather" not in box, refused
-# your calls come back in the order of the calls, each with its id
-assert isinstance(three, list) and [m["tool_call_id"] for m in three] == ["call_p", "call_o", "call_r"], f"got {three}"
-# each message holds its own city's weather
-assert isinstance(three, list) and [m["content"] for m in three] == [WEATHER["Paris"], WEATHER["Oslo"], WEATHER["Rome"]], f"got {three}"
-# the three calls ran at the same time: all started before the first ended
-assert [kind for kind, _ in three_log[:3]] == ["start", "start", "start"], (
-    f"the log was {three_log}; each call ended before the next started — start them together with asyncio.gather")
-# a failing or unknown call gets an error, and every call is still answered
-assert isinstance(mixed, list) and [m["tool_call_id"] for m in mixed] == ["call_1", "call_2", "call_3", "call_4"] and \
+# the three calls ran at the same time, and come back in the order of the calls, each with its id and city
+assert [kind for kind, _ in three_log[:3]] == ["start", "start", "start"] and isinstance(three, list) \
+    and [m["tool_call_id"] for m in three] == ["call_p", "call_o", "call_r"] \
+    and [m["content"] for m in three] == [WEATHER["Paris"], WEATHER["Oslo"], WEATHER["Rome"]], (
+    f"the log was {three_log}; each call ended before the next started: start them together with asyncio.gather"
+    if [kind for kind, _ in three_log[:3]] != ["start", "start", "start"] else
+    f"got {three}: one message per call, in the order of the calls (not the order they finished), each with its id")
+# a failing or unknown call gets an error, every call is still answered, and no calls give no messages
+assert empty == [] and isinstance(mixed, list) and [m["tool_call_id"] for m in mixed] == ["call_1", "call_2", "call_3", "call_4"] and \
     [m["content"].startswith("error:") for m in mixed] == [False, True, True, False], (
     f"got {mixed}; catch the exception inside each call (an unknown name too) and return an error: text")
-# no calls, no messages
-assert empty == [], f"got {empty!r}"
-# run_agent answered all four calls in their order, with the busy service retried and the forecast cut off
+# given: run_agent answered all four calls in their order, with the busy service retried and the forecast cut off
 assert [a[0] for a in answers] == ["call_p", "call_o", "call_r", "call_f"] and answers[0][1] == WEATHER["Paris"] and \
     answers[3][1] == "error: forecast timed out after 0.2 s", answers
-# the four calls of the reply started together, before any result
+# given: the four calls of the reply started together, before any result
 assert [e["type"] for e in events if e["type"] in ("tool_call", "tool_result")] == ["tool_call"] * 4 + ["tool_result"] * 4
-# with the lesson's model, every call the model made was answered once, with its id
+# given: with the lesson's model, every call the model made was answered once, with its id
 assert sorted(asked) == sorted(answered) and len(set(answered)) == len(answered), (asked, answered)
-# with the prepared replies, the three cities were asked for at once and the answer came back
+# given: with the prepared replies, the three cities were asked for at once and the answer came back
 expect(your_run["stopped"] == "final" and len(asked) == 3 and your_run["steps"] == 2, f"the run gave {your_run}",
        observed=f"the model made {len(asked)} tool calls and the run ended {your_run['stopped']} after {your_run['steps']} steps")

@@ -3,7 +3,8 @@
 #
 # One agent with twenty tools and a page of instructions gets confused: it picks the wrong tool,
 # forgets half its rules, and one long memory holds everything it ever read. A common answer is
-# to split the work by **role**: each agent gets short instructions, a few tools and its own step
+# to split the work by **role** (and, as the end of this lesson measures, a common mistake is to
+# split a job one agent could do): each agent gets short instructions, a few tools and its own step
 # limit. Two shapes cover most designs:
 #
 # | shape | who stays in charge | what comes back |
@@ -110,8 +111,13 @@ def add_agent_tool(toolbox, agent, description):
                      ask)
 
 # %% [markdown] tags=["hint"]
+# `ask` does what any caller of an agent does: one whole `run_agent` run, then a look at how it
+# stopped. Where you create the memory decides whether two questions share it.
+
+# %% [markdown] tags=["hint"]
 # Inside `ask`: `result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
 # agent.max_steps, name=agent.name)`. The memory is made inside `ask`, so each call gets a new one.
+# Anything but `result["stopped"] == "final"` becomes a `ToolError` with `stopped`, `steps` and `detail`.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -128,6 +134,51 @@ def add_agent_tool(toolbox, agent, description):
 #                      {"type": "object", "properties": {"question": {"type": "string"}},
 #                       "required": ["question"]}, ask)
 # ```
+
+# %% tags=["wrong"]
+# wrong: one memory made outside ask, so the second question sees the first one's conversation
+# expect: fresh memory
+def add_agent_tool(toolbox, agent, description):
+    memory = Memory(agent.instructions)
+
+    def ask(question):
+        result = run_agent(question, agent.model, agent.tools, memory, agent.max_steps, name=agent.name)
+        if result["stopped"] != "final":
+            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
+                            f"steps: {result.get('detail', '')}")
+        return result["answer"]
+
+    toolbox.register(f"ask_{agent.name}", description,
+                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+                     ask)
+
+# %% tags=["wrong"]
+# wrong: the answer is returned however the run stopped, so a stuck researcher answers None
+# expect: step limit
+def add_agent_tool(toolbox, agent, description):
+    def ask(question):
+        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+                           agent.max_steps, name=agent.name)
+        return str(result["answer"])
+
+    toolbox.register(f"ask_{agent.name}", description,
+                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+                     ask)
+
+# %% tags=["wrong"]
+# wrong: the researcher runs without name=, so its events cannot be told from the writer's
+# expect: right agent
+def add_agent_tool(toolbox, agent, description):
+    def ask(question):
+        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions), agent.max_steps)
+        if result["stopped"] != "final":
+            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
+                            f"steps: {result.get('detail', '')}")
+        return result["answer"]
+
+    toolbox.register(f"ask_{agent.name}", description,
+                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+                     ask)
 
 # %% tags=["solution"]
 def add_agent_tool(toolbox, agent, description):
@@ -289,11 +340,13 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
     return {"answer": result["answer"], "stopped": result["stopped"], "agent": agent.name, "path": [agent.name]}
 
 # %% [markdown] tags=["hint"]
+# Each run ends one of three ways: the conversation is done, the hand-offs are used up, or it
+# passes on. Keep what the next agent needs from the one before.
+
+# %% [markdown] tags=["hint"]
 # Make it a loop: keep `path`, `memory` and the `task` in variables, and after each run either
 # return, stop, or move to `agents[passed["to"]]`. The number of hand-offs so far is
 # `len(path) - 1`.
-
-# %% [markdown] tags=["hint"]
 # To pass the conversation on: `following = Memory(agents[to].instructions)`, then
 # `following.history = list(memory.history)`. The chain for the detail is
 # `" → ".join(path + [passed["to"]])`.
@@ -318,6 +371,56 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
 #         task = f"{name} handed this conversation to you: {passed['reason']}"
 #         name, history = passed["to"], memory.history
 # ```
+
+# %% tags=["wrong"]
+# wrong: the next agent starts on a fresh memory, so it never sees the customer's words
+# expect: the conversation
+def route(request, agents, start, max_handoffs=3, tracer=None):
+    name, task, path = start, request, []
+    while True:
+        agent, passed = agents[name], {}
+        memory = Memory(agent.instructions)
+        path.append(name)
+        result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
+                           agent.max_steps, tracer=tracer, name=name)
+        if not passed:
+            return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
+        if len(path) - 1 >= max_handoffs:
+            chain = " → ".join(path + [passed["to"]])
+            return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
+                    "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
+        task = f"{name} handed this conversation to you: {passed['reason']}"
+        name = passed["to"]
+
+# %% tags=["wrong"]
+# wrong: the limit is checked with >, so one hand-off more than max_handoffs goes through
+# expect: max_handoffs
+def route(request, agents, start, max_handoffs=3, tracer=None):
+    name, task, history, path = start, request, [], []
+    while True:
+        agent, passed = agents[name], {}
+        memory = Memory(agent.instructions)
+        memory.history = list(history)
+        path.append(name)
+        result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
+                           agent.max_steps, tracer=tracer, name=name)
+        if not passed:
+            return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
+        if len(path) - 1 > max_handoffs:
+            chain = " → ".join(path + [passed["to"]])
+            return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
+                    "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
+        task = f"{name} handed this conversation to you: {passed['reason']}"
+        name, history = passed["to"], memory.history
+
+# %% tags=["wrong"]
+# wrong: a hand-off ends the conversation with the triage agent's reply instead of starting the next agent
+# expect: hand-off loop
+def route(request, agents, start, max_handoffs=3, tracer=None):
+    agent, passed = agents[start], {}
+    result = run_agent(request, agent.model, with_handoffs(agent, agents, passed), Memory(agent.instructions),
+                       agent.max_steps, tracer=tracer, name=agent.name)
+    return {"answer": result["answer"], "stopped": result["stopped"], "agent": start, "path": [start]}
 
 # %% tags=["solution"]
 def route(request, agents, start, max_handoffs=3, tracer=None):
@@ -392,7 +495,69 @@ stuck_billing = Agent("billing", "You handle invoices.", billing_tools(),
 stuck = route("Charged twice.", {"triage": bouncer("triage", "billing"), "billing": stuck_billing}, "triage")
 print("billing never finishes ->", stuck)
 
+# The same desk on prepared replies in every mode: a check of your router, not of a model.
+scripted_log = []
+scripted_desk = {
+    "triage": Agent("triage", "You sort help-desk requests.", Toolbox(), offered(scripted_log, "triage")(scripted([
+        call("transfer_to_billing", reason="charged twice in March"), final("Passing you to billing.")])), 3),
+    "billing": Agent("billing", "You handle invoices.", billing_tools(), offered(scripted_log, "billing")(scripted([
+        call("look_up_invoice", month="March"), final("The duplicate 12.00 will be refunded.")])), 4),
+}
+scripted_handled = route("I was charged twice for March.", scripted_desk, "triage")
+
 # %% [markdown]
+# ## What several agents cost, and when one is enough
+#
+# Every agent is its own loop, and every loop resends its whole context on every step: its
+# instructions, its tool schemas, its conversation. Split a job over two agents and you pay for
+# two system prompts, two sets of schemas, the question written out by one and read by the
+# other, and the answer written by one and read again by the other. Here is the March question
+# done both ways, on prepared replies in every mode so the numbers stay put: the writer asking
+# the researcher, and one agent with the notes tools doing it alone.
+
+# %%
+def tokens_by_agent(run_events):
+    """Model calls and tokens (prompt + completion) per agent, from model_reply events."""
+    out = {}
+    for e in run_events:
+        if e["type"] == "model_reply" and e.get("usage"):
+            calls, tokens = out.get(e.get("agent") or "agent", (0, 0))
+            out[e.get("agent") or "agent"] = (calls + 1, tokens + e["usage"]["total"])
+    return out
+
+
+MARCH = "Write one sentence comparing the branches' March visits."
+pair_events = Collector()
+pair_researcher = Agent("researcher", "You find facts in the notes. Answer with the figures only.", note_tools(),
+                        scripted([call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                                  call("read_note", note_id="n2"), final("March visits: Eastside 1240, Westside 980.")]),
+                        max_steps=4)
+pair_tools = Toolbox()
+add_agent_tool(pair_tools, pair_researcher, "Ask the researcher a question about the branch notes.")
+stop_listening = listen(pair_events)
+run_agent(MARCH, scripted([call("ask_researcher", question="How many visits did each branch have in March?"),
+                           final("In March, Eastside drew 1,240 visits to Westside's 980.")]), pair_tools,
+          Memory("You write short reports. Ask the researcher for any figure you need."), max_steps=4, name="writer")
+stop_listening()
+single_events = Collector()
+run_agent(MARCH, scripted([call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
+                           call("read_note", note_id="n2"), final("In March, Eastside drew 1,240 visits to Westside's 980.")]),
+          note_tools(), Memory("You write short reports from the branch notes."), max_steps=5, tracer=single_events,
+          name="alone")
+PAIR, SINGLE = tokens_by_agent(pair_events), tokens_by_agent(single_events)
+for label, table in (("writer + researcher", PAIR), ("one agent", SINGLE)):
+    calls = sum(c for c, _ in table.values())
+    tokens = sum(t for _, t in table.values())
+    print(f"{label:20} {calls} model calls, ~{tokens} tokens  {table}")
+
+# %% [markdown]
+# On a job this small the pair costs more and is slower (its calls run one after another), and
+# the single agent is just as right. Several agents earn their cost when one agent really cannot
+# hold the job: its tools are too many to choose among well, its instructions conflict, its
+# context fills with material only one part of the job needs, or parts can run in parallel
+# (several researchers at once, each with a small context). Start with one agent; split when a
+# trace shows it confused, and measure the bill after the split.
+#
 # ## What `looplab` adds, and what frameworks add
 #
 # Both patterns are a few lines on top of `run_agent`, so Loop Lab keeps them in your program.
@@ -405,14 +570,17 @@ print("billing never finishes ->", stuck)
 # agents as a graph.
 
 # %% tags=["check"]
-# every event of the writer's run says which agent acted
-assert events.events and all(e.get("agent") in ("writer", "researcher") for e in events), (
+# every event of the writer's run says which agent acted, the researcher's too
+assert events.events and all(e.get("agent") in ("writer", "researcher") for e in events) and (
+    not any(e["type"] == "tool_call" and e.get("tool") == "ask_researcher" for e in events)
+    or any(e.get("agent") == "researcher" for e in events)), (
     "events without the right agent: " + ", ".join(sorted({str(e.get('agent')) for e in events})) +
     "; pass name=agent.name to run_agent in your wrapper")
-# the writer's run ended in one of the four ways
+# given: the writer's run ended in one of the four ways
 assert written["stopped"] in STOPS, written
-# the writer is offered only its own tool; the researcher only the notes
+# the writer is offered only its own tool; the researcher, when asked, only the notes
 assert all(tools == ["ask_researcher"] for who, tools, _ in seen if who == "writer") and \
+    (any(who == "researcher" for who, _, _ in seen) or not any(e.get("tool") == "ask_researcher" for e in events)) and \
     all(tools == ["search_notes", "read_note"] for who, tools, _ in seen if who == "researcher"), (
     f"tools offered: {[(w, t) for w, t, _ in seen]}")
 # the researcher's whole run sits between the writer's call and its result
@@ -421,8 +589,16 @@ expect([(e.get("agent"), e["type"]) for e in events][3:5] == [("writer", "tool_c
        "the researcher did not run inside the writer's tool call: " + " | ".join(describe(e, 50) for e in events.events[:8]),
        observed=f"the writer ended {written['stopped']}: {str(written['answer'])[:80]!r}; agents that acted: "
                 f"{sorted({e.get('agent') for e in events})}; a scripted writer asks the researcher once")
+# every answer the writer got from ask_researcher is what a researcher run returned
+asked = [e for e in events if e.get("agent") == "writer" and e["type"] == "tool_result" and e["tool"] == "ask_researcher"]
+returned = [str(e.get("answer")) for e in events if e.get("agent") == "researcher" and e["type"] == "stop"]
+assert len(asked) == len(returned) and all(
+    e["result"] == answer or e["result"].startswith("error:") for e, answer in zip(asked, returned)), (
+    f"the writer asked the researcher {len(asked)} time(s) and {len(returned)} researcher run(s) ended; the writer "
+    f"got {[e['result'][:60] for e in asked]}: the tool must run the researcher and return its answer")
 # the writer's answer uses the researcher's figures
-expect(written["stopped"] == "final" and "1,240" in (written["answer"] or ""),
+expect(written["stopped"] == "final" and "1,240" in (written["answer"] or "") and returned
+       and "1240" in returned[0],
        f"the writer ended {written['stopped']}: {written['answer']!r}",
        observed=f"the writer answered {str(written['answer'])[:100]!r}")
 # a researcher that hits its own step limit reaches the writer as an error, with the reason
@@ -436,8 +612,11 @@ assert isinstance(down, str) and down.startswith("error:") and "network down" in
 assert twice == ["one", "two"] and len(twice_log) == 2 and len(twice_log[1][2]) == 2, (
     f"two questions gave {twice} and the second run was sent {twice_log[-1][2] if twice_log else None}; make a new "
     "Memory inside the tool's function, so each question starts from its instructions and the question alone")
-# the conversation starts with triage and ends in one of the four ways
-assert isinstance(handled, dict) and handled.get("path", [None])[0] == "triage" and handled.get("stopped") in STOPS, handled
+# the conversation starts with triage, ends in one of the four ways, and a hand-off runs the next agent
+assert isinstance(handled, dict) and handled.get("path", [None])[0] == "triage" and handled.get("stopped") in STOPS \
+    and (not any(e["type"] == "tool_call" and str(e.get("tool")).startswith("transfer_to_") for e in desk_events)
+         or len(handled["path"]) > 1), (
+    f"the route gave {handled}")
 # triage hands to billing, which looks up the invoice and answers
 expect(handled.get("path") == ["triage", "billing"] and handled.get("agent") == "billing"
        and "duplicate" in (handled.get("answer") or ""),
@@ -451,9 +630,17 @@ expect(any(who == "billing" and "I was charged twice for March. Can you fix it?"
        "billing was sent: " + str([c for w, _, c in desk_log if w == "billing"][:1])[:300] + "; copy the "
        "previous memory's history into the next agent's Memory, and give it the hand-off as its task",
        observed="billing ran " + str(sum(w == "billing" for w, _, _ in desk_log)) + " times")
+# on prepared replies, billing gets the customer's words and the reason it was handed the conversation
+assert scripted_handled.get("path") == ["triage", "billing"] and "refunded" in str(scripted_handled.get("answer")) \
+    and any(who == "billing" and "I was charged twice for March." in contents
+            and any("handed this conversation to you" in str(c) for c in contents) for who, _, contents in scripted_log), (
+    f"on prepared replies the route gave {scripted_handled} and billing was sent "
+    f"{[c for w, _, c in scripted_log if w == 'billing'][:1]}: copy the previous memory's history into the next "
+    "agent's Memory (the conversation), and give it the hand-off as its task")
 # each specialist is offered its own tools and the hand-offs, not another's tools
-assert all("service_status" not in tools and "look_up_invoice" not in tools for who, tools, _ in desk_log if who == "triage") \
-    and all("service_status" not in tools for who, tools, _ in desk_log if who == "billing"), (
+assert all("service_status" not in tools and "look_up_invoice" not in tools for who, tools, _ in scripted_log + desk_log
+           if who == "triage") and any(who == "billing" for who, _, _ in scripted_log) \
+    and all("service_status" not in tools for who, tools, _ in scripted_log + desk_log if who == "billing"), (
     f"tools offered: {[(w, t) for w, t, _ in desk_log]}")
 # a hand-off loop is stopped after max_handoffs, with the chain as the reason
 assert isinstance(looping, dict) and looping.get("stopped") == "step_limit" and \
@@ -471,6 +658,9 @@ assert no_handoffs.get("stopped") == "step_limit" and no_handoffs.get("path") ==
 # a specialist's own step limit ends the conversation with its reason
 assert stuck.get("stopped") == "step_limit" and stuck.get("agent") == "billing" and stuck.get("path") == ["triage", "billing"], (
     f"a billing agent that never finishes gave {stuck}; return the specialist's own stop")
-# every run in the desk's trace carries its agent's name
-assert {e.get("agent") for e in desk_events} <= {"triage", "billing", "tech"} and all(e.get("agent") for e in desk_events), (
+# given: the two agents made more model calls and spent more tokens than one agent doing the same job
+assert sum(c for c, _ in PAIR.values()) == 6 and sum(c for c, _ in SINGLE.values()) == 4 and \
+    sum(t for _, t in PAIR.values()) > sum(t for _, t in SINGLE.values()), (PAIR, SINGLE)
+# every run in the hand-off loop's trace carries its agent's name, each agent that ran
+assert {e.get("agent") for e in loop_events} == {"triage", "billing"} and all(e.get("agent") for e in desk_events), (
     "pass name= to every run_agent, so the trace says which agent acted")

@@ -17,7 +17,9 @@ What lands in the output folder:
                                                      "openai" and "test" groups, and httpx2_jsfetch
                                                      built from py-extra/), each with its sha256 and
                                                      its dependencies read from the wheel's metadata
-    lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written and as parsed cells
+    lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written (wrong answers left out)
+                                                     and as parsed cells; the index gives each
+                                                     lesson its chapter (CHAPTERS)
     py/snapshot.bin.gz                               a memory snapshot of Python with looplab and every
                                                      lesson's imports imported (scripts/snapshot.py)
     build.json                                       version, file sizes (for the loading bar), the
@@ -74,6 +76,7 @@ TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_nam
 sys.path.insert(0, str(ROOT / "py"))
 import looplab  # noqa: E402
 from looplab import course  # noqa: E402
+from looplab import wrong  # noqa: E402
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
 
 
@@ -257,6 +260,20 @@ def break_cycles(packages: dict) -> None:
 
 
 
+# The course's chapters: (first lesson, last lesson, title), by the lesson's two-digit number
+# (01b is in chapter 1). A lesson outside them (the e2e fixtures, 90+) is listed under no chapter.
+CHAPTERS = [(1, 16, "Chapter 1 · An agent from scratch"),
+            (17, 24, "Chapter 2 · Making it hold up"),
+            (25, 27, "Chapter 3 · Agents at work")]
+
+
+def chapter_of(lesson_id: str) -> dict | None:
+    """The chapter a lesson belongs to, as the lesson list shows it: {"number", "title"}, or None."""
+    number = int(lesson_id[:2]) if lesson_id[:2].isdigit() else -1
+    return next(({"number": n, "title": title} for n, (first, last, title) in enumerate(CHAPTERS, 1)
+                 if first <= number <= last), None)
+
+
 def lesson_title(cells: list, fallback: str) -> str:
     """The first heading, without a leading lesson number ("3 · Tools" -> "Tools"): the list shows numbers."""
     for cell in cells:
@@ -264,7 +281,7 @@ def lesson_title(cells: list, fallback: str) -> str:
             for line in cell.source.splitlines():
                 if line.startswith("#"):
                     title = line.lstrip("#").strip()
-                    return re.sub(r"^(?:lesson\s*)?\d+\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
+                    return re.sub(r"^(?:lesson\s*)?\d+[a-z]?\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
     return fallback
 
 
@@ -286,14 +303,15 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     index = []
     for folder in folders:
         for path in course.lesson_files(folder):
-            text = path.read_text(encoding="utf-8")
+            text = wrong.without_wrong(path.read_text(encoding="utf-8"))  # wrong answers are the tests'
             cells = lesson_format.parse(text)
             slug = path.stem
-            shutil.copy2(path, dest / path.name)
+            (dest / path.name).write_text(text, encoding="utf-8")
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
                       "cells": [lesson_cell(c, path) for c in cells]}
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
             index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],
+                          "chapter": chapter_of(course.lesson_id(path)),
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
                           "checks": len(lesson_format.check_names(cells)),
                           "hash": hashlib.sha256(text.encode()).hexdigest()[:16]})

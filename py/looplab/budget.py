@@ -1,12 +1,17 @@
 """What a run spends — tokens, and money at the caller's prices — and the budget that ends it.
 
-    limits = Budget(tokens=20_000, cost=0.05, price_in=0.15, price_out=0.60)   # prices per million tokens
+    limits = Budget(tokens=20_000, cost=0.05, price_in=0.15, price_out=0.60,   # prices per million tokens
+                    price_cached=0.075)                                       # cached prompt tokens
     result = run_agent(task, model, box, memory, limits=limits)
     result["usage"]   # {"prompt": 1830, "completion": 212, "total": 2042, "cost": 0.000402, "estimated": False}
 
 Each model call's usage comes from its reply: chat completions' `usage.prompt_tokens /
 completion_tokens / total_tokens`, the Responses API's `usage.input_tokens / output_tokens /
-total_tokens`, or the openai SDK's objects of either shape (`read_usage`). A reply without usage
+total_tokens`, or the openai SDK's objects of either shape (`read_usage`). The prompt tokens a
+provider served from its prompt cache (`prompt_tokens_details.cached_tokens`, Responses'
+`input_tokens_details.cached_tokens`) are part of the prompt count, reported as `cached`, and
+priced at `price_cached` (the provider's cached-input price; the full input price when not
+given). A reply without usage
 (a scripted model, a server that does not say) is estimated with tokens.py — the messages sent,
 the tool schemas sent, the reply — and marked `"estimated": True`, in the `model_reply` event and
 in the totals.
@@ -29,15 +34,17 @@ class Budget:
     """Limits on one run: `tokens` (prompt + completion, all calls) and `cost` at the given prices.
 
     `price_in` / `price_out` are per million prompt (input) / completion (output) tokens, in any
-    currency; with prices and no limits, a run just reports its cost.
+    currency; `price_cached` per million prompt tokens served from the provider's cache (None:
+    billed as `price_in`). With prices and no limits, a run just reports its cost.
     """
     tokens: int | None = None
     cost: float | None = None
     price_in: float = 0.0
     price_out: float = 0.0
+    price_cached: float | None = None
 
     def __post_init__(self):
-        for name in ("tokens", "cost", "price_in", "price_out"):
+        for name in ("tokens", "cost", "price_in", "price_out", "price_cached"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                       or value < 0):
@@ -51,16 +58,19 @@ class Budget:
         """True when a cost can be computed."""
         return bool(self.price_in or self.price_out)
 
-    def cost_of(self, prompt: int, completion: int) -> float:
-        """The cost of so many prompt and completion tokens at this budget's prices."""
-        return (prompt * self.price_in + completion * self.price_out) / 1_000_000
+    def cost_of(self, prompt: int, completion: int, cached: int = 0) -> float:
+        """The cost of so many prompt and completion tokens, `cached` of the prompt at the cached price."""
+        cached = 0 if self.price_cached is None else min(cached, prompt)  # no cached price: all at price_in
+        return ((prompt - cached) * self.price_in + cached * (self.price_cached or 0.0)
+                + completion * self.price_out) / 1_000_000
 
 
 def read_usage(usage) -> dict | None:
-    """A reply's usage as {"prompt", "completion", "total"}; None when it says nothing usable.
+    """A reply's usage as {"prompt", "completion", "total"} (and "cached" when some were); None when it says nothing usable.
 
     Reads chat's prompt_tokens/completion_tokens/total_tokens, the Responses API's
     input_tokens/output_tokens/total_tokens, and the SDK's objects (anything with model_dump).
+    `cached` is the part of the prompt served from the provider's cache (its `cached_tokens`).
     """
     if hasattr(usage, "model_dump"):
         usage = usage.model_dump()
@@ -72,7 +82,12 @@ def read_usage(usage) -> dict | None:
         return None
     prompt, completion = prompt or 0, completion or 0
     total = count(usage, "total_tokens", "total")
-    return {"prompt": prompt, "completion": completion, "total": total if total is not None else prompt + completion}
+    out = {"prompt": prompt, "completion": completion, "total": total if total is not None else prompt + completion}
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details")
+    cached = count(details, "cached_tokens") if isinstance(details, dict) else count(usage, "cached")
+    if cached:
+        out["cached"] = min(cached, prompt)
+    return out
 
 
 def add_usage(total: dict | None, usage) -> dict | None:
@@ -81,9 +96,12 @@ def add_usage(total: dict | None, usage) -> dict | None:
     if got is None:
         return total
     before = read_usage(total) or {"prompt": 0, "completion": 0, "total": 0}
-    return {"prompt_tokens": before["prompt"] + got["prompt"],
-            "completion_tokens": before["completion"] + got["completion"],
-            "total_tokens": before["total"] + got["total"]}
+    out = {"prompt_tokens": before["prompt"] + got["prompt"],
+           "completion_tokens": before["completion"] + got["completion"],
+           "total_tokens": before["total"] + got["total"]}
+    if cached := before.get("cached", 0) + got.get("cached", 0):
+        out["prompt_tokens_details"] = {"cached_tokens": cached}
+    return out
 
 
 def count(usage: dict, *keys: str) -> int | None:
@@ -126,15 +144,17 @@ class Meter:
             completion = self.size(raw) if isinstance(raw, dict) else count_tokens(str(raw))
             got = {"prompt": prompt, "completion": completion, "total": prompt + completion, "estimated": True}
         if self.budget is not None and self.budget.priced:
-            got["cost"] = round(self.budget.cost_of(got["prompt"], got["completion"]), 8)
+            got["cost"] = round(self.budget.cost_of(got["prompt"], got["completion"], got.get("cached", 0)), 8)
         return got
 
     def totals(self) -> dict:
         """Everything spent so far: prompt, completion, total, cost (when priced), estimated."""
         calls = [usage() for usage in self.calls]
         out = {key: sum(c[key] for c in calls) for key in ("prompt", "completion", "total")}
+        if any(c.get("cached") for c in calls):
+            out["cached"] = sum(c.get("cached", 0) for c in calls)
         if self.budget is not None and self.budget.priced:
-            out["cost"] = round(self.budget.cost_of(out["prompt"], out["completion"]), 8)
+            out["cost"] = round(self.budget.cost_of(out["prompt"], out["completion"], out.get("cached", 0)), 8)
         out["estimated"] = any(c.get("estimated") for c in calls)
         return out
 
@@ -148,7 +168,7 @@ class Meter:
         calls = f"{len(self.calls)} model call{'s' if len(self.calls) != 1 else ''}"
         if budget.tokens is not None and totals["total"] >= budget.tokens:
             return f"the token budget of {budget.tokens:,} is spent: {about}{totals['total']:,} tokens in {calls}"
-        cost = budget.cost_of(totals["prompt"], totals["completion"])
+        cost = budget.cost_of(totals["prompt"], totals["completion"], totals.get("cached", 0))
         if budget.cost is not None and cost >= budget.cost:
             return f"the cost budget of {budget.cost:g} is spent: {about}{cost:.6f} in {calls}"
         return None

@@ -3,6 +3,10 @@
 The format — cells, tags, hints, predictions, the program a run executes — is lessonfile.py's;
 its names are importable from here too. A check's statuses and `Check` are checks.py's.
 
+A check named by a comment that starts with `given:` (`# given: the toolbox lists three tools`)
+is about code the lesson gives, not the learner's part: it may pass on the starter. The prefix is
+not part of the check's name.
+
 A claim that holds only for the lesson's prepared (scripted) replies is written, at the top level
 of a check cell, as `expect(claim, message, observed=...)` instead of `assert claim, message`. With
 the scripted model it is an ordinary check. With a live or local model it is not evaluated: it is
@@ -15,6 +19,7 @@ it wins). `run_cells` runs the starter or the solution, then the checks, in one 
 """
 
 import ast
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,9 +27,11 @@ from pathlib import Path
 
 from . import testcells, trace
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
-from .lessonfile import (CELL_MARK, Cell, Prediction, hints, parse, parse_header, program,
+from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
                          read_prediction, solution_index, to_text)
 from .models import model_mode
+
+GIVEN = re.compile(r"^given:\s*", re.I)  # a check's naming comment: the check is about given code
 
 # The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.
 __all__ = ["CELL_MARK", "FAILED", "NOT_CHECKED", "PASSED", "Cell", "Check", "LessonResult", "Prediction",
@@ -151,7 +158,7 @@ def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
         if isinstance(stmt, ast.Assert) or is_expect(stmt):
             claim = stmt.test if isinstance(stmt, ast.Assert) else (stmt.value.args or [stmt.value])[0]
             above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
-            name = above[1:].strip() if above.startswith("#") else ast.get_source_segment(
+            name = GIVEN.sub("", above[1:].strip()) if above.startswith("#") else ast.get_source_segment(
                 cell.source, claim) or "check"
         out.append((name, stmt))
     return out

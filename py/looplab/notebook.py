@@ -58,7 +58,7 @@ def to_notebook(lesson: dict, solution: bool = False) -> dict:
     for i, c in enumerate(cells):
         if c["role"] == "solution":
             j = i - 1
-            while j >= 0 and cells[j]["role"] == "hint":
+            while j >= 0 and cells[j]["role"] in ("hint", "wrong"):
                 j -= 1
             solved.add(j)
     about = ABOUT.format(slug=lesson["slug"], solved=", solved" if solution else "")

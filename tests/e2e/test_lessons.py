@@ -12,7 +12,7 @@ from conftest import guard
 from learner import checks, put_solutions, wait_ready, wait_until
 
 LESSONS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
-                 if re.match(r"^\d+-[a-z0-9-]+$", p.stem))
+                 if re.match(r"^\d+[a-z]?-[a-z0-9-]+$", p.stem))
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +57,20 @@ def run_approving(page, approvals: int = 5) -> list[tuple[bool, str, str]]:
         expect(page.get_by_test_id("approval")).to_be_hidden()
     wait_until(page, f"() => {ended}", 60_000)
     return checks(page)
+
+
+def test_the_lesson_list_groups_the_lessons_under_their_chapters(lesson_page, site_url):
+    page = lesson_page
+    page.goto(f"{site_url}#/{LESSONS[0]}")
+    wait_ready(page, LESSONS[0])
+    one = page.get_by_role("list", name="Chapter 1 · An agent from scratch")
+    two = page.get_by_role("list", name="Chapter 2 · Making it hold up")
+    expect(page.get_by_role("heading", name="Chapter 1 · An agent from scratch")).to_be_visible()
+    expect(one.locator('li[data-slug="04-the-loop"]')).to_have_count(1)
+    expect(one.locator('li[data-slug="17-evaluate-your-agent"]')).to_have_count(0)
+    expect(two.locator('li[data-slug="17-evaluate-your-agent"]')).to_have_count(1)
+    chapter_one = [s for s in LESSONS if s[:2].isdigit() and int(s[:2]) <= 16]
+    expect(one.locator("li[data-slug]")).to_have_count(len(chapter_one))
+    # the e2e fixtures (90+) belong to no chapter: listed after the chapters, outside them
+    fixtures = page.locator('[data-testid=lesson-list] > li[data-slug^="9"]')
+    assert fixtures.count() >= 1 and page.locator(".chapter li[data-slug^='9']").count() == 0

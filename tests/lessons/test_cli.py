@@ -34,15 +34,15 @@ def test_a_solved_lesson_passes_and_exits_zero():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "scripted model · solution code" in done.stdout
     assert "Eastside, by 205." in done.stdout           # the lesson's own output is shown
-    assert "✗" not in done.stdout and done.stdout.count("✓") == 16
-    assert "16 of 16 checks passed." in done.stdout
+    assert "✗" not in done.stdout and done.stdout.count("✓") == 19
+    assert "19 of 19 checks passed." in done.stdout
 
 
 def test_a_starter_fails_its_checks_and_says_why():
     done = looplab("run", "4")                           # a lesson number works too
     assert done.returncode == 1
-    assert "✗ the ping run stopped at the step limit after three steps" in done.stdout
-    assert "this exercise expects 'step_limit' after 3: look at max_steps" in done.stdout
+    assert "✗ your test catches the loop that makes one call too many" in done.stdout
+    assert "count the model's calls, and use a model that never runs out" in done.stdout
     assert "--solution runs it solved" in done.stdout and "--hints" in done.stdout
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from looplab.budget import read_usage
+from looplab.budget import Budget, read_usage
 from looplab.eventloop import run_sync
 from looplab.lesson import run_file
 from looplab.models import ModelError, final, scripted
@@ -83,7 +83,7 @@ def test_ask_json_with_a_model_that_raises_lets_the_error_through(solved):
         ns["ask_json"](broken, [{"role": "user", "content": "x"}], ns["FACTS"], "facts")
 
 
-# --- lesson 20: usage_of and Spend -------------------------------------------------------------
+# --- lesson 20: usage_of, run_cost and Spend (over the learner's run_cost) ------------------------
 
 COUNTS = st.one_of(st.none(), st.integers(0, 10_000))
 
@@ -92,7 +92,9 @@ COUNTS = st.one_of(st.none(), st.integers(0, 10_000))
 @given(st.one_of(st.none(), st.fixed_dictionaries({}, optional={
     "prompt_tokens": st.integers(0, 10_000), "completion_tokens": st.integers(0, 10_000),
     "input_tokens": st.integers(0, 10_000), "output_tokens": st.integers(0, 10_000),
-    "total_tokens": st.integers(0, 20_000)})))
+    "total_tokens": st.integers(0, 20_000),
+    "prompt_tokens_details": st.fixed_dictionaries({}, optional={"cached_tokens": st.integers(0, 12_000)}),
+    "input_tokens_details": st.fixed_dictionaries({}, optional={"cached_tokens": st.integers(0, 12_000)})})))
 def test_usage_of_agrees_with_read_usage(solved, usage):
     if usage and ("prompt_tokens" in usage) != ("completion_tokens" in usage) and (
             "input_tokens" in usage or "output_tokens" in usage):
@@ -102,14 +104,17 @@ def test_usage_of_agrees_with_read_usage(solved, usage):
 
 @PROPERTY
 @given(st.lists(st.tuples(st.integers(0, 900), st.integers(0, 100)), max_size=8),
-       st.one_of(st.none(), st.integers(0, 3000)), st.one_of(st.none(), st.floats(0, 0.001)))
-def test_spend_runs_out_exactly_when_a_limit_is_reached_and_names_it(solved, calls, max_tokens, max_cost):
-    spend = solved("20")["Spend"](max_tokens=max_tokens, max_cost=max_cost, price_in=0.15, price_out=0.6)
-    prompt = completion = 0
+       st.one_of(st.none(), st.integers(0, 3000)), st.one_of(st.none(), st.floats(0, 0.001)), st.floats(0, 1))
+def test_spend_runs_out_exactly_when_a_limit_is_reached_and_names_it(solved, calls, max_tokens, max_cost, share):
+    prices = {"in": 0.15, "cached": 0.075, "out": 0.6}
+    spend = solved("20")["Spend"](max_tokens=max_tokens, max_cost=max_cost, prices=prices)
+    prompt = completion = cached = 0
     for p, c in calls:
-        spend.add({"prompt": p, "completion": c, "total": p + c})
-        prompt, completion = prompt + p, completion + c
-    cost = (prompt * 0.15 + completion * 0.6) / 1e6
+        hit = int(p * share)   # this much of the prompt came from the cache
+        spend.add({"prompt": p, "completion": c, "total": p + c, **({"cached": hit} if hit else {})})
+        prompt, completion, cached = prompt + p, completion + c, cached + hit
+    cost = ((prompt - cached) * 0.15 + cached * 0.075 + completion * 0.6) / 1e6
+    assert cost == pytest.approx(Budget(price_in=0.15, price_out=0.6, price_cached=0.075).cost_of(prompt, completion, cached))
     tokens_out = max_tokens is not None and prompt + completion >= max_tokens
     cost_out = max_cost is not None and cost >= max_cost
     why = spend.ran_out()

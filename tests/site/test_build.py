@@ -66,3 +66,16 @@ def test_a_requirement_the_build_cannot_read_is_a_clear_error(tmp_path):
         with pytest.raises(build_site.BuildError) as error:
             build_site.wheel_requires(path, environment)
         assert str(error.value).startswith(f"demo-1.0-py3-none-any.whl: cannot read {'Requires-Dist: ' + bad!r}: ")
+
+
+def test_each_lesson_is_in_its_chapter_and_fixtures_in_none():
+    chapters = {n: (build_site.chapter_of(n) or {}).get("number") for n in ("01", "01b", "14b", "16", "17", "24", "25", "27", "90")}
+    assert chapters == {"01": 1, "01b": 1, "14b": 1, "16": 1, "17": 2, "24": 2, "25": 3, "27": 3, "90": None}
+    assert build_site.chapter_of("17")["title"].startswith("Chapter 2")
+
+
+def test_a_lesson_title_loses_its_number_letter_and_all():
+    from looplab.lesson import Cell
+    titles = [build_site.lesson_title([Cell("markdown", f"# {head}\n\nText.")], "slug")
+              for head in ("1b · Workflows first", "4 · The loop", "Lesson 14b: Streaming", "No number")]
+    assert titles == ["Workflows first", "The loop", "Streaming", "No number"]

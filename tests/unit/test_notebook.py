@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from looplab.notebook import lesson_dict, to_notebook
 
-# An exercise, its hints and its solution (and perhaps a wrong answer after it), or a lone cell.
+# An exercise, its hints, perhaps a wrong answer, and its solution; or a lone cell.
 BLOCK = st.one_of(
     st.tuples(st.just("exercise"), st.integers(0, 3), st.booleans()),
     st.sampled_from(["markdown", "code", "check", "predict"]).map(lambda role: (role, 0, False)))
@@ -19,9 +19,9 @@ def lesson_of(blocks) -> dict:
         if role == "exercise":
             cells.append({"kind": "code", "role": "exercise", "tags": ["exercise"], "source": f"starter_{n} = 0"})
             cells += [{"kind": "markdown", "role": "hint", "tags": ["hint"], "source": f"hint {n}.{k}"} for k in range(hints)]
+            if wrong:  # wrong answers sit after the hints, before the solution (looplab/wrong.py)
+                cells.append({"kind": "code", "role": "wrong", "tags": ["wrong"], "source": f"wrong_{n} = 2"})
             cells.append({"kind": "code", "role": "solution", "tags": ["solution"], "source": f"solved_{n} = 1"})
-            if wrong:
-                cells.append({"kind": "code", "role": "code", "tags": ["wrong"], "source": f"wrong_{n} = 2"})
         else:
             kind = "markdown" if role in ("markdown", "predict") else "code"
             cells.append({"kind": kind, "role": role, "tags": [] if role in ("markdown", "code") else [role],

@@ -1,0 +1,168 @@
+"""Wrong answers and given checks: how a lesson proves its checks catch the mistakes learners make.
+
+A wrong answer is a code cell tagged "wrong", placed after an exercise's hints and before its
+solution (so that run as a plain script, the solution still comes last and wins):
+
+    # %% tags=["wrong"]
+    # wrong: <one line: the mistake a learner would make>
+    # expect: <words the failing check's name or message must contain, case-insensitive>
+    <the whole exercise cell as the learner would have written it wrongly>
+
+`run_wrong` runs the lesson with that code in place of its exercise (every other exercise solved)
+and `verdict` says whether it was caught: some check failed, and a failing *plain assert* (or the
+traceback of a cell that raised) names the cause with every `expect` word. A failing `expect(...)`
+claim alone does not count: with a live or local model it is not evaluated, and a wrong answer must
+be caught in every mode.
+
+A check about code the lesson gives (it may pass on the starter) is marked by a naming comment that
+starts with `given:` (a test by a docstring that does); `given_names` lists them. Every other check
+is about the learner's part and must fail on the starter.
+"""
+
+import ast
+import re
+from dataclasses import dataclass, replace
+
+from . import testcells
+from .checks import FAILED
+from .lesson import LessonResult, check_statements, is_expect, run_cells
+from .lessonfile import CELL_MARK, GIVEN, Cell, parse_header, solution_index
+
+HEADER = re.compile(r"^#\s*(?P<key>wrong|expect)\s*:\s*(?P<text>.*?)\s*$", re.I)
+
+
+@dataclass
+class WrongAnswer:
+    """One wrong-answer cell: where it is, its exercise's cell, the mistake, the words to expect."""
+    index: int
+    exercise: int
+    mistake: str
+    expect: str
+    cell: Cell
+
+
+def read(cells: list[Cell]) -> list[WrongAnswer]:
+    """The wrong answers of a lesson, each bound to the exercise before it.
+
+    Raises ValueError when one has no exercise before it (between that exercise and its solution),
+    or lacks its `# wrong:` or `# expect:` line.
+    """
+    out = []
+    for i, cell in enumerate(cells):
+        if cell.role != "wrong":
+            continue
+        exercise = next((j for j in range(i - 1, -1, -1) if cells[j].role not in ("hint", "wrong")), None)
+        if exercise is None or cells[exercise].role != "exercise" or solution_index(cells, exercise) is None:
+            raise ValueError(f"wrong-answer cell {i + 1} is not between an exercise's hints and its "
+                             f"solution (in a plain run the cell after it would not undo it)")
+        found = {}
+        for line in cell.source.splitlines():
+            match = HEADER.match(line)
+            if match:
+                found.setdefault(match["key"].lower(), match["text"])
+        if not found.get("wrong") or not found.get("expect"):
+            raise ValueError(f"wrong-answer cell {i + 1} needs a `# wrong: <the mistake>` and an "
+                             f"`# expect: <words of the failing check>` line")
+        out.append(WrongAnswer(i, exercise, found["wrong"], found["expect"], cell))
+    return out
+
+
+def with_wrong(cells: list[Cell], wrong: WrongAnswer) -> list[Cell]:
+    """The lesson as run with this wrong answer: it replaces its exercise, every other exercise solved."""
+    mine = solution_index(cells, wrong.exercise)
+    keep_tags = [t for t in cells[wrong.exercise].tags if t == "tests"]
+    out = []
+    for i, cell in enumerate(cells):
+        if i == wrong.exercise:
+            out.append(replace(wrong.cell, tags=keep_tags))
+        elif cell.role == "exercise" or cell.role == "wrong" or i == mine:
+            continue
+        elif cell.role == "solution":
+            out.append(replace(cell, tags=[t for t in cell.tags if t == "tests"]))
+        else:
+            out.append(cell)
+    return out
+
+
+def run_wrong(cells: list[Cell], wrong: WrongAnswer) -> LessonResult:
+    """Run the lesson with this wrong answer in place of its exercise."""
+    return run_cells(with_wrong(cells, wrong))
+
+
+def expect_names(cells: list[Cell]) -> set[str]:
+    """The names of the lesson's `expect(...)` claims, and of its tests that call `expect`."""
+    names = set()
+    for cell in cells:
+        if cell.role == "check":
+            names.update(name for name, stmt in check_statements(cell) if is_expect(stmt))
+        elif "tests" in cell.tags and cell.role != "exercise":
+            for stmt in ast.parse(cell.source).body:
+                if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test") and any(
+                        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "expect" for n in ast.walk(stmt)):
+                    names.add(testcells.check_name(ast.get_docstring(stmt), stmt.name))
+    return names
+
+
+def given_names(cells: list[Cell]) -> set[str]:
+    """The names of the checks marked as being about given code (`# given: ...` or a `given:` docstring)."""
+    names = set()
+    for cell in cells:
+        if cell.role == "check":
+            lines = cell.source.splitlines()
+            for name, stmt in check_statements(cell):
+                above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
+                if name and GIVEN.match(above.lstrip("#").strip()):
+                    names.add(name)
+        elif "tests" in cell.tags and cell.role != "exercise":
+            for stmt in ast.parse(cell.source).body:
+                doc = ast.get_docstring(stmt) if isinstance(stmt, ast.FunctionDef) else None
+                if doc and GIVEN.match(doc.strip()):
+                    names.add(testcells.check_name(doc, stmt.name))
+    return names
+
+
+def named(name: str, names: set[str]) -> bool:
+    """Is this check one of `names` (a parametrized test's check adds " [id]")?"""
+    return name in names or any(name.startswith(n + " [") for n in names)
+
+
+def words_in(expect: str, text: str) -> bool:
+    """Does `text` hold every word of `expect`, case-insensitively?"""
+    return all(word in text.lower() for word in expect.lower().split())
+
+
+def verdict(wrong: WrongAnswer, result: LessonResult, expects: set[str]) -> str | None:
+    """None when the wrong answer was caught as it should be, else what is wrong with the lesson."""
+    where = f"wrong answer in cell {wrong.index + 1} ({wrong.mistake})"
+    if result.error is not None:
+        if words_in(wrong.expect, result.error):
+            return None
+        return f"{where}: a cell raised, and its error does not say {wrong.expect!r}:\n{result.error[-800:]}"
+    failed = [c for c in result.checks if c.status == FAILED]
+    if not failed:
+        return f"{where}: every check passed"
+    plain = [c for c in failed if not named(c.name, expects)]
+    if any(words_in(wrong.expect, f"{c.name} {c.message}") for c in plain):
+        return None
+    shown = "; ".join(f"{'expect ' if c not in plain else ''}{c.name}: {c.message}" for c in failed)[:1500]
+    if not plain:
+        return f"{where}: only expect(...) claims failed (not evaluated with a live model): {shown}"
+    return f"{where}: no failing plain check says {wrong.expect!r}; failed: {shown}"
+
+
+def without_wrong(text: str) -> str:
+    """A lesson's text with its wrong-answer cells taken out, the rest as written (what a site or an
+    export hands the learner)."""
+    out, skipping = [], False
+    for line in text.splitlines(keepends=True):
+        mark = CELL_MARK.match(line.rstrip("\r\n"))
+        if mark:
+            skipping = "wrong" in parse_header(mark["rest"])[1]
+        if not skipping:
+            out.append(line)
+    return "".join(out)
+
+
+def shown(cells: list[Cell]) -> list[Cell]:
+    """The cells a learner sees: all but the wrong answers."""
+    return [cell for cell in cells if cell.role != "wrong"]
