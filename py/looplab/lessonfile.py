@@ -13,6 +13,8 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                and its solution): the page reveals them one at a time before the
                                solution, the CLI prints them with --hints; the last may hold the code
     # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
+    # %% tags=["wrong"]          a wrong answer to the exercise above it, between its hints and its
+                               solution: never run with the lesson, never shown; see wrong.py
     # %% [markdown] tags=["predict"]
                                predict, then run: a question, its choices as a task list with the
                                right one ticked, then why (see `Prediction`):
@@ -51,10 +53,10 @@ class Cell:
 
     @property
     def role(self) -> str:
-        """markdown, hint, predict, check, exercise, solution or code."""
+        """markdown, hint, predict, check, exercise, solution, wrong or code."""
         if self.kind == "markdown":
             return next((tag for tag in ("hint", "predict") if tag in self.tags), "markdown")
-        for tag in ("check", "solution", "exercise"):
+        for tag in ("wrong", "check", "solution", "exercise"):
             if tag in self.tags:
                 return tag
         return "code"
@@ -100,7 +102,7 @@ def read_prediction(source: str) -> Prediction:
 def solution_index(cells: list[Cell], exercise: int) -> int | None:
     """The index of an exercise's solution: the next cell after its hints, if it is a solution."""
     i = exercise + 1
-    while i < len(cells) and cells[i].role == "hint":
+    while i < len(cells) and cells[i].role in ("hint", "wrong"):
         i += 1
     return i if i < len(cells) and cells[i].role == "solution" else None
 
@@ -170,7 +172,7 @@ def program(cells: list[Cell], solution: bool = False) -> list[tuple[int, Cell]]
     chosen = []
     for i, cell in enumerate(cells):
         role = cell.role
-        if role in ("markdown", "hint", "predict", "check"):
+        if role in ("markdown", "hint", "predict", "check", "wrong"):
             continue
         if role == "exercise" and solution and solution_index(cells, i) is not None:
             continue

@@ -25,8 +25,10 @@ def ids(paths):
 
 
 def test_the_lessons_are_numbered_1_to_n_in_order_with_no_gaps():
-    numbers = [int(p.name[:2]) for p in LESSONS]
+    numbers = [int(p.name[:2]) for p in LESSONS if p.name[2] == "-"]  # 01b sits after 01, unnumbered
     assert len(numbers) >= 16 and numbers == list(range(1, len(numbers) + 1)), [p.name for p in LESSONS]
+    for path in LESSONS:
+        assert path.name[2] == "-" or int(path.name[:2]) in numbers, f"{path.name} follows no lesson"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
@@ -51,11 +53,14 @@ def test_the_lesson_is_well_formed(path):
                 f"exercise cell {i + 1} must be followed by its solution (hint cells may come between)"
         if role == "solution":
             start = i - 1
-            while roles[start] == "hint":
+            while roles[start] in ("hint", "wrong"):
                 start -= 1
             assert roles[start] == "exercise", f"solution cell {i + 1} has no exercise before it"
         if role == "hint":
-            assert roles[i + 1] in ("hint", "solution"), f"hint cell {i + 1} is not before a solution"
+            assert roles[i + 1] in ("hint", "wrong", "solution"), f"hint cell {i + 1} is not before a solution"
+        if role == "wrong":
+            assert roles[i + 1] in ("wrong", "solution"), \
+                f"wrong-answer cell {i + 1} must come after its exercise's hints and before its solution"
         if role == "predict":
             read_prediction(cells[i].source)  # raises when its choices or answer are malformed
     for cell in cells:
