@@ -73,3 +73,22 @@ def test_a_lesson_without_a_chat_says_so():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1 and "offers no agent to talk to" in child.before
+
+
+CHATS = ["01", "06", "08", "09", "15", "16", "18"]
+
+
+def test_each_lesson_that_offers_a_chat_answers_its_suggestions():
+    """In process: every lesson with chat_with loads, and each suggestion gets a non-empty reply."""
+    from looplab import course, talk
+    from looplab.chat import begin, say
+
+    for number in CHATS:
+        path = course.find_in(ROOT / "lessons", number)
+        offer, why = talk.load(path, solution=True)
+        assert offer is not None, why
+        assert offer.suggestions, f"lesson {number} suggests nothing to say"
+        begin(offer)
+        replies = [say(offer, s) for s in offer.suggestions]
+        assert all(r.strip() for r in replies), (number, replies)
+        assert not any("raised" in r or r.startswith("(the run stopped: error") for r in replies), (number, replies)
