@@ -20,7 +20,7 @@ from looplab.models.responses import read_output, responses_model
 from looplab.models.responses_stream import ResponsesStream
 from looplab.models.stream import ChatStream, streams_by_default
 from looplab.sse import SSEParser
-from looplab.trace import Collector
+from looplab.trace import Collector, describe
 
 TEXT = st.text(alphabet=st.sampled_from("ab é€😀\n\"\\{}:,\u2028"), max_size=30)
 URL = "http://127.0.0.1:9/v1"
@@ -263,6 +263,7 @@ def test_chat_model_streams_asks_for_usage_and_the_loop_traces_one_reply(monkeyp
     [reply] = events.of("model_reply")
     assert reply["stream"]["chunks"] == body.count(b"data: ") - 1 and reply["stream"]["first_token_ms"] >= 0
     assert "stream" not in reply["message"] and reply["usage"]["total"] == 7
+    assert f"· {reply['stream']['chunks']} chunks, first after " in describe(reply)   # the CLI's --trace line
 
 
 def test_a_server_that_answers_whole_is_read_whole(monkeypatch):
