@@ -17,7 +17,6 @@ import codecs
 import re
 from dataclasses import dataclass
 
-
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -59,7 +58,7 @@ class SSEParser:
         if line.startswith(":"):
             return None
         field, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
+        value = value.removeprefix(" ")
         if field == "data":
             self.data.append(value)
         elif field == "event":

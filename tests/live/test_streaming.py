@@ -8,14 +8,19 @@ import json
 import time
 
 import pytest
-from fakeserver import FakeServer, chat_call, chat_calls, chat_text, responses_call, responses_text
-
+from fakeserver import (
+    FakeServer,
+    chat_call,
+    chat_calls,
+    chat_text,
+    responses_call,
+    responses_text,
+)
 from live_adapters import KEY
 from looplab import Memory, Toolbox, run_agent
 from looplab.messages import read_reply
 from looplab.models.chat import chat_model
 from looplab.models.endpoint import Endpoint
-from looplab.models.errors import ModelError
 from looplab.models.live import live_model
 from looplab.models.responses import responses_model
 from looplab.models.sdk import openai_model_fn

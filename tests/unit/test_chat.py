@@ -1,7 +1,6 @@
 """chat_with: a lesson's entry point, offered in its namespace; what a message to it answers."""
 
 import pytest
-
 from looplab import Memory, Toolbox, run_agent
 from looplab.chat import KEY, begin, chat_with, offered, reply_text, say
 from looplab.models import final, scripted

@@ -10,7 +10,6 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from looplab import Memory, Toolbox, http, run_agent
 from looplab.models import stream as streams
 from looplab.models.chat import chat_model, read_chat_reply
@@ -224,9 +223,9 @@ def test_a_streamed_responses_reply_assembles_into_the_unstreamed_one(text, call
 @pytest.mark.parametrize("body, words", [
     ('event: error\ndata: {"type": "error", "code": "server_error", "message": "boom"}\n\n',
      "the server sent an error in the middle of it: boom"),
-    ('event: response.output_item.added\ndata: {"type": "response.output_item.added", "output_index": 0, '
-     '"item": {"type": "function_call", "name": "add", "call_id": "c", "arguments": ""}}\n\n'
-     'data: {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{\\"a"}\n\n',
+    (('event: response.output_item.added\ndata: {"type": "response.output_item.added", "output_index": 0, '
+      '"item": {"type": "function_call", "name": "add", "call_id": "c", "arguments": ""}}\n\n'
+      'data: {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{\\"a"}\n\n'),
      "before response.completed, after 2 events; the model's call to 'add' never completed"),
     ("data: [1, 2]\n\n", "a data: line was JSON but not an object"),
 ])
