@@ -345,7 +345,7 @@ print([m["content"][:22] if m["role"] == "tool" else "(call)" for m in lighter])
 # %%
 from looplab.lesson import chat_with
 talk = Memory("You are a helpful assistant.")  # the chat's memory, sent within a 200-token window
-chat_with(lambda message: run_agent(message, brain, Toolbox(), talk, budget=200), name="brain",
+chat_with(lambda message: run_agent(message, brain, Toolbox(), talk, context_window=200), name="brain",
           suggestions=["My name is Alice.", "What is my name?"])
 
 # %% tags=["check"]

@@ -100,7 +100,7 @@ def read_prediction(source: str) -> Prediction:
 
 
 def solution_index(cells: list[Cell], exercise: int) -> int | None:
-    """The index of an exercise's solution: the next cell after its hints, if it is a solution."""
+    """The index of an exercise's solution: the next cell after its hints (and wrong answers), if it is one."""
     i = exercise + 1
     while i < len(cells) and cells[i].role in ("hint", "wrong"):
         i += 1
