@@ -309,6 +309,12 @@ program_b_is = "workflow"
 program_a_is = "workflow"  # its code fixed the steps
 program_b_is = "agent"     # the model chose them
 
+# %%
+from looplab.lesson import chat_with
+from looplab.models.rules import rule_model
+chat_with(lambda question: ask(pick_model(rule_model), question), name="ask",
+          suggestions=["what is 1002 + 4002", "uppercase hello", "what is the temperature in Paris"])
+
 # %% tags=["check"]
 # ask() returns the text of the reply
 assert isinstance(answer, str) and answer, (

@@ -158,6 +158,12 @@ names = chat(["My name is Chris.", "What is my name?"], pick_model(rule_model))
 print(branches)
 print(names)
 
+# %%
+from looplab.lesson import chat_with
+talk = Memory(SYSTEM)  # one memory for the whole chat: each message is sent with the ones before it
+chat_with(lambda message: run_agent(message, brain, tools, talk), name="brain",
+          suggestions=["My name is Chris.", "What is my name?"])
+
 # %% tags=["check"]
 # the second question was sent together with the first
 assert len(sent) >= 2 and "Which branch had more visits in March?" in sent[-1], (

@@ -511,6 +511,12 @@ for i in range(1, 4):
 lighter = clear_old_results(long_run, keep=1)
 print([m["content"][:22] if m["role"] == "tool" else "(call)" for m in lighter])
 
+# %%
+from looplab.lesson import chat_with
+talk = Memory("You are a helpful assistant.")  # the chat's memory, sent within a 200-token window
+chat_with(lambda message: run_agent(message, brain, Toolbox(), talk, context_window=200), name="brain",
+          suggestions=["My name is Alice.", "What is my name?"])
+
 # %% tags=["check"]
 # given: the system message comes first and counts as 400 tokens
 assert isinstance(remembered[1], list) and remembered[1][0].get("role") == "system" \

@@ -315,6 +315,11 @@ QUERIES = {
 for label, made in QUERIES.items():
     print(f"{label:26} -> {made!r}")
 
+# %%
+from looplab.lesson import chat_with
+chat_with(lambda question: answer_with_memory(question, store), name="answer_with_memory",
+          suggestions=["What is my name?"])
+
 # %% tags=["check"]
 # given: the extracted facts are a list of sentences
 assert isinstance(facts, list) and all(isinstance(f, str) for f in facts), f"extract_facts gave {facts!r}"

@@ -587,6 +587,21 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 # one by one, ending with several agents with roles of their own (23) and tools offered through a
 # standard connector, MCP (24), instead of one toolbox per program.
 
+# %% [markdown]
+# ## Talk to it
+#
+# `chat_with` offers your `agent` for a conversation: `python -m looplab chat 15` sends each
+# message you type to it, in this lesson's namespace, so `memory` and `state` carry from one
+# message to the next (`start` empties the memory first: the runs above filled it). Or set
+# `TALK = True` and run the cell: type tasks, `quit` to stop.
+
+# %%
+from looplab.lesson import chat_with
+chat_with(agent, suggestions=TASKS[:3], start=memory.clear)
+TALK = False
+while TALK and (task := input("> ")) != "quit":
+    print(agent(task))
+
 # %% tags=["check"]
 # with no memory the system message says empty, with facts it holds them as JSON
 assert empty_text == "Tools available. Memory: empty. Be concise." and \

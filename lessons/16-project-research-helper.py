@@ -1471,6 +1471,13 @@ def well_formed(row):
     return (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], bool) and isinstance(row[1], str)
             and len(row[1].split()) >= 6 and row[1].rstrip()[-1:] in ".!")
 
+# %%
+from looplab.lesson import chat_with
+from looplab.models.rules import rule_model
+chat_memory = MyMemory("You are a research helper. Use the tools to answer from the notes.")
+chat_with(lambda task: my_run_agent(task, pick_model(rule_model), box, chat_memory), name="research helper",
+          suggestions=["read notes n1 and n2", "what is 1310 - 1105"])
+
 # %% tags=["check"]
 tool_positions = {i for i, (kind, _) in enumerate(TABLE, start=1) if kind == "tool"}
 # the three lists of kept positions rise and never start on a tool result

@@ -569,6 +569,13 @@ for label, table in (("writer + researcher", PAIR), ("one agent", SINGLE)):
 # part of the history the next agent sees, guardrails on each agent, and traces that draw the
 # agents as a graph.
 
+# %%
+from looplab.lesson import chat_with
+from looplab.models.rules import rule_model
+chat_with(lambda question: run_agent(question, pick_model(rule_model), note_tools(), Memory(researcher.instructions),
+                                     max_steps=researcher.max_steps, name="researcher"), name="researcher",
+          suggestions=["read notes n1 and n2", "search notes for visits"])
+
 # %% tags=["check"]
 # every event of the writer's run says which agent acted, the researcher's too
 assert events.events and all(e.get("agent") in ("writer", "researcher") for e in events) and (

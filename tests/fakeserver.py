@@ -25,7 +25,28 @@ A <reply> is a JSON object; every key is optional:
     truncate  send only this many bytes of the body (Content-Length still says the full size), then close
     drop      true: close the connection without any answer
     cors      false: leave out the CORS headers on this reply
-Helpers build them: chat_text, chat_call, responses_text, responses_call, error.
+    stream    false: answer whole even when the request asks for a stream; an object: how to stream
+              this reply (the keys of the server's `streaming` setting below, and `fault`)
+    refuse_stream  true: answer a request that asks for a stream with a 400 that says streaming is
+              not supported (as some compatible servers do); a request without `stream` gets the reply
+Helpers build them: chat_text, chat_call, chat_calls, responses_text, responses_call, error.
+
+Streaming. A request with `"stream": true` gets any 200 chat completion or Responses reply as
+server-sent events (chunked, `text/event-stream`), exactly as the real APIs send them: chat
+chunks (the role first, text and tool-call `arguments` in pieces, the pieces of parallel calls
+interleaved, an empty delta, `finish_reason`, a usage-only chunk when `stream_options.include_usage`,
+then `data: [DONE]`); Responses events (`response.created`, `output_item.added`,
+`output_text.delta`, `function_call_arguments.delta`, `output_item.done`, `response.completed`).
+The server's `streaming` setting (FakeServer(streaming=...), or /_config {"streaming": {...}}) and
+a reply's `stream` object say how:
+    split        characters of text or arguments a delta carries (default 3)
+    chunk_bytes  bytes a network write carries (default 0: one write an event); 7 splits inside
+                 lines, events and multibyte UTF-8 characters
+    chunk_delay  seconds between writes (default 0)
+    fault        cut (the body ends in the middle of an event), hangup (the connection closes
+                 mid-body), not_json (a data: line that is not JSON), error (an error event),
+                 stall (stop sending for `stall` seconds, default 5), unfinished_call (the body ends
+                 in the middle of a tool call's arguments)
 
 With nothing queued, a default reply follows a simple rule, so a live smoke test needs no script:
     - a request whose last message is a tool result answers "result: <that result>"
@@ -78,6 +99,13 @@ def chat_call(name: str, arguments: dict | str, id: str = "call_1", finish_reaso
     return {"json": completion({"role": "assistant", "content": content, "tool_calls": [call]}, finish_reason)}
 
 
+def chat_calls(*calls: tuple[str, dict | str, str], content: str | None = None) -> dict:
+    """A chat completion asking for several tools at once: (name, arguments, id) each."""
+    tool_calls = [{"id": id, "type": "function", "function": {
+        "name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}} for name, args, id in calls]
+    return {"json": completion({"role": "assistant", "content": content, "tool_calls": tool_calls}, "tool_calls")}
+
+
 def completion(message: dict, finish_reason: str = "stop", model: str = "fake-model") -> dict:
     """A whole chat.completion object around one message."""
     return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
@@ -128,6 +156,110 @@ def error(status: int, message: str = "", type: str = "error", code: str | None 
     return {"status": status, "json": body, "headers": headers or {}}
 
 
+# -- streaming ------------------------------------------------------------------------------------
+
+def pieces(text: str, split: int) -> list[str]:
+    """A text in pieces of `split` characters."""
+    return [text[i:i + split] for i in range(0, len(text), max(1, split))]
+
+
+def chat_chunks(whole: dict, split: int = 3, usage: bool = True) -> list[dict]:
+    """A chat.completion as the chunks a streaming server sends for it (see the module docstring)."""
+    head = {"id": whole.get("id", "chatcmpl-fake"), "object": "chat.completion.chunk",
+            "created": whole.get("created", 1700000000), "model": whole.get("model", "fake-model")}
+    choice = whole["choices"][0]
+    message, calls = choice["message"], choice["message"].get("tool_calls") or []
+
+    def chunk(delta: dict, finish=None) -> dict:
+        return {**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    first = {"role": "assistant", "content": message.get("content") if message.get("content") is None else ""}
+    out = [chunk(first)]
+    out += [chunk({"content": p}) for p in pieces(message.get("content") or "", split)]
+    if message.get("refusal"):
+        out += [chunk({"refusal": p}) for p in pieces(message["refusal"], split)]
+    if message.get("reasoning_content"):
+        out.insert(1, chunk({"reasoning_content": message["reasoning_content"]}))
+    out.append(chunk({}))  # an empty delta, as servers send
+    for index, call in enumerate(calls):  # the first piece of each call: id, type, name
+        out.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                          "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+    queues = [pieces(c["function"]["arguments"], split) for c in calls]
+    while any(queues):  # parallel calls' argument pieces interleave
+        for index, queue in enumerate(queues):
+            if queue:
+                out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": queue.pop(0)}}]}))
+    out.append(chunk({}, choice.get("finish_reason") or "stop"))
+    if usage and whole.get("usage"):
+        out.append({**head, "choices": [], "usage": whole["usage"]})
+    return out
+
+
+def responses_events(response: dict, split: int = 3) -> list[dict]:
+    """A Responses `response` as the events a streaming server sends for it."""
+    events = [{"type": "response.created", "response": {**response, "status": "in_progress", "output": [],
+                                                        "usage": None}}]
+    for index, item in enumerate(response.get("output") or []):
+        kind = item.get("type")
+        started = ({**item, "status": "in_progress", "content": []} if kind == "message" else
+                   {**item, "status": "in_progress", "arguments": ""} if kind == "function_call" else item)
+        events.append({"type": "response.output_item.added", "output_index": index, "item": started})
+        if kind == "message":
+            for part_index, part in enumerate(item.get("content") or []):
+                where = {"item_id": item.get("id"), "output_index": index, "content_index": part_index}
+                delta_type = "response.output_text.delta" if part.get("type") == "output_text" else "response.refusal.delta"
+                text = part.get("text", part.get("refusal", ""))
+                events.append({"type": "response.content_part.added", **where,
+                               "part": {**part, **({"text": ""} if "text" in part else {"refusal": ""})}})
+                events += [{"type": delta_type, **where, "delta": p} for p in pieces(text, split)]
+                events.append({"type": "response.content_part.done", **where, "part": part})
+        elif kind == "function_call":
+            where = {"item_id": item.get("id"), "output_index": index}
+            events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
+                       for p in pieces(item.get("arguments", ""), split)]
+            events.append({"type": "response.function_call_arguments.done", **where, "arguments": item.get("arguments")})
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    ending = "response.incomplete" if response.get("status") == "incomplete" else "response.completed"
+    events.append({"type": ending, "response": response})
+    return [{**e, "sequence_number": n} for n, e in enumerate(events)]
+
+
+def sse(data: dict | str, event: str | None = None) -> bytes:
+    """One server-sent event."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return ((f"event: {event}\n" if event else "") + f"data: {text}\n\n").encode("utf-8")
+
+
+def stream_bytes(reply_json: dict, request: dict, responses: bool, how: dict) -> tuple[list[bytes], bytes, str | None]:
+    """The events of a streamed reply, what follows them, and the fault: (events, tail, fault)."""
+    split, fault = int(how.get("split", 3)), how.get("fault")
+    if responses:
+        events = [sse(e, e["type"]) for e in responses_events(reply_json, split)]
+        tail = b""
+    else:
+        wants_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        events = [sse(c) for c in chat_chunks(reply_json, split, wants_usage)]
+        tail = sse("[DONE]")
+    middle = max(1, len(events) // 2)
+    if fault in ("cut", "hangup"):
+        return events[:middle] + [events[middle][: len(events[middle]) // 2]], b"", fault
+    if fault == "not_json":
+        return events[:middle] + [b"data: {not json, \"id\": \n\n"] + events[middle:], tail, fault
+    if fault == "error":
+        error_event = (sse({"type": "error", "code": "server_error", "param": None, "sequence_number": middle,
+                            "message": "The server had an error while processing your request."}, "error")
+                       if responses else
+                       sse({"error": {"message": "The server had an error while processing your request.",
+                                      "type": "server_error", "param": None, "code": None}}))
+        return events[:middle] + [error_event], b"", fault
+    if fault == "unfinished_call":
+        marker = b"function_call_arguments.delta" if responses else b'"function": {"arguments": '
+        args = [i for i, e in enumerate(events) if marker in e]
+        stop = args[len(args) // 2] if len(args) > 1 else (args[0] if args else middle)
+        return events[: stop + 1], b"", fault
+    return events, tail, fault
+
+
 # -- the server -----------------------------------------------------------------------------------
 
 CHARS_PER_TOKEN = 4  # how the default brain counts tokens against a request's limit
@@ -146,8 +278,9 @@ class FakeServer:
     """An OpenAI-compatible server on 127.0.0.1 (port 0: any free port) with scripted replies."""
 
     def __init__(self, port: int = 0, key: str | None = None, models: list[str] | None = None,
-                 cors: bool = True):
+                 cors: bool = True, streaming: dict | None = None):
         self.key, self.models, self.cors = key, models, cors
+        self.streaming = dict(streaming or {})  # how replies stream: split, chunk_bytes, chunk_delay
         self.queues: dict[str | None, deque] = {}
         self.requests: list[Recorded] = []
         self.lock = threading.Lock()
@@ -284,10 +417,11 @@ class FakeServer:
             self.script(*body.get("replies", []), path=body.get("path"))
             return {"json": {"queued": len(body.get("replies", []))}}
         if path == "/_config":
-            for name in ("cors", "key", "models"):
+            for name in ("cors", "key", "models", "streaming"):
                 if name in body:
                     setattr(self, name, body[name])
-            return {"json": {"cors": self.cors, "key": self.key is not None, "models": self.models}}
+            return {"json": {"cors": self.cors, "key": self.key is not None, "models": self.models,
+                             "streaming": self.streaming}}
         if path == "/_reset":
             self.reset()
             return {"json": {"reset": True}}
@@ -433,7 +567,47 @@ def make_handler(server: FakeServer):
                 return self.send(server.control(path, body), cors=True)
             server.requests.append(Recorded(method, path, headers, body, text))
             reply = server.gate(headers, body) or server.next_reply(path) or server.default_reply(path, body)
+            wants = isinstance(body, dict) and body.get("stream") is True
+            if wants and reply.get("refuse_stream"):
+                reply = error(400, "Unsupported parameter: 'stream' is not supported with this model.",
+                              "invalid_request_error")
+            whole = reply.get("json") if isinstance(reply.get("json"), dict) else {}
+            if (wants and int(reply.get("status", 200)) == 200 and reply.get("stream") is not False
+                    and ("choices" in whole or "output" in whole)):
+                return self.send_stream(reply, body, path == "/v1/responses", cors=server.cors)
             self.send(reply, cors=server.cors)
+
+        def send_stream(self, reply: dict, request: dict, responses: bool, cors: bool) -> None:
+            """A reply as server-sent events in a chunked body, written as `streaming` says (faults too)."""
+            how = {**server.streaming, **(reply.get("stream") if isinstance(reply.get("stream"), dict) else {})}
+            if reply.get("delay"):
+                time.sleep(float(reply["delay"]))
+            events, tail, fault = stream_bytes(reply["json"], request, responses, how)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.cors_headers(cors and reply.get("cors", True))
+            self.end_headers()
+            size, delay = int(how.get("chunk_bytes") or 0), float(how.get("chunk_delay") or 0)
+            data = b"".join(events + [tail])
+            writes = [data[i:i + size] for i in range(0, len(data), size)] if size else [e for e in events + [tail] if e]
+            try:
+                for n, piece in enumerate(writes):
+                    if n and delay:
+                        time.sleep(delay)
+                    if fault == "stall" and n == len(writes) // 2:
+                        time.sleep(float(how.get("stall", 5)))
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                if fault == "hangup":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:  # the client hung up (a stopped run, a read timeout)
+                self.close_connection = True
 
         def send(self, reply: dict, cors: bool) -> None:
             if reply.get("delay"):

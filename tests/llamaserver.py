@@ -31,6 +31,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import llama  # noqa: E402  (scripts/llama.py: where the server and the model are)
 from fakeserver import QuietServer  # noqa: E402  (no traceback when a client that timed out hangs up)
 
+from looplab.models.errors import ModelError  # noqa: E402
+from looplab.models.responses_stream import ResponsesStream  # noqa: E402
+from looplab.models.stream import ChatStream  # noqa: E402
+
 MODEL_NAME = "smollm2-135m-instruct"  # the name the server answers to (--alias)
 
 
@@ -123,6 +127,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def assembled(path: str, data: bytes) -> dict | None:
+    """A streamed reply's body as the whole reply it spells (None when the stream was broken)."""
+    reader = ResponsesStream() if path.rstrip("/").endswith("/responses") else ChatStream()
+    try:
+        reader.feed(data)
+        return reader.finish()
+    except ModelError:
+        return None
+
+
 class Recorder:
     """A pass-through proxy in front of a server that records each reply's tokens and finish reason."""
 
@@ -180,9 +194,11 @@ class Recorder:
         if status != 200 or not path.rstrip("/").endswith(("/chat/completions", "/responses")):
             return
         try:
-            reply = json.loads(data)
-        except ValueError:
-            return
+            reply, streamed = json.loads(data), False
+        except ValueError:  # a streamed reply: its events, assembled by looplab's own readers
+            reply, streamed = assembled(path, data), True
+            if reply is None:
+                return
         usage = reply.get("usage") or {}
         tokens = usage.get("completion_tokens", usage.get("output_tokens"))
         choice = (reply.get("choices") or [{}])[0]
@@ -191,7 +207,8 @@ class Recorder:
             (c.get("function") or {}).get("arguments") or "" for c in message.get("tool_calls") or [])
         with self.lock:
             self.replies.append({"path": path, "tokens": tokens, "finish": choice.get("finish_reason"),
-                                 "tool_calls": len(message.get("tool_calls") or []), "chars": len(text)})
+                                 "tool_calls": len(message.get("tool_calls") or []), "chars": len(text),
+                                 "streamed": streamed})
 
     def __enter__(self) -> Recorder:
         self.thread.start()

@@ -9,6 +9,7 @@
     looplab lessons mine                                    # copy the lessons into ./mine to edit them; run/list use them
     looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
     looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
+    looplab chat 15 [--solution] [--live]                   # talk to the agent lesson 15 offers (talk.py)
     looplab --version
 
 The first line of `list` and `run` says which folder of lessons is used and why (lessonfolder.py):
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from . import __version__, course, lessonfolder, notebook, serve
 from . import lesson as lessons
-from . import trace
+from . import talk, trace
 from .checks import MARKS
 from .models import model_mode
 
@@ -103,17 +104,24 @@ def print_hints(cells: list[lessons.Cell], limit: int | None) -> None:
                 print(f"     {line}")
 
 
+def lesson_for(name: str, live: bool) -> Path | None:
+    """The lesson a command names (None, said on stderr, when there is none); --live picks the live model."""
+    path = find_lesson(name)
+    if path is None:
+        print(f"no lesson {name!r}; `python -m looplab list` shows them", file=sys.stderr)
+    elif live:
+        os.environ["LOOPLAB_MODEL"] = "live"
+    return path
+
+
 def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: int | None = 0) -> int:
     """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found).
 
     `hints`: 0 prints none, None all, N the first N of each exercise.
     """
-    path = find_lesson(name)
+    path = lesson_for(name, live)
     if path is None:
-        print(f"no lesson {name!r}; `python -m looplab list` shows them", file=sys.stderr)
         return 2
-    if live:
-        os.environ["LOOPLAB_MODEL"] = "live"
     mode = model_mode()
     print(f"── {path.name} · {mode} model · {'solution' if solution else 'starter'} code ──")
     stop = trace.listen(trace.printer(sys.stdout)) if show_trace else (lambda: None)
@@ -138,6 +146,14 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: i
         print("This lesson has exercises: edit the starter code, --hints shows hints, "
               "--solution runs it solved.")
     return 0 if result.ok else 1
+
+
+def chat_lesson(name: str, live: bool, solution: bool) -> int:
+    """`chat N`: the conversation with the lesson's agent (talk.py); 2 when the lesson cannot be found."""
+    path = lesson_for(name, live)
+    if path is None:
+        return 2
+    return talk.chat(path, solution)
 
 
 def summary(result: lessons.LessonResult, mode: str) -> str:
@@ -202,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--trace", action="store_true", help="print every run's events as they happen")
     run.add_argument("--hints", nargs="?", type=int, const=-1, default=0, metavar="N",
                      help="print each exercise's hints after the checks (N: only the first N)")
+    talking = commands.add_parser("chat", help="talk to the agent a lesson offers")
+    talking.add_argument("lesson", help="a lesson file, or its number (15) or part of its name")
+    talking.add_argument("--live", action="store_true", help="use the live model, as for run")
+    talking.add_argument("--solution", action="store_true", help="run each exercise's solution first")
     args = parser.parse_args(argv)
     if sys.stdout.encoding and not re.match(r"(?i)utf-?8", sys.stdout.encoding):
         try:
@@ -215,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         return copy_lessons(args.dir)
     if args.command == "notebook":
         return write_notebook(args.lesson, args.solution, args.output)
+    if args.command == "chat":
+        return chat_lesson(args.lesson, args.live, args.solution)
     if args.command == "serve":
         return serve.main(["--port", args.port, "--host", args.host, *(["--dir", args.dir] if args.dir else []),
                            *(["--quiet"] if args.quiet else [])], prog="looplab serve")

@@ -1,6 +1,7 @@
 """The one transport seam: HTTP requests with JSON bodies, by urllib in CPython and by XHR in the browser.
 
     status, headers, text = post_json(url, {"model": "m"}, {"Authorization": "Bearer ..."}, timeout=60)
+    status, headers, pieces = open_stream("POST", url, data, headers, timeout=60)   # a body read as it comes
 
 Any HTTP status comes back as it is (a 401 is an answer, not an exception); only a request that
 got no complete answer raises `NetworkError`, whose `kind` says what happened:
@@ -21,6 +22,8 @@ worker sets the Authorization header of requests for the configured endpoint onl
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 IN_BROWSER = sys.platform == "emscripten"
 
@@ -51,9 +54,37 @@ def request(method: str, url: str, data: str | None, headers: dict, timeout: flo
     return _urllib(method, url, data, headers, timeout)
 
 
-def _urllib(method, url, data, headers, timeout):
-    import http.client
-    import socket
+def open_stream(method: str, url: str, data: str | None, headers: dict,
+                timeout: float) -> tuple[int, dict, Iterator[bytes]]:
+    """A request whose body is read as it arrives: (status, lower-case headers, pieces of bytes).
+
+    In CPython each piece is what the socket had (`timeout` is then the longest wait between two
+    pieces: a server that stops sending raises NetworkError "timeout" from the iterator, one that
+    hangs up mid-body "dropped"). A synchronous XHR cannot hand over a body before it is whole,
+    so in the browser the body comes as one piece; a transport that feeds chunks (the page's
+    fetch) calls the same stream readers with each chunk.
+    """
+    if IN_BROWSER:
+        status, found, text = _xhr(method, url, data, headers, timeout)
+        return status, found, iter([text.encode("utf-8")])
+    with network_errors(url, timeout):
+        response = _open(method, url, data, headers, timeout)
+    return response.status, {k.lower(): v for k, v in response.headers.items()}, _pieces(response, url, timeout)
+
+
+def _pieces(response, url: str, timeout: float) -> Iterator[bytes]:
+    """A urllib response's body, piece by piece as the socket delivers it; closed at the end."""
+    with response:
+        while True:
+            with network_errors(url, timeout, during="nothing arrived for"):
+                piece = response.read1(65536)
+            if not piece:
+                return
+            yield piece
+
+
+def _open(method, url, data, headers, timeout):
+    """urllib's response for a request (a 4xx/5xx too), without following redirects."""
     import urllib.error
     import urllib.request
 
@@ -66,22 +97,36 @@ def _urllib(method, url, data, headers, timeout):
     req = urllib.request.Request(url, data=None if data is None else data.encode("utf-8"),
                                  headers=headers, method=method)
     try:
-        try:
-            response = urllib.request.build_opener(NoRedirect).open(req, timeout=timeout)
-        except urllib.error.HTTPError as answer:  # a 4xx/5xx is still an answer: read it
-            response = answer
-        with response:
+        return urllib.request.build_opener(NoRedirect).open(req, timeout=timeout)
+    except urllib.error.HTTPError as answer:  # a 4xx/5xx is still an answer: read it
+        return answer
+
+
+def _urllib(method, url, data, headers, timeout):
+    with network_errors(url, timeout):
+        with _open(method, url, data, headers, timeout) as response:
             text = response.read().decode("utf-8", errors="replace")
             return response.status, {k.lower(): v for k, v in response.headers.items()}, text
+
+
+@contextmanager
+def network_errors(url: str, timeout: float, during: str = "no answer within"):
+    """Turn what urllib and sockets raise into NetworkError with its kind."""
+    import http.client
+    import socket
+    import urllib.error
+
+    try:
+        yield
     except TimeoutError as exc:
-        raise NetworkError("timeout", url, f"no answer within {timeout:g} s") from exc
+        raise NetworkError("timeout", url, f"{during} {timeout:g} s") from exc
     except (http.client.IncompleteRead, http.client.RemoteDisconnected, ConnectionResetError,
             ConnectionAbortedError, BrokenPipeError) as exc:
         raise NetworkError("dropped", url, type(exc).__name__) from exc
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, (TimeoutError, socket.timeout)):
-            raise NetworkError("timeout", url, f"no answer within {timeout:g} s") from exc
+            raise NetworkError("timeout", url, f"{during} {timeout:g} s") from exc
         if isinstance(reason, ConnectionRefusedError):
             raise NetworkError("refused", url, "connection refused") from exc
         if isinstance(reason, socket.gaierror):

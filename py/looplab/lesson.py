@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import testcells, trace
+from .chat import chat_with  # noqa: F401 — lessons import it from here (see chat.py)
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
 from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
                          read_prediction, solution_index, to_text)

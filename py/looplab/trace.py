@@ -7,7 +7,9 @@ carries the `context` it sends (the messages), its `context_tokens` and each mes
 (`context_sizes`), and what the memory window `left_out` (`{"messages", "tokens"}`); a
 `model_reply` carries the whole reply as `message` (replay.py replays from it) and the call's
 `usage`, and a `stop` the run's (budget.py: tokens, cost, estimated or not); a `model_reply` the
-token limit ended early carries `cut: "length"`.
+token limit ended early carries `cut: "length"`, and a streamed one `stream`: how many chunks came
+and the time to the first token (`{"chunks", "first_chunk_ms", "first_token_ms", "ms"}`), one event
+for the whole reply, never one per chunk.
 A run given a name (`run_agent(..., name="researcher")`) puts it as `agent` on every event it
 emits, and every event carries its run's number as `run`, so the events of agents that call each
 other stay apart in one trace.
@@ -168,7 +170,11 @@ def describe_kind(event: dict, width: int) -> str:
         what = f"{calls} tool call{'s' if calls != 1 else ''}" if calls else short(event.get("content") or "")
         thought = f" thought: {short(event['thought'])}" if event.get("thought") else ""
         cut = f" ({CUT_WORDS.get(event['cut'], 'cut short: ' + str(event['cut']))})" if event.get("cut") else ""
-        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}: {what}{thought}{cut}"
+        streamed = event.get("stream") if isinstance(event.get("stream"), dict) else None
+        first = streamed and streamed.get("first_token_ms", streamed.get("first_chunk_ms"))
+        flow = (f" · {streamed.get('chunks')} chunks" + (f", first after {first:.0f} ms" if first is not None else "")
+                if streamed else "")
+        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}{flow}: {what}{thought}{cut}"
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
     if kind == "tool_result":

@@ -28,7 +28,7 @@ def only_localhost(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_TIMEOUT",
-                 "LLM_EMBED_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "LOOPLAB_MODEL"):
+                 "LLM_EMBED_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "LOOPLAB_MODEL", "LLM_STREAM"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -7,9 +7,11 @@ import json
 import pytest
 from fakeserver import chat_text, completion, error, responses_call, responses_text
 from openai.types.chat import ChatCompletion
-from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+from openai.types.chat.completion_create_params import (CompletionCreateParamsNonStreaming,
+                                                        CompletionCreateParamsStreaming)
 from openai.types.responses import Response
-from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+from openai.types.responses.response_create_params import (ResponseCreateParamsNonStreaming,
+                                                           ResponseCreateParamsStreaming)
 from typecheck import problems
 
 from looplab import Memory, Toolbox, run_agent
@@ -123,14 +125,17 @@ def test_the_cut_replies_are_real_api_objects_and_the_requests_valid_params(fake
                   responses_call("search_notes", '{"query": "pa', cut="max_output_tokens")):
         parsed = Response.model_validate(reply["json"])
         assert parsed.status == "incomplete" and parsed.incomplete_details.reason == "max_output_tokens"
-    for api, params in (("chat", CompletionCreateParamsNonStreaming), ("sdk", CompletionCreateParamsNonStreaming),
-                        ("responses", ResponseCreateParamsNonStreaming)):
-        settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="64")
+    for api, stream, params in (
+            ("chat", "0", CompletionCreateParamsNonStreaming), ("sdk", "0", CompletionCreateParamsNonStreaming),
+            ("responses", "0", ResponseCreateParamsNonStreaming), ("chat", "1", CompletionCreateParamsStreaming),
+            ("sdk", "1", CompletionCreateParamsStreaming), ("responses", "1", ResponseCreateParamsStreaming)):
+        settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="64", LLM_STREAM=stream)
         fake.reset()
         run('call search_notes {"query": "park"}')
         bodies = [p.body for p in fake.posts()]
         assert len(bodies) == 2 and all(problems(b, params) == [] for b in bodies), (api, bodies)
         assert all(b[LIMIT_FIELD[api]] == 64 for b in bodies)
+        assert all(b.get("stream", False) is (stream == "1") for b in bodies), (api, stream)
 
 
 REASONING_MODEL_SAYS = ("Unsupported parameter: 'max_tokens' is not supported with this model. "

@@ -22,10 +22,10 @@ FIGURES: list[dict] = []  # one row per lesson run by the tests, printed at the 
 
 
 def run_lesson(path: Path, base_url: str, key: str, model: str, timeout: float = 900, **env) -> dict:
-    """`python -m looplab run <lesson> --solution --live --trace` against base_url; its output and time."""
+    """`python -m looplab run <lesson> --solution --live --trace` against base_url (replies streamed); its output and time."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
     environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", LLM_BASE_URL=base_url,
-                       LLM_API_KEY=key, LLM_MODEL=model, LLM_TIMEOUT="180", **env)
+                       LLM_API_KEY=key, LLM_MODEL=model, LLM_TIMEOUT="180", **{"LLM_STREAM": "1", **env})
     started = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-m", "looplab", "run", str(path), "--solution", "--live", "--trace"],

@@ -36,11 +36,13 @@ def test_the_lesson_runs_live_against_a_real_server(path, recorder):
 
 
 def test_the_lessons_really_talked_to_the_server(recorder, llama):
-    """Lesson 01 makes requests that the server (which requires the key) answered with real tokens."""
+    """Lesson 01 makes requests that the server (which requires the key) answered with real tokens, streamed."""
     recorder.take()
     run = run_lesson(LESSONS[0], recorder.url, KEY, MODEL_NAME)
     replies = recorder.take()
     assert run["exit"] in (0, 1) and replies, run["stdout"][-2000:]
     assert all(isinstance(r["tokens"], int) and r["tokens"] > 0 for r in replies), replies
+    assert all(r["streamed"] for r in replies), replies        # LLM_STREAM=1: every reply came as a stream
+    assert " chunks, first after " in run["stdout"]             # and the trace says how it streamed
     wrong = run_lesson(LESSONS[0], recorder.url, "sk-not-the-key-000000000000", MODEL_NAME)
     assert "401" in wrong["stdout"] and "API key was refused" in wrong["stdout"], wrong["stdout"][-2000:]

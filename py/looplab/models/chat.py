@@ -22,6 +22,7 @@ from collections.abc import Callable
 from .endpoint import Endpoint
 from .errors import ModelError
 from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
+from .stream import ChatStream, consume, refuses_streaming
 
 # The fields each role may carry on the wire (OpenAI's ChatCompletion*MessageParam types).
 ACCEPTED = {
@@ -99,20 +100,44 @@ def with_usage(reply: dict, data: dict) -> dict:
     return {**reply, "usage": data["usage"]} if isinstance(data.get("usage"), dict) else reply
 
 
-def chat_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
+def chat_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None,
+               **options) -> Callable[[list[dict], list[dict]], dict]:
     """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request.
 
     A server that refuses `max_tokens` and asks for `max_completion_tokens` (OpenAI's reasoning
-    models) gets the limit under that name from then on.
+    models) gets the limit under that name from then on. With `stream=True` the reply comes as
+    it is written (models/stream.py): its text goes to `on_delta` piece by piece, the assembled
+    reply is the one an unstreamed call gives, and carries `stream` (chunks, time to the first
+    token) for the trace; a server that refuses to stream is asked again without, from then on.
     """
+    state = {"stream": stream}
+    secrets = [endpoint.api_key] if endpoint.api_key else []
+
+    def ask(messages, tools, extra) -> tuple[dict, dict | None]:
+        body = chat_payload(endpoint.model, messages, tools, **options, **extra)
+        if not state["stream"]:
+            return endpoint.post("/chat/completions", body), None
+        body.update(stream=True, stream_options={"include_usage": True})
+        answer = endpoint.stream("/chat/completions", body)
+        if isinstance(answer, dict):  # the server answered whole
+            return answer, None
+        reader = ChatStream(endpoint.base_url, on_delta, secrets)
+        return consume(reader, answer, endpoint.timeout), reader.stats()
+
     def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
         extra = {"response_format": response_format} if response_format else {}
-        try:
-            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
-        except ModelError as error:
-            if not use_completion_tokens(error, options):
+        for tries_left in (2, 1, 0):
+            try:
+                data, stats = ask(messages, tools, extra)
+                break
+            except ModelError as error:
+                if tries_left and use_completion_tokens(error, options):
+                    continue
+                if tries_left and state["stream"] and refuses_streaming(error, endpoint.base_url):
+                    state["stream"] = False
+                    continue
                 raise
-            data = endpoint.post("/chat/completions", chat_payload(endpoint.model, messages, tools, **options, **extra))
-        return with_usage(check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options)), data)
+        reply = with_usage(check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options)), data)
+        return {**reply, "stream": stats} if stats else reply
     model.endpoint, model.max_tokens = endpoint, limit_of(options)
     return model

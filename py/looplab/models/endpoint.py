@@ -2,6 +2,7 @@
 
     api = Endpoint("http://127.0.0.1:11434/v1", api_key="...", model="llama3.2")
     data = api.post("/chat/completions", {"model": api.model, "messages": [...]})
+    pieces = api.stream("/chat/completions", {..., "stream": True})   # bytes as they arrive (or a dict)
 
 `post`/`get` return the decoded JSON reply or raise `ModelError` with one clear sentence.
 Retried (up to `attempts` tries in all): 408, 409, 429, 5xx and network failures, after an
@@ -12,7 +13,7 @@ other 4xx (a wrong key or model name will not fix itself), and replies that are 
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .. import http
@@ -54,23 +55,37 @@ class Endpoint:
 
     def call(self, method: str, path: str, body: dict | None = None) -> dict:
         """One call with retries; see the module docstring for which faults are tried again."""
+        return self.send(method, path, body, stream=False)
+
+    def stream(self, path: str, body: dict) -> dict | Iterator[bytes]:
+        """POST asking for a stream: its body's pieces as they arrive, or the decoded JSON of a server
+        that answered whole. Retried as `call` is, until the first byte of a 2xx; never after."""
+        return self.send("POST", path, body, stream=True)
+
+    def send(self, method: str, path: str, body: dict | None, stream: bool):
         url = self.base_url + path
         secrets = [self.api_key] if self.api_key else []
         data = None if body is None else json.dumps(body)
+        headers = {**self.headers(), **({"Content-Type": "application/json"} if data else {}),
+                   **({"Accept": "text/event-stream"} if stream else {})}
         for attempt in range(1, self.attempts + 1):
             retry_after = None
             try:
-                status, headers, text = http.request(method, url, data, {
-                    **self.headers(), **({"Content-Type": "application/json"} if data else {})},
-                    self.timeout)
+                if stream:
+                    status, found, pieces = http.open_stream(method, url, data, headers, self.timeout)
+                    if 200 <= status < 300 and "json" not in found.get("content-type", ""):
+                        return pieces
+                    text = b"".join(pieces).decode("utf-8", errors="replace")
+                else:
+                    status, found, text = http.request(method, url, data, headers, self.timeout)
             except http.NetworkError as exc:
                 error = for_network(exc.kind, self.base_url, exc.detail, self.timeout, attempt, secrets)
             else:
                 if 200 <= status < 300:
                     return self.decode(text, secrets)
-                retry_after = retry_after_of(headers)
+                retry_after = retry_after_of(found)
                 error = for_status(status, url, self.base_url, text, self.model, attempt,
-                                   retry_after, secrets, location=headers.get("location"))
+                                   retry_after, secrets, location=found.get("location"))
             if not error.retryable or attempt == self.attempts:
                 raise error
             wait = wait_before_retry(attempt, retry_after, self.rand)

@@ -7,6 +7,7 @@
     LLM_TIMEOUT    seconds to wait for a reply (default 60)
     LLM_MAX_TOKENS the most tokens one reply may have (default 512; a reply cut by it is marked `cut`)
     LLM_EMBED_MODEL  the embeddings model for live_embedder (default text-embedding-3-small)
+    LLM_STREAM     1 (default): replies stream, their text shown as it is written; 0: whole replies
 
 In the browser the page's Settings set these for each run.
 """
@@ -20,6 +21,7 @@ from .errors import ModelError
 from .limits import DEFAULT_MAX_TOKENS
 from .prompted import prompted
 from .responses import responses_model
+from .stream import streams_by_default
 
 APIS = ("chat", "responses", "prompted", "react", "sdk")
 
@@ -74,15 +76,16 @@ def live_model(api: str | None = None):
         raise ModelError(f"LLM_API is {api!r}; it must be one of {', '.join(APIS)}", kind="setup")
     endpoint = endpoint_from_env()
     limit = max_tokens_from_env()
+    stream = streams_by_default(os.environ.get("LLM_STREAM"))
     if api == "responses":
-        return responses_model(endpoint, max_output_tokens=limit)
+        return responses_model(endpoint, stream=stream, max_output_tokens=limit)
     if api in ("prompted", "react"):
-        return prompted(chat_model(endpoint, max_tokens=limit), react=api == "react")
+        return prompted(chat_model(endpoint, stream=stream, max_tokens=limit), react=api == "react")
     if api == "sdk":
         from .sdk import sdk_model
         return sdk_model(endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout,
-                         max_tokens=limit)
-    return chat_model(endpoint, max_tokens=limit)
+                         stream=stream, max_tokens=limit)
+    return chat_model(endpoint, stream=stream, max_tokens=limit)
 
 
 def live_embedder(model: str | None = None) -> EndpointEmbedder:

@@ -23,6 +23,8 @@ from .chat import with_usage
 from .endpoint import Endpoint
 from .errors import ModelError
 from .limits import check_cut
+from .responses_stream import ResponsesStream
+from .stream import consume, refuses_streaming
 
 OUTPUT_KEY = "_responses_output"
 
@@ -139,12 +141,37 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
     return reply
 
 
-def responses_model(endpoint: Endpoint, **options) -> Callable[[list[dict], list[dict]], dict]:
-    """A model function over the Responses API; `options` (reasoning, max_output_tokens, ...) go in every request."""
+def responses_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None,
+                    **options) -> Callable[[list[dict], list[dict]], dict]:
+    """A model function over the Responses API; `options` (reasoning, max_output_tokens, ...) go in every request.
+
+    `stream=True`: the reply's events are assembled (models/responses_stream.py) into the
+    response an unstreamed call gives, its text shown through `on_delta` as it comes; a server
+    that refuses to stream is asked again without, from then on.
+    """
+    state = {"stream": stream}
+    secrets = [endpoint.api_key] if endpoint.api_key else []
+
+    def ask(body: dict) -> tuple[dict, dict | None]:
+        if not state["stream"]:
+            return endpoint.post("/responses", body), None
+        answer = endpoint.stream("/responses", {**body, "stream": True})
+        if isinstance(answer, dict):
+            return answer, None
+        reader = ResponsesStream(endpoint.base_url, on_delta, secrets)
+        return consume(reader, answer, endpoint.timeout), reader.stats()
+
     def model(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
         body = responses_payload(endpoint.model, messages, tools, response_format, **options)
-        data = endpoint.post("/responses", body)
-        return with_usage(check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
-                                    "max_output_tokens"), data)
+        try:
+            data, stats = ask(body)
+        except ModelError as error:
+            if not (state["stream"] and refuses_streaming(error, endpoint.base_url)):
+                raise
+            state["stream"] = False
+            data, stats = ask(body)
+        reply = with_usage(check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
+                                     "max_output_tokens"), data)
+        return {**reply, "stream": stats} if stats else reply
     model.endpoint = endpoint
     return model

@@ -20,35 +20,62 @@ from .chat import wire_message
 from .errors import ModelError, for_body, for_network, for_status
 from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
 from ..retry import retry_after_of
+from .stream import ChatStream, refuses_streaming, stalled
 
 
-def openai_model_fn(client, model: str, **options):
+def openai_model_fn(client, model: str, stream: bool = False, on_delta=None, **options):
     """A model function that calls `client.chat.completions.create` and returns the message as a dict.
 
     `options` (max_tokens, temperature, ...) go in every request. The token limit is sent as
     `max_tokens`, the name the raw-HTTP adapter uses, so both send the same body to a server
     (the SDK also knows `max_completion_tokens`, which not every compatible server reads); a
     server that refuses it and asks for `max_completion_tokens` gets that name from then on.
+    With `stream=True` the SDK's chunks are assembled as the raw adapter's are (models/stream.py)
+    into the ChatCompletion an unstreamed call returns, then read by the same code.
     """
     base_url = str(client.base_url).rstrip("/")
     secrets = [client.api_key] if getattr(client, "api_key", None) else []
+    state = {"stream": stream}
 
     def create(messages: list[dict], tools: list[dict] | None, response_format: dict | None):
         extra = {**({"tools": tools} if tools else {}), **options}
         if response_format:
             extra["response_format"] = response_format
+        if state["stream"]:
+            extra.update(stream=True, stream_options={"include_usage": True})
         try:
-            return client.chat.completions.create(model=model, messages=[wire_message(m) for m in messages], **extra)
+            response = client.chat.completions.create(model=model, messages=[wire_message(m) for m in messages],
+                                                      **extra)
         except Exception as exc:
             raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
+        return read_chunks(response) if state["stream"] else (response, None)
+
+    def read_chunks(chunks):
+        """The SDK's stream of ChatCompletionChunks as the ChatCompletion they spell, and the stream's figures."""
+        from openai.types.chat import ChatCompletion
+
+        reader = ChatStream(base_url, on_delta, secrets)
+        try:
+            for chunk in chunks:
+                reader.add(chunk.model_dump(exclude_none=True))
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise stream_error(exc, reader, client.timeout) from None
+        return ChatCompletion.model_validate(reader.finish(ended_cleanly=True)), reader.stats()
 
     def call(messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None) -> dict:
-        try:
-            response = create(messages, tools, response_format)
-        except ModelError as error:
-            if not use_completion_tokens(error, options):  # a reasoning model asks for the other name
+        for tries_left in (2, 1, 0):
+            try:
+                response, stats = create(messages, tools, response_format)
+                break
+            except ModelError as error:
+                if tries_left and use_completion_tokens(error, options):  # a reasoning model asks for the other name
+                    continue
+                if tries_left and state["stream"] and refuses_streaming(error, base_url):
+                    state["stream"] = False
+                    continue
                 raise
-            response = create(messages, tools, response_format)
         if not hasattr(response, "choices"):  # the SDK hands back the text of a reply that is not JSON
             raise for_body(base_url, str(response), "was not JSON", secrets)
         if not response.choices:
@@ -58,8 +85,27 @@ def openai_model_fn(client, model: str, **options):
             reply["cut"] = response.choices[0].finish_reason
         if getattr(response, "usage", None) is not None:
             reply["usage"] = response.usage.model_dump(exclude_none=True)  # for budget.py
+        if stats:
+            reply["stream"] = stats
         return check_cut(reply, limit_of(options))
     return call
+
+
+def stream_error(exc: Exception, reader: ChatStream, timeout) -> ModelError:
+    """What the SDK raised while reading a stream, as the sentence the raw adapter writes for the same fault."""
+    import openai
+
+    name = type(exc).__name__
+    if "Timeout" in name:
+        return stalled(reader.base_url, float(getattr(timeout, "read", timeout) or 0), reader.chunks,
+                       reader.secrets)
+    if isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError):  # an error event
+        return reader.fail(f"the server sent an error in the middle of it: {exc.message}")
+    if isinstance(exc, ValueError):
+        return reader.fail("a data: line was not JSON")
+    unfinished = reader.unfinished_call()
+    return reader.fail(f"the connection closed in the middle of it, after {reader.chunks} chunks ({name})"
+                       + (f"; {unfinished}" if unfinished else ""))
 
 
 def sdk_error(exc: Exception, base_url: str, model: str, attempts: int, timeout, secrets) -> ModelError:
@@ -98,7 +144,7 @@ def connection_kind(exc: BaseException) -> str:
 
 
 def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2,
-              **options):
+              stream: bool = False, **options):
     """openai_model_fn over a new OpenAI client (the SDK must be installed: pip, or the site's wheels)."""
     try:
         from openai import OpenAI
@@ -107,5 +153,5 @@ def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, ma
                  if sys.platform == "emscripten" else "install it with: pip install openai")
         raise ModelError(f"LLM_API=sdk needs the openai package; {where}", kind="setup") from None
     client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=max_retries)
-    return openai_model_fn(client, model, **options)
+    return openai_model_fn(client, model, stream=stream, **options)
 
