@@ -19,7 +19,6 @@ it wins). `run_cells` runs the starter or the solution, then the checks, in one 
 """
 
 import ast
-import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +31,6 @@ from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse
                          read_prediction, solution_index, to_text)
 from .models import model_mode
 
-GIVEN = re.compile(r"^given:\s*", re.I)  # a check's naming comment: the check is about given code
 
 # The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.
 __all__ = ["CELL_MARK", "FAILED", "NOT_CHECKED", "PASSED", "Cell", "Check", "LessonResult", "Prediction",

@@ -10,7 +10,7 @@ import pexpect
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer, chat_text
+from fakeserver import FakeServer, chat_text  # noqa: E402
 
 
 def chat(*args, **env) -> pexpect.spawn:
