@@ -1,10 +1,19 @@
 """Where a course's lessons are and in what order: `NN-slug.py` files, and `NNx-slug.py` for a lesson
 placed after lesson NN without renumbering the ones after it (`01b-workflows-first.py`)."""
 
+import os
 import re
 from pathlib import Path
 
 LESSON_FILE = re.compile(r"^(?P<number>\d\d)(?P<part>[a-z]?)-(?P<slug>[a-z0-9-]+)\.py$")
+
+
+def default_folder() -> Path:
+    """The lessons in use: $LOOPLAB_LESSONS, else lessons/ in the current directory, else the source checkout's."""
+    for folder in (os.environ.get("LOOPLAB_LESSONS", ""), Path.cwd() / "lessons"):
+        if folder and Path(folder).is_dir():
+            return Path(folder)
+    return Path(__file__).resolve().parents[2] / "lessons"
 
 
 def lesson_id(path: Path) -> str:

@@ -68,7 +68,7 @@ class Cell:
         """markdown, hint, predict, check, exercise, solution or code."""
         if self.kind == "markdown":
             return next((tag for tag in ("hint", "predict") if tag in self.tags), "markdown")
-        for tag in ("check", "solution", "exercise"):
+        for tag in ("check", "solution", "exercise", "wrong"):
             if tag in self.tags:
                 return tag
         return "code"
@@ -230,7 +230,7 @@ def program(cells: list[Cell], solution: bool = False) -> list[tuple[int, Cell]]
     chosen = []
     for i, cell in enumerate(cells):
         role = cell.role
-        if role in ("markdown", "hint", "predict", "check"):
+        if role in ("markdown", "hint", "predict", "check", "wrong"):
             continue
         if role == "exercise" and solution and solution_index(cells, i) is not None:
             continue
