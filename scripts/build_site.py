@@ -290,7 +290,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             slug = path.stem
             shutil.copy2(path, dest / path.name)
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
-                      "cells": [lesson_cell(c, path) for c in cells]}
+                      "cells": [lesson_cell(c, path) for c in cells if c.role != "wrong"]}  # never shown
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
             index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),

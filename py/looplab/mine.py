@@ -7,7 +7,7 @@
 Lesson N is read as the learner has it: in the CLI (and a lesson run as a plain script) the lesson
 file as edited, from the lessons folder in use (course.default_folder()); in the page, the worker's
 bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
-edits in its exercise cells. The lesson then runs, scripted and with nobody listening to its trace,
+edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
 and its checks decide:
 
 - every check passes with all your exercises: everything is yours;
@@ -20,11 +20,12 @@ Each text is run once per process (cached on the text), so a lesson may call `mi
 
 import contextlib
 import io
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from . import course, testcells, trace
+from . import course, http, testcells, trace
 from .lesson import Cell, LessonResult, parse, run_cells, solution_index
 
 _provider: Callable[[str], str | None] | None = None
@@ -65,11 +66,25 @@ def lesson_text(number: str) -> tuple[str, str]:
     path = course.find_in(folder, str(number))
     wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
     text = _provider(wanted) if _provider else None
-    if text is None:
-        if path is None:
-            raise LookupError(f"there is no lesson {number} in {folder}")
+    if text is None and path is not None:
         text = path.read_text(encoding="utf-8")
+    if text is None and http.IN_BROWSER:
+        text = from_site(wanted)
+    if text is None:
+        raise LookupError(f"there is no lesson {number} in {folder}")
     return wanted, text
+
+
+def from_site(wanted: str) -> str | None:
+    """In the page with no saved edits: the lesson file as the site serves it (lessons/index.json)."""
+    status, _, body = http.get_json("lessons/index.json", timeout=30)
+    if status != 200:
+        return None
+    found = [e["file"] for e in json.loads(body).get("lessons", []) if e.get("number") == wanted]
+    if not found:
+        return None
+    status, _, body = http.get_json(f"lessons/{found[0]}", timeout=30)
+    return body if status == 200 else None
 
 
 def exercises(cells: list[Cell]) -> list[int]:
@@ -168,6 +183,6 @@ def describe(lesson: str, found: Mine, why: str) -> str:
         return ", ".join(names) if names else "none"
     if not found.reference:
         return f"From lesson {lesson}: {listed(found.yours)} — all yours (they pass that lesson's checks)."
-    return (f"From lesson {lesson}: yours: {listed(found.yours)}; the reference solution: "
-            f"{listed(found.reference)}, because with your code {why} — fix it in lesson {lesson} "
-            f"and this lesson uses yours.")
+    yours = f"yours: {listed(found.yours)}; " if found.yours else ""
+    return (f"From lesson {lesson}: {yours}the reference solution: {listed(found.reference)}, because "
+            f"with your code there {why} — once it passes in lesson {lesson}, this lesson uses yours.")
