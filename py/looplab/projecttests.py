@@ -26,6 +26,7 @@ MESSAGE_CHARS = 300  # one failure's message, cut: the model reads every one of 
 @dataclass
 class TestRun:
     """What one pytest run found: the ids that passed, the failures with their messages, errors."""
+    __test__ = False  # a result, not a test class for pytest to collect
     passed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
