@@ -1,9 +1,9 @@
 # %% [markdown]
 # # 25 · A coding agent: read, edit, test, until the tests pass
 #
-# **Chapter 3 — the agents people use.** By the end of this chapter you will have built a coding
-# agent that fixes a real project (this lesson), a benchmark that says how good it is (lesson 26),
-# and the research helper of chapter 2 ready for users (lesson 27) — all on your own parts.
+# **Chapter 3 — the agents people use.** In this chapter you build a coding agent that fixes a
+# real project (this lesson) and a benchmark that says how good it is (lesson 26), both on parts
+# you wrote earlier.
 #
 # A coding agent is the loop of lesson 4 with tools over a folder of files: list them, read a
 # window of one, replace a piece of text, write a new file, run the tests. The model reads the

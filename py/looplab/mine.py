@@ -161,8 +161,9 @@ def mine(number) -> Mine:
         yours, why = set(every), ""
     else:
         why = f"with your code there {first_failure(result)}"
-        yours = {i for i in every if quietly(with_choice(cells, {i}))[0].ok}
-        result, ns = quietly(with_choice(cells, yours))
+        alone = {i: quietly(with_choice(cells, {i})) for i in every}
+        yours = {i for i in every if alone[i][0].ok}
+        result, ns = alone[min(yours)] if len(yours) == 1 else quietly(with_choice(cells, yours))
         if not result.ok:  # each passes alone but not together: the reference throughout
             yours = set()
             result, ns = quietly(with_choice(cells, set()))
