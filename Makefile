@@ -8,9 +8,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: test test-py test-pyodide test-e2e test-e2e-plain bench serve build venv node clean
+.PHONY: test test-py test-pyodide test-e2e test-e2e-plain serve build venv node clean
 
-test: test-py test-pyodide test-e2e test-e2e-plain test-real
+test: lint test-py test-pyodide test-e2e test-e2e-plain test-real test-dist
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements-test.txt pyproject.toml
@@ -32,6 +32,9 @@ include mk/pyodide.mk
 include mk/web.mk
 include mk/llama.mk
 include mk/localmodel.mk
+include mk/lint.mk
+include mk/bench.mk
+include mk/dist.mk
 
 clean:
-	rm -rf web/dist build .cache
+	rm -rf web/dist build dist .cache

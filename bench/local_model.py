@@ -89,7 +89,7 @@ def looplab(context, url: str, model: Path) -> dict:
     page.get_by_test_id("run").click()
     wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined", TIMEOUT)
     output = page.get_by_test_id("output").inner_text()
-    line = next((l for l in output.splitlines() if l.startswith("BENCH ")), None)
+    line = next((row for row in output.splitlines() if row.startswith("BENCH ")), None)
     if line is None:
         raise SystemExit(f"the bench lesson printed no figures:\n{output}")
     load = float(text.split("loaded in ", 1)[1].split(" s", 1)[0])

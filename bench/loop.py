@@ -57,7 +57,7 @@ def main() -> None:
     print(f"Memory.messages(budget=8000) on 10,000 messages (estimated tokens): "
           f"{best_m * 1e3:.2f} ms best, {median_m * 1e3:.2f} ms median")
     sized = Memory({"role": "system", "content": "s", "tokens": 400})
-    for i in range(10_000):
+    for _ in range(10_000):
         sized.add({"role": "user", "content": "x", "tokens": 50})
     best_s, _ = best_of(lambda: sized.messages(budget=10**9))
     print(f"Memory.messages(budget=huge) on 10,000 messages with `tokens` fields (whole history kept): "

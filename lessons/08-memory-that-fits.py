@@ -257,7 +257,7 @@ print("worked example:", worked_window, "| skip:", skip_window, "| no budget:", 
 # - `keep_last=N`, the "last N messages" strategy, alone or with a budget; `forget(key)`;
 # - **copies**: the window holds copies of the messages, so code that edits what it was given
 #   cannot change the history;
-# - it plugs into `run_agent`, whose `budget=` is passed to `messages()` on every model call.
+# - it plugs into `run_agent`, whose `context_window=` is `messages()`'s budget on every model call.
 #
 # On the twelve messages it keeps the same positions as yours:
 

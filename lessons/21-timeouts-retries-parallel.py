@@ -22,7 +22,8 @@ import time
 from looplab import Collector, Memory, Toolbox, printer, run_agent
 from looplab.eventloop import new_loop, run_sync
 from looplab.lesson import expect
-from looplab.models import calls, final, pick_model, retry, scripted
+from looplab import retry
+from looplab.models import calls, final, pick_model, scripted
 from looplab.tools import TransientError
 
 WEATHER = {"Paris": "18 C, light rain", "Oslo": "9 C, clear", "Rome": "24 C, sunny"}
@@ -31,7 +32,7 @@ WEATHER = {"Paris": "18 C, light rain", "Oslo": "9 C, clear", "Rome": "24 C, sun
 # ## Model calls already have both
 #
 # The live adapters have had a timeout and retries from the start: `LLM_TIMEOUT` (60 s by
-# default) bounds each request, and `looplab/models/retry.py` decides what to try again. Read
+# default) bounds each request, and `looplab/retry.py` decides what to try again. Read
 # it; it is short. Tried again: 408, 409, 429, any 5xx, and network failures. Never: a 401 or a
 # 404, because a wrong key or model name will not fix itself. Between tries it waits longer and
 # longer — **exponential backoff** — so a struggling server gets room to recover, honouring a
@@ -343,7 +344,7 @@ print(mixed, empty, sep="\n")
 #   malformed call is answered with its error, not run. Memory ends exactly as if the calls had
 #   run one by one (a property test checks this on thousands of generated replies);
 # - **retries wait without blocking**: while one call backs off, the others go on; the waits
-#   have jitter (`models/retry.py`'s `backoff`), starting at `Toolbox(retry_delay=...)`;
+#   have jitter (`retry.py`'s `backoff`), starting at `Toolbox(retry_delay=...)`;
 # - **a time limit per tool**, refused for a plain function, as you saw;
 # - **plain tools too**: they run one after another inside the batch (there is one thread), the
 #   async ones wait together;

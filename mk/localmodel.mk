@@ -12,9 +12,3 @@ $(LOCAL_TEST_MODEL): | venv
 	$(PY) -c 'import sys; sys.path.insert(0, "scripts"); import llama; llama.extract_model()'
 
 test-e2e: $(LOCAL_TEST_MODEL)
-
-# bench/local_model.py: the local model in the page against wllama on a bare page (a part of make bench)
-.PHONY: bench-local
-bench-local: venv node wheels-site wheels-openai chromium $(LOCAL_TEST_MODEL)
-	$(PY) bench/local_model.py
-bench: bench-local

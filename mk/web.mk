@@ -4,13 +4,7 @@
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
 #   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
 #   make test-e2e-plain  part of it again from a plain static server under a sub-path
-#   make bench      benchmarks: bench/loop.py and bench/runtime.py (CPython, then Pyodide: run_sync,
-#                   calls side by side, budgets), bench/models.py (the adapters'
-#                   overhead in CPython), bench/startup.py (the site's start-up), bench/sdk_browser.py
-#                   (the openai SDK's install + import and a call's cost in the page),
-#                   bench/real_server.py (the curriculum live against llama-server, mk/llama.mk),
-#                   bench/flood.py (the longest main-thread task while a run floods the Output console),
-#                   bench/inspector.py (the run inspector: draw a 200-step run, move one step)
+#   (the benchmarks, make bench, are mk/bench.mk's)
 
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8000
@@ -47,16 +41,3 @@ test-e2e-plain: venv node wheels-site wheels-openai wheels-test chromium
 EXTRA_WHEELS := .cache/wheels/httpx2_jsfetch-0.1.0-py3-none-any.whl
 $(EXTRA_WHEELS): py-extra/build.py scripts/wheelfile.py $(shell find py-extra/httpx2_jsfetch -name '*.py')
 	$(PY) py-extra/build.py .cache/wheels
-
-bench: venv node wheels-site wheels-openai wheels-test chromium build $(EXTRA_WHEELS) llama
-	$(PY) bench/loop.py
-	@echo "-- the same inside Pyodide (Node.js):"
-	node tests/pyodide/run.mjs --script bench/loop.py
-	$(PY) bench/runtime.py
-	node tests/pyodide/run.mjs --script bench/runtime.py
-	$(PY) bench/models.py --pyodide
-	$(PY) bench/startup.py
-	$(PY) bench/sdk_browser.py
-	$(PY) bench/real_server.py
-	$(PY) bench/flood.py
-	$(PY) bench/inspector.py

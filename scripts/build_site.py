@@ -72,6 +72,7 @@ TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_nam
           "platform_python_implementation": "CPython", "platform_version": ""}
 
 sys.path.insert(0, str(ROOT / "py"))
+import looplab  # noqa: E402
 from looplab import course  # noqa: E402
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
 
@@ -91,7 +92,7 @@ def build_looplab_wheel(dest: Path) -> Path:
     meta = project_meta()
     package = ROOT / "py" / meta["name"]
     files = {path.relative_to(ROOT / "py").as_posix(): path.read_bytes() for path in sorted(package.rglob("*.py"))}
-    return write_wheel(dest, meta["name"], meta["version"], files, summary=meta.get("description", ""),
+    return write_wheel(dest, meta["name"], looplab.__version__, files, summary=meta.get("description", ""),
                        requires_python=meta.get("requires-python", ""), generator="looplab build_site.py")
 
 
@@ -220,7 +221,7 @@ def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) 
     break_cycles(packages)
     meta = project_meta()
     packages[meta["name"]] = {
-        "name": meta["name"], "version": meta["version"], "file_name": looplab_wheel.name,
+        "name": meta["name"], "version": looplab.__version__, "file_name": looplab_wheel.name,
         "install_dir": "site", "sha256": sha256_file(looplab_wheel), "package_type": "package",
         "imports": ["looplab"], "depends": [], "unvendored_tests": False,
     }
@@ -296,7 +297,8 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
                           "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
                           "checks": len(lesson_format.check_names(cells)),
                           "hash": hashlib.sha256(text.encode()).hexdigest()[:16]})
-    (dest / "index.json").write_text(json.dumps({"lessons": index}, indent=1, ensure_ascii=False) + "\n")
+    index_file = {"format": course.LESSON_FORMAT, "lessons": index}  # the page refuses another format
+    (dest / "index.json").write_text(json.dumps(index_file, indent=1, ensure_ascii=False) + "\n")
     return index
 
 
@@ -375,6 +377,7 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str], python: l
     links += ['<link rel="preload" href="worker.js" as="fetch" crossorigin>']
     links += [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in python]
     page = page.replace(PRELOAD_MARK, "\n  ".join(links))
+    page = page.replace("__LOOPLAB_VERSION__", looplab.__version__).replace("__LESSON_FORMAT__", str(course.LESSON_FORMAT))
     if first_lesson:
         page = prerender_lesson(page, out / "lessons" / f"{first_lesson}.json", first_lesson)
     (out / "index.html").write_text(page)
@@ -471,21 +474,22 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     counted = [p for p in startup if not p.endswith(".mjs")]
     if memory:
         memory["startupBytes"] = sum(sizes["/" + p] for p in counted)
-    info = {"version": build_version, "pyodide": version, "indexURL": f"pyodide/{version}/",
+    info = {"version": build_version, "looplab": looplab.__version__, "lessonFormat": course.LESSON_FORMAT,
+            "pyodide": version, "indexURL": f"pyodide/{version}/",
             "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
-            "lazyBytes": sum(sizes["/" + p] for p in lazy), "csp": page_policy(),
+            "csp": page_policy(),
             "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel) if not p.endswith(".mjs")),
             "lessons": len(lessons),
             # fetched by the worker from its first moment, beside the wasm and the snapshot (the
             # wheel only for a normal load: a restore has looplab already)
             "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
             "wheel": f"py/{looplab_wheel.name}",
-            # the modules imported ahead (in the snapshot; a normal load imports them as runs need them), the memory
-            # Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
-            "preload": preload, "heapLimit": heap_limit, "snapshot": memory}
+            # the memory Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
+            "heapLimit": heap_limit, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)
+    info["imported_ahead"] = len(preload)  # the modules in the snapshot (a normal load imports them as runs need them)
     info["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return info
 
@@ -511,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         memory = info["snapshot"]
         print(f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
               f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} of "
-              f"{info['heapLimit'] / 2**20:.0f} MiB), {len(info['preload'])} modules imported ahead")
+              f"{info['heapLimit'] / 2**20:.0f} MiB), {info['imported_ahead']} modules imported ahead")
     return 0
 
 

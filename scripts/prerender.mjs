@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import MarkdownIt from "markdown-it";
 
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: true });
-const openLink = markdown.renderer.rules.link_open || ((tokens, i, options, env, self) => self.renderToken(tokens, i, options));
+const openLink = markdown.renderer.rules.link_open || ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options));
 markdown.renderer.rules.link_open = (tokens, i, options, env, self) => {
   if (!(tokens[i].attrGet("href") || "").startsWith("#")) { // as renderMarkdown: other sites open in a new tab
     tokens[i].attrSet("target", "_blank");

@@ -1,104 +1,14 @@
-"""Serve the built site (web/dist) on 127.0.0.1 with the headers it needs.
+"""Serve a checkout's built site (web/dist) with the headers it needs: looplab/serve.py does it.
 
-    python scripts/serve.py [--port 8000] [--dir web/dist] [--quiet]
-
-- COOP `same-origin` + COEP `require-corp` on every response (but sw.js, see below): the page is
-  cross-origin isolated, so SharedArrayBuffer exists and Stop can interrupt Python through
-  Pyodide's interrupt buffer. A live endpoint still works: its requests are CORS requests.
-- `application/wasm` for .wasm (streaming compilation), `text/javascript` for .mjs.
-- Cache headers: files under /pyodide/<version>/ never change (immutable, one year); everything
-  else is revalidated on each visit (no-cache + Last-Modified), the service worker does the rest.
-- The page's Content-Security-Policy (build.json's `csp`, from index.html's <meta> tag) as a header
-  on worker.js: a <meta> policy does not reach a worker.
-
-Any static host serves the folder just as well, with these headers or without them: then the
-service worker adds COOP/COEP and the worker's policy from the second load on (web/sw.js).
+python scripts/serve.py [--port 8000] [--dir web/dist] [--quiet]
 """
 
-from __future__ import annotations
-
-import argparse
-import functools
-import http.server
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-
-TYPES = {
-    ".wasm": "application/wasm",
-    ".mjs": "text/javascript",
-    ".js": "text/javascript",
-    ".json": "application/json",
-    ".webmanifest": "application/manifest+json",
-    ".whl": "application/zip",
-    ".zip": "application/zip",
-    ".py": "text/x-python; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".map": "application/json",
-}
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: the page's many requests share connections
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
-    quiet = False
-    worker_policy = ""  # build.json's csp
-
-    def end_headers(self) -> None:
-        if self.worker_policy and self.path.split("?")[0] == "/worker.js":
-            self.send_header("Content-Security-Policy", self.worker_policy)
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        if self.path.split("?")[0] != "/sw.js":
-            # Not on the service worker: its only cross-origin request is Test connection's no-cors
-            # probe ("does anything answer there?"), which COEP would block.
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        if self.path.startswith("/pyodide/"):
-            self.send_header("Cache-Control", "public, max-age=31536000, immutable")
-        else:
-            self.send_header("Cache-Control", "no-cache")
-        if self.path.split("?")[0] == "/sw.js":
-            self.send_header("Service-Worker-Allowed", "/")
-        super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:
-        if not self.quiet:
-            super().log_message(format, *args)
-
-
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
-    parser.add_argument("--quiet", action="store_true", help="do not log requests")
-    args = parser.parse_args(argv)
-    if not (args.dir / "index.html").exists():
-        print(f"serve: {args.dir} has no index.html; run `make build` first", file=sys.stderr)
-        return 1
-    handler = functools.partial(SiteHandler, directory=str(args.dir))
-    SiteHandler.quiet = args.quiet
-    build = args.dir / "build.json"
-    SiteHandler.worker_policy = json.loads(build.read_text()).get("csp", "") if build.exists() else ""
-    with Server((args.host, args.port), handler) as server:
-        host, port = server.server_address[:2]
-        print(f"serving {args.dir} on http://{host}:{port}/ (Ctrl+C stops)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-    return 0
-
+sys.path.insert(0, str(ROOT / "py"))
+from looplab import serve  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve.main(sys.argv[1:], prog="scripts/serve.py", site=ROOT / "web" / "dist"))

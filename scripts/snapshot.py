@@ -33,6 +33,7 @@ FILE = "py/snapshot.bin.gz"
 # Never imported ahead: modules that exist only once the page has registered them (JS objects
 # cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).
 NOT_AHEAD = {"js", "pyodide_js", "looplab_page"}
+TERMINAL_ONLY = ("serve.py", "lessonfolder.py", "notebook.py")  # the command line's own modules (serve.py: a socket server): the page never imports them
 
 
 class SnapshotError(Exception):
@@ -58,9 +59,10 @@ def modules_to_import(lessons: list[dict], package: Path, lock: dict) -> list[st
     """What the snapshot imports: every module of looplab, what they and the lessons' code cells
     import, minus the lazy extras (a package of the lock other than looplab: the openai SDK and
     its dependencies load only when a run needs them)."""
+    modules = [path for path in package.rglob("*.py") if path.name not in TERMINAL_ONLY]
     names = {".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__")
-             for path in package.rglob("*.py")}
-    for path in package.rglob("*.py"):
+             for path in modules}
+    for path in modules:
         names |= imports_of(path.read_text(encoding="utf-8"))
     names |= imports_of(BRIDGE.read_text(encoding="utf-8"))
     for lesson in lessons:
@@ -109,7 +111,7 @@ def build_id(pyodide_mjs: Path) -> str:
 
 
 def snapshot_build_id(raw: bytes) -> str:
-    """The build id a snapshot was made for: eight little-endian uint32 at bytes 16-48 (src/js/snapshot.ts)."""
+    """The build id a snapshot was made for: eight little-endian uint32 at bytes 16-48 (Pyodide's src/js/snapshot.ts)."""
     if len(raw) < 48 or struct.unpack_from("<I", raw)[0] != 0x706E7300:
         raise SnapshotError("the snapshot does not start with Pyodide's snapshot magic number")
     return "".join(f"{n:08x}" for n in struct.unpack_from("<8I", raw, 16))

@@ -38,15 +38,34 @@ def record_line(arcname: str, data: bytes) -> str:
     return f"{arcname},sha256={digest},{len(data)}"
 
 
+def metadata_text(name: str, version: str, *, summary: str, requires_python: str, requires: list[str] = (),
+                  extras: dict[str, list[str]] | None = None, description: str = "") -> str:
+    """Core metadata (METADATA in a wheel, PKG-INFO in an sdist): extras as `Provides-Extra` with
+    their requirements marked `extra == "..."`, the long description (markdown) as the body."""
+    text = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
+            f"Requires-Python: {requires_python}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires))
+    for extra, needs in (extras or {}).items():
+        text += f"Provides-Extra: {extra}\n" + "".join(f'Requires-Dist: {r}; extra == "{extra}"\n' for r in needs)
+    if description:
+        text += f"Description-Content-Type: text/markdown\n\n{description}"
+    return text
+
+
 def write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes], *, summary: str,
-                requires_python: str, generator: str, requires: list[str] = ()) -> Path:
+                requires_python: str, generator: str, requires: list[str] = (),
+                extras: dict[str, list[str]] | None = None, description: str = "",
+                scripts: dict[str, str] | None = None, date_time: tuple = ZIP_TIME) -> Path:
     """Write `<name>-<version>-py3-none-any.whl` into dest from `files` (archive name -> bytes),
-    with its METADATA, WHEEL and RECORD; the same input always gives the same bytes."""
+    with its METADATA, WHEEL, RECORD (and entry_points.txt for `scripts`: command -> module:function);
+    the same input always gives the same bytes."""
     dist_info = f"{name}-{version}.dist-info"
     files = dict(sorted(files.items()))
-    metadata = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
-                f"Requires-Python: {requires_python}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires))
+    metadata = metadata_text(name, version, summary=summary, requires_python=requires_python, requires=requires,
+                             extras=extras, description=description)
     files[f"{dist_info}/METADATA"] = metadata.encode()
+    if scripts:
+        files[f"{dist_info}/entry_points.txt"] = ("[console_scripts]\n" + "".join(
+            f"{command} = {target}\n" for command, target in scripts.items())).encode()
     files[f"{dist_info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: {generator}\nRoot-Is-Purelib: true\n"
                                    "Tag: py3-none-any\n").encode()
     record = [record_line(arcname, data) for arcname, data in files.items()] + [f"{dist_info}/RECORD,,"]
@@ -55,7 +74,7 @@ def write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes], *,
     path = dest / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for arcname, data in files.items():
-            info = zipfile.ZipInfo(arcname, ZIP_TIME)
+            info = zipfile.ZipInfo(arcname, date_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             wheel.writestr(info, data)

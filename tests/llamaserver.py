@@ -47,7 +47,7 @@ class LlamaServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, wait: float = 120.0) -> "LlamaServer":
+    def start(self, wait: float = 120.0) -> LlamaServer:
         binary, model = llama.server_path(), llama.model_path()
         for path, how in ((binary, "built"), (model, "extracted")):
             if not path.exists():
@@ -99,7 +99,7 @@ class LlamaServer:
         except OSError:
             return "(no log)"
 
-    def __enter__(self) -> "LlamaServer":
+    def __enter__(self) -> LlamaServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -193,7 +193,7 @@ class Recorder:
             self.replies.append({"path": path, "tokens": tokens, "finish": choice.get("finish_reason"),
                                  "tool_calls": len(message.get("tool_calls") or []), "chars": len(text)})
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         self.thread.start()
         return self
 

@@ -6,6 +6,13 @@
     python -m looplab run lessons/04-the-loop.py --live     # against LLM_BASE_URL / LLM_MODEL / LLM_API_KEY
     python -m looplab run 4 --trace                         # also print the run's events as they happen
     python -m looplab run 4 --hints                         # also print each exercise's hints (--hints 1: the first only)
+    looplab lessons mine                                    # copy the lessons into ./mine to edit them; run/list use them
+    looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
+    looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
+    looplab --version
+
+The first line of `list` and `run` says which folder of lessons is used and why (lessonfolder.py):
+your copy wins over the one that came with looplab.
 
 Predict cells print their question, choices and answer where they stand, before the code after
 them runs. With a live model, claims that hold only for prepared replies are listed as "not
@@ -14,31 +21,36 @@ or a cell raised, 2 when the lesson cannot be found.
 """
 
 import argparse
+import json
 import os
 import re
 import sys
 from pathlib import Path
 
-from . import course
+from . import __version__, course, lessonfolder, notebook, serve
 from . import lesson as lessons
 from . import trace
+from .checks import MARKS
 from .models import model_mode
 
+LESSONS_OPTION: str | None = None  # --lessons DIR, before the command
 
-def lessons_dir() -> Path:
-    """lessons/ in the current directory, else the one next to the package (a source checkout)."""
-    here = Path.cwd() / "lessons"
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[2] / "lessons"
+
+def lessons_dir() -> Path | None:
+    """The folder of lessons in use (lessonfolder.choose), after printing which on the first line."""
+    choice = lessonfolder.choose(Path.cwd(), LESSONS_OPTION)
+    print(choice.line(), flush=True)
+    return choice.folder
 
 
 def find_lesson(name: str) -> Path | None:
-    """A path as given, or a lesson number ("4", "04") or slug part ("loop") inside lessons/."""
+    """A path as given, or a lesson number ("4", "04") or slug part ("loop") in the lessons in use."""
     path = Path(name)
     if path.is_file():
+        print(f"lessons: {path.resolve().parent} (the file given)", flush=True)
         return path
-    return course.find_in(lessons_dir(), name)
+    folder = lessons_dir()
+    return course.find_in(folder, name) if folder else None
 
 
 def title_of(path: Path) -> str:
@@ -54,9 +66,9 @@ def title_of(path: Path) -> str:
 def list_lessons() -> int:
     """Print each lesson with its title and exercise count; 2 when there are none."""
     folder = lessons_dir()
-    files = course.lesson_files(folder)
+    files = course.lesson_files(folder) if folder else []
     if not files:
-        print(f"no lessons found in {folder}", file=sys.stderr)
+        print(f"no lessons found in {folder or 'any folder'}", file=sys.stderr)
         return 2
     for path in files:
         cells = lessons.parse(path.read_text(encoding="utf-8"))
@@ -64,9 +76,6 @@ def list_lessons() -> int:
         note = f"  ({exercises} exercise{'s' if exercises != 1 else ''})" if exercises else ""
         print(f"{path.name:<34} {title_of(path)}{note}")
     return 0
-
-
-MARKS = {lessons.PASSED: "✓", lessons.FAILED: "✗", lessons.NOT_CHECKED: "–"}
 
 
 def print_prediction(prediction: lessons.Prediction) -> None:
@@ -138,12 +147,53 @@ def summary(result: lessons.LessonResult, mode: str) -> str:
     return text + (f" · {unchecked} not checked with a {mode} model" if unchecked else "")
 
 
+def copy_lessons(folder: str) -> int:
+    """`looplab lessons DIR`: copy the lessons out for editing; later runs use them."""
+    dest = Path(folder)
+    try:
+        written = lessonfolder.copy_out(dest)
+    except (OSError, ValueError) as error:
+        print(f"looplab lessons: {error}", file=sys.stderr)
+        return 1
+    kept = len(course.lesson_files(dest)) - sum(p.suffix == ".py" for p in written)
+    print(f"lessons: {dest.resolve()} (your copy: {len(written)} files copied"
+          + (f", {kept} of yours kept as they were" if kept else "") + ")")
+    print("`looplab list` and `looplab run N` use this copy from now on; edit a lesson there and run it.")
+    return 0
+
+
+def write_notebook(name: str, solution: bool, output: str | None) -> int:
+    """`looplab notebook N`: the lesson as a Jupyter notebook, written to a file."""
+    path = find_lesson(name)
+    if path is None:
+        print(f"no lesson {name!r}; `looplab list` shows them", file=sys.stderr)
+        return 2
+    target = Path(output or f"{path.stem}{'-solution' if solution else ''}.ipynb")
+    target.write_text(json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    print(f"wrote {target} ({'solved' if solution else 'starter code'}); open it with `jupyter lab {target}`")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line's entry point; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m looplab",
-                                     description="Run Loop Lab lessons in CPython.")
+    global LESSONS_OPTION
+    parser = argparse.ArgumentParser(prog="looplab", description="Run Loop Lab lessons in CPython.")
+    parser.add_argument("--version", action="version", version=f"looplab {__version__}")
+    parser.add_argument("--lessons", metavar="DIR", help="use the lessons in DIR")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the lessons")
+    copy = commands.add_parser("lessons", help="copy the lessons into DIR to edit them; list and run then use DIR")
+    copy.add_argument("dir", metavar="DIR")
+    book = commands.add_parser("notebook", help="write one lesson as a Jupyter notebook")
+    book.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
+    book.add_argument("--solution", action="store_true", help="with each exercise solved")
+    book.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: NN-slug.ipynb here)")
+    site = commands.add_parser("serve", help="serve the site that came with looplab on 127.0.0.1")
+    site.add_argument("--port", default="8000", help="0 picks a free port")
+    site.add_argument("--host", default="127.0.0.1")
+    site.add_argument("--dir", help="another built site")
+    site.add_argument("--quiet", action="store_true", help="do not log requests")
     run = commands.add_parser("run", help="run one lesson and its checks")
     run.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
     run.add_argument("--live", action="store_true",
@@ -158,8 +208,16 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.reconfigure(errors="replace")
         except (AttributeError, ValueError):
             pass
+    LESSONS_OPTION = args.lessons
     if args.command == "list":
         return list_lessons()
+    if args.command == "lessons":
+        return copy_lessons(args.dir)
+    if args.command == "notebook":
+        return write_notebook(args.lesson, args.solution, args.output)
+    if args.command == "serve":
+        return serve.main(["--port", args.port, "--host", args.host, *(["--dir", args.dir] if args.dir else []),
+                           *(["--quiet"] if args.quiet else [])], prog="looplab serve")
     return run_lesson(args.lesson, args.live, args.solution, args.trace,
                       None if args.hints == -1 else args.hints)
 

@@ -10,9 +10,14 @@ the tool and its arguments with Approve and Reject (the worker waits on shared m
 page.py); in CPython it asks on the terminal.
 
     run_agent(task, model, box, memory, approve=ask_person)
+
+`ask_for_approval` is how run_agent calls an `approve`: with the arguments if it takes two, and
+failing closed (a refusal) when it raises.
 """
 
+import inspect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .page import PageUnavailable, ask_page, in_page
@@ -48,7 +53,23 @@ def ask_on_terminal(name: str, arguments: str, read=input) -> Decision:
     try:
         text = read(f"Allow {name}({shown})? Type y to approve, or a reason to refuse: ").strip()
     except (EOFError, OSError, RuntimeError):  # no input left, stdin captured (pytest) or closed
-        return Decision(False, "nobody answered on the terminal; refused by default")
+        return Decision(False, "nobody answered: asking a person needs Loop Lab's page or a terminal; refused by default")
     if text.lower() in ("y", "yes"):
         return Decision(True)
     return Decision(False, "" if text.lower() in ("", "n", "no") else text)
+
+
+def ask_for_approval(approve: Callable | None, name: str, arguments) -> tuple[bool, str]:
+    """Ask a person whether a call may run, via `approve(name)` or `approve(name, arguments)`; fails closed."""
+    if approve is None:
+        return False, ""
+    try:
+        wants_args = len(inspect.signature(approve).parameters) >= 2
+    except (TypeError, ValueError):
+        wants_args = False
+    try:
+        answer = approve(name, arguments) if wants_args else approve(name)
+    except Exception as exc:
+        return False, f" (the approval check failed: {exc})"
+    reason = getattr(answer, "reason", "")  # a Decision carries the person's reason
+    return bool(answer), (f": {reason}" if reason and not answer else "")

@@ -1,19 +1,10 @@
 """Where a course's lessons are and in what order: `NN-slug.py` files, and `NNx-slug.py` for a lesson
 placed after lesson NN without renumbering the ones after it (`01b-workflows-first.py`)."""
 
-import os
 import re
 from pathlib import Path
 
 LESSON_FILE = re.compile(r"^(?P<number>\d\d)(?P<part>[a-z]?)-(?P<slug>[a-z0-9-]+)\.py$")
-
-
-def default_folder() -> Path:
-    """The lessons in use: $LOOPLAB_LESSONS, else lessons/ in the current directory, else the source checkout's."""
-    for folder in (os.environ.get("LOOPLAB_LESSONS", ""), Path.cwd() / "lessons"):
-        if folder and Path(folder).is_dir():
-            return Path(folder)
-    return Path(__file__).resolve().parents[2] / "lessons"
 
 
 def lesson_id(path: Path) -> str:
@@ -39,3 +30,20 @@ def find_in(folder: Path, name: str) -> Path | None:
         return next((f for f in files if lesson_id(f) == wanted), None)
     matches = [f for f in files if name in f.stem]
     return matches[0] if len(matches) == 1 else None
+
+
+LESSON_FORMAT = 1  # the lesson format's version: the site writes it into lessons/index.json, the page checks it
+
+PACKAGE = Path(__file__).resolve().parent
+# A wheel carries the lessons inside the package (scripts/dist.py puts them there); a source
+# checkout has them at lessons/, two folders above this file (py/looplab/course.py).
+PACKAGED = PACKAGE / "_course" / "lessons"
+CHECKOUT = PACKAGE.parents[1] / "lessons"
+
+
+def packaged_lessons() -> Path | None:
+    """The lessons that came with looplab: the wheel's copy, else a source checkout's lessons/."""
+    for folder in (PACKAGED, CHECKOUT):
+        if lesson_files(folder):
+            return folder
+    return None

@@ -71,7 +71,7 @@ def _urllib(method, url, data, headers, timeout):
         with response:
             text = response.read().decode("utf-8", errors="replace")
             return response.status, {k.lower(): v for k, v in response.headers.items()}, text
-    except (TimeoutError, socket.timeout) as exc:
+    except TimeoutError as exc:
         raise NetworkError("timeout", url, f"no answer within {timeout:g} s") from exc
     except (http.client.IncompleteRead, http.client.RemoteDisconnected, ConnectionResetError,
             ConnectionAbortedError, BrokenPipeError) as exc:

@@ -1,35 +1,7 @@
-"""Lessons: reading a lesson file (jupytext "percent" format) and running its cells and checks.
+"""Lessons: running a lesson's cells and checks (the format itself is lessonfile.py's).
 
-A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# ` comment),
-`# %%` a code cell, and tags mark special cells:
-
-    # %% tags=["check"]        assertions shown as a checklist: each top-level `assert` is one check,
-                               named by the comment line just above it (an assert nested in an
-                               `if` or `for` is not a checklist item of its own: keep checks at
-                               the top level); checks run after all code cells, on the final state
-    # %% tags=["exercise"]     starter code the learner completes
-    # %% [markdown] tags=["hint"]
-                               a hint for the exercise above it (1-3 of them, between the exercise
-                               and its solution): the page reveals them one at a time before the
-                               solution, the CLI prints them with --hints; the last may hold the code
-    # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
-    # %% [markdown] tags=["predict"]
-                               predict, then run: a question, its choices as a task list with the
-                               right one ticked, then why (see `Prediction`):
-                                   # Which way will this run end?
-                                   #
-                                   # - [ ] `final`
-                                   # - [x] `step_limit`
-                                   #
-                                   # Three steps are allowed and the model asks for five pings.
-
-    # %% tags=["tests"]        pytest test functions the lesson (or the learner) writes: `def test_*`,
-                               fixtures, parametrize. The cell runs in order like code (compiled
-                               with pytest's assertion rewriting); after the checks, pytest runs the
-                               tests it defined, each one a check named by its docstring's first
-                               line (or its name): passed, failed with pytest's explanation, or
-                               not checked when skipped. An exercise or solution may be tagged
-                               "tests" too. See testcells.py.
+The format — cells, tags, hints, predictions, the program a run executes — is lessonfile.py's;
+its names are importable from here too. A check's statuses and `Check` are checks.py's.
 
 A claim that holds only for the lesson's prepared (scripted) replies is written, at the top level
 of a check cell, as `expect(claim, message, observed=...)` instead of `assert claim, message`. With
@@ -43,56 +15,22 @@ it wins). `run_cells` runs the starter or the solution, then the checks, in one 
 """
 
 import ast
-import json
-import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import testcells, trace
+from .checks import FAILED, NOT_CHECKED, PASSED, Check
+from .lessonfile import (CELL_MARK, Cell, Prediction, hints, parse, parse_header, program,
+                         read_prediction, solution_index, to_text)
 from .models import model_mode
 
-CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
-
-
-@dataclass
-class Cell:
-    """One cell: `kind` is "markdown" or "code"; `tags` as written in the header."""
-    kind: str
-    source: str
-    tags: list[str] = field(default_factory=list)
-
-    @property
-    def role(self) -> str:
-        """markdown, hint, predict, check, exercise, solution or code."""
-        if self.kind == "markdown":
-            return next((tag for tag in ("hint", "predict") if tag in self.tags), "markdown")
-        for tag in ("check", "solution", "exercise", "wrong"):
-            if tag in self.tags:
-                return tag
-        return "code"
-
-
-PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
-
-
-@dataclass
-class Check:
-    """One check's outcome, as the page shows it: its name, its status and a message.
-
-    `status` is "passed", "failed" or "not checked" (a claim about prepared replies, not evaluated
-    with a live or local model; the message says what the model did). `ok` is True only for passed.
-    """
-    name: str
-    ok: bool
-    message: str = ""
-    status: str = ""
-
-    def __post_init__(self):
-        self.message = trace.redact_text(self.message)  # shown on the page and in the terminal
-        self.status = self.status or (PASSED if self.ok else FAILED)
-        self.ok = self.status == PASSED
+# The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.
+__all__ = ["CELL_MARK", "FAILED", "NOT_CHECKED", "PASSED", "Cell", "Check", "LessonResult", "Prediction",
+           "check_names", "check_statements", "expect", "hints", "is_expect", "parse", "parse_header",
+           "program", "read_prediction", "run_cells", "run_check_cell", "run_expect", "run_file",
+           "solution_index", "to_text"]
 
 
 @dataclass
@@ -123,123 +61,6 @@ class LessonResult:
                            for c in self.checks]}
 
 
-@dataclass
-class Prediction:
-    """A predict cell: the question, the choices, the index of the right one, and why."""
-    question: str
-    choices: list[str]
-    answer: int
-    why: str = ""
-
-
-CHOICE = re.compile(r"^\s*[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.+?)\s*$")
-
-
-def read_prediction(source: str) -> Prediction:
-    """Parse a predict cell's markdown: question lines, `- [ ]`/`- [x]` choices, then why.
-
-    Raises ValueError when it has fewer than two choices or not exactly one ticked.
-    """
-    before, choices, after, answer = [], [], [], []
-    for line in source.splitlines():
-        match = CHOICE.match(line)
-        if match and not after:
-            if match["mark"] != " ":
-                answer.append(len(choices))
-            choices.append(match["text"])
-        elif choices:
-            after.append(line)
-        else:
-            before.append(line)
-    if len(choices) < 2 or len(answer) != 1:
-        raise ValueError(f"a predict cell needs two or more `- [ ]` choices with exactly one ticked "
-                         f"`- [x]`; this one has {len(choices)} choices and {len(answer)} ticked")
-    return Prediction("\n".join(before).strip(), choices, answer[0], "\n".join(after).strip())
-
-
-def solution_index(cells: list[Cell], exercise: int) -> int | None:
-    """The index of an exercise's solution: the next cell after its hints, if it is a solution."""
-    i = exercise + 1
-    while i < len(cells) and cells[i].role == "hint":
-        i += 1
-    return i if i < len(cells) and cells[i].role == "solution" else None
-
-
-def hints(cells: list[Cell], exercise: int) -> list[str]:
-    """The hints of the exercise at index `exercise`, in order."""
-    out = []
-    for cell in cells[exercise + 1:]:
-        if cell.role != "hint":
-            break
-        out.append(cell.source)
-    return out
-
-
-def parse_header(rest: str) -> tuple[str, list[str]]:
-    """A `# %%` line's rest as (kind, tags): `[markdown]` makes prose, `tags=[...]` is JSON."""
-    kind = "markdown" if "[markdown]" in rest or "[md]" in rest else "code"
-    match = re.search(r"tags\s*=\s*(\[.*?\])", rest)
-    tags = json.loads(match.group(1)) if match else []
-    return kind, tags
-
-
-def parse(text: str) -> list[Cell]:
-    """Split a lesson's text into cells (a jupytext `# ---` header block is skipped)."""
-    cells: list[Cell] = []
-    kind, tags, lines = "code", [], []
-    body = text.splitlines()
-    if body and body[0].strip() == "# ---":  # jupytext metadata header
-        end = next((i for i in range(1, len(body)) if body[i].strip() == "# ---"), 0)
-        body = body[end + 1:]
-
-    def close():
-        source = "\n".join(lines).strip("\n")
-        if kind == "markdown":
-            source = "\n".join(l[2:] if l.startswith("# ") else l.lstrip("#") for l in source.splitlines())
-        if source.strip() or tags:
-            cells.append(Cell(kind, source, tags))
-
-    for line in body:
-        mark = CELL_MARK.match(line)
-        if mark:
-            close()
-            kind, tags = parse_header(mark.group("rest"))
-            lines = []
-        else:
-            lines.append(line)
-    close()
-    return cells
-
-
-def to_text(cells: list[Cell]) -> str:
-    """Cells back to a lesson file's text (the inverse of `parse`, up to blank lines)."""
-    parts = []
-    for cell in cells:
-        header = "# %%" + (" [markdown]" if cell.kind == "markdown" else "")
-        if cell.tags:
-            header += " tags=" + json.dumps(cell.tags)
-        source = cell.source
-        if cell.kind == "markdown":
-            source = "\n".join(("# " + l) if l else "#" for l in source.splitlines())
-        parts.append(f"{header}\n{source}\n")
-    return "\n".join(parts)
-
-
-def program(cells: list[Cell], solution: bool = False) -> list[tuple[int, Cell]]:
-    """The code cells to run, with their index: the starter, or each exercise swapped for its solution."""
-    chosen = []
-    for i, cell in enumerate(cells):
-        role = cell.role
-        if role in ("markdown", "hint", "predict", "check", "wrong"):
-            continue
-        if role == "exercise" and solution and solution_index(cells, i) is not None:
-            continue
-        if role == "solution" and not solution:
-            continue
-        chosen.append((i, cell))
-    return chosen
-
-
 def learner_traceback(exc: BaseException) -> str:
     """A traceback without the runner's own frames: what the learner's cells did."""
     tb = traceback.TracebackException.from_exception(exc)
@@ -249,14 +70,17 @@ def learner_traceback(exc: BaseException) -> str:
 
 
 def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None = None,
-              on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
+              on_predict: Callable[[Prediction], None] | None = None,
+              on_event: Callable[[dict], None] | None = None) -> LessonResult:
     """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
 
     `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
+    The result keeps the runs' events; with `on_event` each goes there as it happens instead, and
+    the result keeps none (the page's worker sends them on at once).
     """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
     events: list[dict] = []
-    stop_listening = trace.listen(events.append)
+    stop_listening = trace.listen(on_event or events.append)
     chosen = dict(program(cells, solution))
     try:
         for index, cell in enumerate(cells):

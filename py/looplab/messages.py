@@ -10,8 +10,17 @@
 
 A reply is never fixed into something the model did not say: a call that cannot run keeps its
 place, gets an id of ours if its own cannot be used, and is answered with an `error:` text the
-model can act on. loop.py's docstring has the table of what each kind of malformed reply does
-to a run. Nothing here imports the loop, so the model adapters use `text_of` too.
+model can act on. Nothing here imports the loop, so the model adapters use `text_of` too.
+
+What a malformed reply does to a run (run_agent in loop.py acts on what `read_reply` returns):
+- not a dict (None, a string, a list)          -> stop `error`, nothing added to memory
+- no text and no tool calls                      -> stop `error`, nothing added to memory
+- content that is a list of parts                -> the text parts joined
+- `tool_calls` a single dict                     -> treated as a list of one
+- a call that is not a dict, or has no name      -> not run; answered with an `error:` result
+- a call with no id, an id that is not text,
+  or an id already used                          -> given an id of ours, then an `error:` result
+- arguments that are not JSON text (a dict ...)  -> written as JSON text (the Toolbox validates them)
 """
 
 import json

@@ -5,7 +5,8 @@
     my.yours, my.reference, my.note
 
 Lesson N is read as the learner has it: in the CLI (and a lesson run as a plain script) the lesson
-file as edited, from the lessons folder in use (course.default_folder()); in the page, the worker's
+file as edited, from the lessons folder in use (lessonfolder.choose: $LOOPLAB_LESSONS, the current
+folder or its lessons/, the learner's copy, the packaged course); in the page, the worker's
 bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
 edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
 and its checks decide:
@@ -24,9 +25,11 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from . import course, http, testcells, trace
-from .lesson import Cell, LessonResult, parse, run_cells, solution_index
+from . import course, http, lessonfolder, testcells, trace
+from .lesson import LessonResult, run_cells
+from .lessonfile import Cell, parse, solution_index
 
 _provider: Callable[[str], str | None] | None = None
 _cache: dict[str, "Mine"] = {}
@@ -63,8 +66,8 @@ class Mine:
 
 def lesson_text(number: str) -> tuple[str, str]:
     """(lesson id, text as the learner has it) for a lesson number such as 2, "04" or "1b"."""
-    folder = course.default_folder()
-    path = course.find_in(folder, str(number))
+    choice = lessonfolder.choose(Path.cwd())
+    path = course.find_in(choice.folder, str(number)) if choice.folder else None
     wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
     text = _provider(wanted) if _provider else None
     if text is None and path is not None:
@@ -74,7 +77,7 @@ def lesson_text(number: str) -> tuple[str, str]:
         if text is not None:
             _untouched.add(text)  # no saved edits: the exercises are the starters, nothing to try
     if text is None:
-        raise LookupError(f"there is no lesson {number} in {folder}")
+        raise LookupError(f"there is no lesson {number} ({choice.line()})")
     return wanted, text
 
 

@@ -1,22 +1,8 @@
-"""Tool calls that may hang or fail for a moment, and the calls of one reply run side by side.
+"""The calls of one reply run side by side (`Toolbox(parallel=True)`), answered in order.
 
     box = Toolbox(parallel=True)            # run_agent runs a reply's independent calls together
 
-    @box.tool(timeout=2.0, retries=2)       # stopped at an await after 2 s; tried 3 times in all
-    async def fetch_page(url: str) -> str: ...
-
-One call, `invoke(tool, args, delay)`: an `async def` tool runs under `asyncio.wait_for(timeout)`.
-A failure that may pass — a TimeoutError (the time limit's or the tool's own), a ConnectionError,
-or a `TransientError` the tool raises — is tried again after `backoff(attempt)` from
-models/retry.py (doubling from `delay`, with jitter), up to `retries` more times. Any other
-failure is final at once: wrong arguments, a refusal or a bug will not fix themselves.
-
-A timeout stops a tool only where it gives control back: at an `await`. A plain `def` tool runs
-to its end once started — Python cannot stop a running function from outside (in CPython a thread
-could stop *waiting* for it while it carried on; Pyodide has no threads) — so the Toolbox refuses
-a timeout for one. In the page, Stop is what ends a plain tool that never returns.
-
-A reply's calls, `run_ahead(...)`: run_agent answers a reply's calls one by one, in order. With
+One call's time limit and retries are tools.py's (`invoke`). `run_ahead(...)`: run_agent answers a reply's calls one by one, in order. With
 `parallel=True`, the calls it would run next anyway — the reply's calls up to the first that
 needs approval (a refusal skips the rest), leaving out malformed ones, within what is left of
 `max_tool_calls` — are started together first, on one event loop (eventloop.py); the loop then
@@ -25,45 +11,11 @@ only the waiting overlaps. `async def` tools wait together; plain ones still run
 """
 
 import asyncio
-import inspect
-import random
 import time
 from collections.abc import Callable
 
 from .eventloop import run_sync
-from .models.retry import backoff
-from .tools import Tool, Toolbox, ToolError, TransientError, stringify
-
-RETRYABLE = (TimeoutError, ConnectionError, TransientError)
-
-
-async def invoke(tool: Tool, args: dict, delay: float, rand: Callable[[], float] = random.random) -> str:
-    """One checked call with its time limit and retries; always text, `error: ...` on failure."""
-    tries = 1 + tool.retries
-    for attempt in range(1, tries + 1):
-        try:
-            result = tool.func(**args)
-            if inspect.isawaitable(result):
-                result = await (asyncio.wait_for(result, tool.timeout) if tool.timeout else result)
-            return stringify(result)
-        except RETRYABLE as exc:
-            if attempt == tries:
-                return failure(tool, exc) + (f" (tried {tries} times)" if tries > 1 else "")
-            await asyncio.sleep(backoff(attempt, rand, delay))  # other calls go on meanwhile
-        except ToolError as exc:
-            return f"error: {exc}"
-        except Exception as exc:  # a tool's own bug becomes text the model can act on
-            return f"error: {tool.name} failed: {type(exc).__name__}: {exc}"
-    raise AssertionError("unreachable")
-
-
-def failure(tool: Tool, exc: Exception) -> str:
-    """The `error:` text for a failure that may pass, once the tries are used up."""
-    if isinstance(exc, TimeoutError) and tool.timeout and not str(exc):
-        return f"error: {tool.name} timed out after {tool.timeout:g} s"
-    if isinstance(exc, ToolError):
-        return f"error: {exc}"
-    return f"error: {tool.name} failed: {type(exc).__name__}: {exc}"
+from .tools import Toolbox
 
 
 def run_ahead(toolbox: Toolbox, calls: list[dict], broken: dict, room: int | None,

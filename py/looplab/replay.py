@@ -92,12 +92,16 @@ class Keeper:
         return sorted(self.inputs)
 
     def fork(self, run: int, step: int, *, reply=None, result: str | None = None, call_id: str | None = None,
-             tracer: Callable[[dict], None] | None = None) -> dict:
-        """Re-run a kept run from `step` with one edit (see `fork`); returns the fork's run_agent result and `run`."""
+             tracer: Callable[[dict], None] | None = None) -> "Recording":
+        """Re-run a kept run from `step` with one edit (see `fork`); returns the fork as a Recording:
+        its run_agent result, its own events and run number, what it forks and where it first differs."""
         if run not in self.inputs:
             raise ValueError(f"run {run} is not kept any more (the worker keeps the runs of the last lesson run)")
-        return fork(self.inputs[run], [e for e in self.events if e.get("run") == run], step,
-                    reply=reply, result=result, call_id=call_id, tracer=tracer)
+        original = [e for e in self.events if e.get("run") == run]
+        out = fork(self.inputs[run], original, step, reply=reply, result=result, call_id=call_id, tracer=tracer)
+        number = out.pop("run")
+        events = [e for e in self.events if e.get("run") == number]
+        return Recording(out, events, self.inputs.get(number), number, (run, step), first_difference(original, events))
 
 
 # --- the two stand-ins a fork runs with ----------------------------------------------------------

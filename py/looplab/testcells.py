@@ -25,6 +25,9 @@ import time
 import types
 from pathlib import Path
 
+from .checks import FAILED, MARKS, NOT_CHECKED, PASSED, STATUSES
+from .lessonfile import parse, program
+
 NO_PYTEST = ("pytest is not installed here, so the lesson's tests cannot run: `pip install pytest` "
              "(the web page loads it by itself)")
 MESSAGE_LINES, MESSAGE_CHARS = 8, 600  # a check message stays short; the summary is in pytest's output
@@ -135,18 +138,18 @@ class Recorder:
     def pytest_runtest_logreport(self, report):
         # A test runs in three phases (setup, call, teardown); the first that does not pass decides.
         earlier = self.results.get(report.nodeid)
-        if earlier and earlier[1] != "passed":
+        if earlier and earlier[1] != PASSED:
             return
         name = self.names.get(report.nodeid, report.nodeid)
         if report.skipped:
-            self.results[report.nodeid] = [name, "not checked", skip_reason(report)]
+            self.results[report.nodeid] = [name, NOT_CHECKED, skip_reason(report)]
         elif report.failed:
             excinfo = self.raised.get((report.nodeid, report.when))
             what = problem(excinfo) if excinfo is not None else shorten(str(report.longrepr))
             where = "" if report.when == "call" else f"in {report.when}: "
-            self.results[report.nodeid] = [name, "failed", where + what]
+            self.results[report.nodeid] = [name, FAILED, where + what]
         elif report.when == "call":
-            self.results[report.nodeid] = [name, "passed", ""]
+            self.results[report.nodeid] = [name, PASSED, ""]
 
 
 def pytest_args(path: Path) -> list[str]:
@@ -165,7 +168,7 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
     try:
         import pytest
     except ImportError:
-        return [("the lesson's tests", "failed", NO_PYTEST)]
+        return [("the lesson's tests", FAILED, NO_PYTEST)]
     global RUNNING
     module = types.ModuleType("lesson_tests")
     module.__dict__.update({n: namespace[n] for n in names if n in namespace})
@@ -186,40 +189,39 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
         raise KeyboardInterrupt("stopped during the lesson's tests")
     results = [tuple(r) for r in recorder.results.values()]
     print(summary(results, time.perf_counter() - started))
-    results += [("collecting the lesson's tests", "failed", e) for e in recorder.collect_errors]
+    results += [("collecting the lesson's tests", FAILED, e) for e in recorder.collect_errors]
     if not results:
-        results.append(("the lesson's tests", "failed",
+        results.append(("the lesson's tests", FAILED,
                         "pytest found no tests: a test is a function whose name starts with test_"))
     return results
 
 
 def summary(results: list[tuple[str, str, str]], seconds: float) -> str:
     """One line about a run: "pytest ran 19 tests: 17 passed, 2 not checked (0.05 s)"."""
-    counts = {status: sum(r[1] == status for r in results) for status in ("passed", "failed", "not checked")}
+    counts = {status: sum(r[1] == status for r in results) for status in STATUSES}
     parts = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "none collected"
     return f"pytest ran {len(results)} test{'s' if len(results) != 1 else ''}: {parts} ({seconds:.2f} s)"
 
 
 def run_here(namespace: dict) -> None:
-    """For a lesson run as a plain script: run its tests cells' tests with pytest, print the checklist.
+    """For a lesson run as a plain script or a notebook: run its tests with pytest, print the checklist.
 
-    The tests cells are compiled again with assertion rewriting (a plain import does not rewrite);
+    From a file, the tests cells are compiled again with assertion rewriting (a plain import does
+    not rewrite); in a notebook, the `test_*` functions its cells defined run as they are;
     exits with status 1 when a test failed, as a failing check cell would.
     """
-    from . import lesson  # here, not at the top: lesson imports this module
-
     path = Path(namespace.get("__file__", ""))
-    if not path.is_file():
-        raise RuntimeError("run_here needs the lesson's globals(), run from its file")
-    cells = lesson.parse(path.read_text(encoding="utf-8"))
-    names = []
-    for index, cell in lesson.program(cells, solution=True):
-        if "tests" in cell.tags:
-            exec(compile_tests(cell.source, f"<cell {index + 1}>"), namespace)
-            names += defined_names(cell.source)
-    marks = {"passed": "✓", "failed": "✗", "not checked": "–"}
+    if path.is_file():
+        cells = parse(path.read_text(encoding="utf-8"))
+        names = []
+        for index, cell in program(cells, solution=True):
+            if "tests" in cell.tags:
+                exec(compile_tests(cell.source, f"<cell {index + 1}>"), namespace)
+                names += defined_names(cell.source)
+    else:  # a notebook (no file): the tests its cells defined, as they ran
+        names = [name for name, value in namespace.items() if name.startswith("test_") and callable(value)]
     results = run_tests(namespace, names)
     for name, status, message in results:
-        print(f"{marks[status]} {name}" + (f"\n    {message}".replace("\n", "\n    ") if message else ""))
-    if any(status == "failed" for _, status, _ in results):
+        print(f"{MARKS[status]} {name}" + (f"\n    {message}".replace("\n", "\n    ") if message else ""))
+    if any(status == FAILED for _, status, _ in results):
         sys.exit(1)

@@ -3,8 +3,7 @@
 The model sees the name, description and schema; the program runs the function. `Toolbox.run`
 never raises: every failure comes back as text starting with `error:` that says what was wrong
 and what would work, so the model can read it and try again. The JSON-schema work (a schema from
-type hints, strict mode, checking arguments) is in schema.py; a tool's time limit and retries,
-`async def` tools and calls run side by side (`Toolbox(parallel=True)`) are in parallel.py.
+type hints, strict mode, checking arguments) is in schema.py.
 
     box = Toolbox()
 
@@ -14,20 +13,32 @@ type hints, strict mode, checking arguments) is in schema.py; a tool's time limi
         return a + b if operation == "add" else a - b
 
     box.run("calculate", '{"a": 2, "b": 3, "operation": "add"}')   # -> "5"
+
+An `async def` tool, or one with retries, runs through `invoke`: under its time limit, a failure
+that may pass — a TimeoutError, a ConnectionError or a `TransientError` — is tried again after
+`retry.backoff` (doubling from the Toolbox's `retry_delay`, with jitter); any other failure is
+final at once. `error_text` is the one place a failure becomes the model's `error:` text. Running
+a reply's calls side by side (`Toolbox(parallel=True)`) is parallel.py's.
+
+    @box.tool(timeout=2.0, retries=2)       # stopped at an await after 2 s; tried 3 times in all
+    async def fetch_page(url: str) -> str: ...
+
+A timeout stops a tool only where it gives control back: at an `await`. A plain `def` tool runs
+to its end once started — Python cannot stop a running function from outside (in CPython a thread
+could stop *waiting* for it while it carried on; Pyodide has no threads) — so the Toolbox refuses
+a timeout for one. In the page, Stop is what ends a plain tool that never returns.
 """
 
+import asyncio
 import inspect
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .eventloop import run_sync
-from .models.retry import BASE_DELAY
-
+from .retry import BASE_DELAY, backoff
 from .schema import check_arguments, example_arguments, json_type, schema_from_function, strict_schema
-# The rest of the schema engine, importable from here as it was before schema.py:
-from .schema import (JSON_TYPES, PY_TO_JSON, allows, check_value, is_type,  # noqa: F401
-                     nullable, parse_docstring, type_schema)
 
 MAX_OUTPUT = 4000  # characters of tool output kept in memory; the rest is cut with a note
 
@@ -40,6 +51,9 @@ class TransientError(ToolError):
     """Raise from a tool for a failure that may pass (a busy service): tried again if it has retries."""
 
 
+RETRYABLE = (TimeoutError, ConnectionError, TransientError)  # failures that may pass if tried again
+
+
 @dataclass
 class Tool:
     """One registered tool: what the model sees (name, description, parameters) and what runs."""
@@ -49,7 +63,7 @@ class Tool:
     func: Callable
     needs_approval: bool = False
     timeout: float | None = None   # seconds; only an `async def` tool can be stopped (at an await)
-    retries: int = 0               # more tries after a failure that may pass (parallel.py)
+    retries: int = 0               # more tries after a failure that may pass (`invoke`)
 
     @property
     def plain(self) -> bool:
@@ -130,14 +144,12 @@ class Toolbox:
         tool, args = self.prepare(name, arguments_json)
         if tool is None:
             return args
-        if not tool.plain:  # async, or retried: parallel.py, on an event loop of its own
+        if not tool.plain:  # async, or retried: on an event loop of its own
             return run_sync(self.invoke(tool, args))
         try:
             result = tool.func(**args)
-        except ToolError as exc:
-            return f"error: {exc}"
         except Exception as exc:  # a tool's own bug becomes text the model can act on
-            return f"error: {name} failed: {type(exc).__name__}: {exc}"
+            return error_text(tool, exc)
         return self._cut(stringify(result))
 
     async def run_async(self, name: str, arguments_json: str | dict | None) -> str:
@@ -158,8 +170,7 @@ class Toolbox:
         return (None, problem) if problem else (tool, args)
 
     async def invoke(self, tool: Tool, args: dict) -> str:
-        """Run one checked call with its time limit and retries (parallel.py); always text."""
-        from .parallel import invoke  # parallel.py imports this module: imported here, when needed
+        """Run one checked call with its time limit and retries; always text."""
         return self._cut(await invoke(tool, args, self.retry_delay))
 
     def _cut(self, text: str) -> str:
@@ -167,6 +178,35 @@ class Toolbox:
             return text
         cut = len(text) - self.max_output
         return text[: self.max_output] + f"\n[cut {cut} of {len(text)} characters]"
+
+
+async def invoke(tool: Tool, args: dict, delay: float, rand: Callable[[], float] = random.random) -> str:
+    """One checked call with its time limit and retries; always text, `error: ...` on failure."""
+    tries = 1 + tool.retries
+    for attempt in range(1, tries + 1):
+        try:
+            result = tool.func(**args)
+            if inspect.isawaitable(result):
+                result = await (asyncio.wait_for(result, tool.timeout) if tool.timeout else result)
+            return stringify(result)
+        except RETRYABLE as exc:
+            if attempt == tries:
+                return error_text(tool, exc, tries)
+            await asyncio.sleep(backoff(attempt, rand, delay))  # other calls go on meanwhile
+        except Exception as exc:
+            return error_text(tool, exc)
+    raise AssertionError("unreachable")
+
+
+def error_text(tool: Tool, exc: Exception, tries: int = 1) -> str:
+    """A failed call as the model's `error:` text: a ToolError's own words, else what raised."""
+    if isinstance(exc, TimeoutError) and tool.timeout and not str(exc):
+        text = f"error: {tool.name} timed out after {tool.timeout:g} s"
+    elif isinstance(exc, ToolError):
+        text = f"error: {exc}"
+    else:
+        text = f"error: {tool.name} failed: {type(exc).__name__}: {exc}"
+    return text + (f" (tried {tries} times)" if tries > 1 else "")
 
 
 def parse_arguments(tool: Tool, arguments_json) -> dict | str:

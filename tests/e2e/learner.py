@@ -61,19 +61,34 @@ def wait_run_end(page: Page, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("status")).to_have_attribute("data-run-ended", re.compile(r"\d"), timeout=timeout)
 
 
-def run(page: Page) -> list[tuple[bool, str, str]]:
+def run(page: Page) -> list[Shown]:
     """Click Run, wait for the run to end, return the checklist."""
     page.get_by_test_id("run").click()
     wait_run_end(page)
     return checks(page)
 
 
-def checks(page: Page) -> list[tuple[bool, str, str]]:
-    """(ok, name, message) for each check shown."""
-    return [tuple(item) for item in page.eval_on_selector_all(
+class Shown(tuple):
+    """One check as the page shows it: (ok, name, message), and its `status` — passed, failed or
+    not checked (ok is False for both of the last two)."""
+
+    def __new__(cls, ok: bool, name: str, message: str, status: str):
+        shown = super().__new__(cls, (ok, name, message))
+        shown.status = status
+        return shown
+
+    ok = property(lambda self: self[0])
+    name = property(lambda self: self[1])
+    message = property(lambda self: self[2])
+
+
+def checks(page: Page) -> list[Shown]:
+    """(ok, name, message) for each check shown, each with its `.status`."""
+    return [Shown(*item) for item in page.eval_on_selector_all(
         "[data-testid=checks] li.check",
         """items => items.map(li => [li.dataset.ok === 'true', li.querySelector('.check-name').textContent,
-                                     (li.querySelector('.check-message') || {}).textContent || ''])""")]
+                                     (li.querySelector('.check-message') || {}).textContent || '',
+                                     li.dataset.status])""")]
 
 
 def status(page: Page) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from fakeserver import chat_text
-from learner import configure_live, open_lesson, put_solutions, run, set_mode, status
+from learner import checks, configure_live, open_lesson, put_solutions, run, set_mode, status
 
 FORMAT = "91-e2e-format"  # tests/e2e/fixtures/91-e2e-format.py: one assert, one expect(...)
 TITLE = "E2E fixture: hints and predictions"
@@ -37,6 +37,7 @@ def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live
     assert [(c["status"], c["mark"], c["said"], c["label"]) for c in live] == [
         ("passed", "✓", "passed: ", ""), ("not checked", "–", "not checked: ", "not checked")]
     assert live[1]["name"] == "the scripted model says hi"
+    assert [(c.ok, c.status) for c in checks(page)] == [(True, "passed"), (False, "not checked")]
     assert live[1]["message"] == "the model answered 'hello there'; the scripted model answers 'hi'"
     assert live[1]["color"] not in (scripted[0]["color"], "rgb(0, 0, 0)")  # its own colour, not the ✓'s
     summary = page.get_by_test_id("checks").locator(".summary")

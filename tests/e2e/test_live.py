@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
-from learner import (configure_live, open_lesson, run, set_code, set_mode, start_run, status, try_connection,
+from learner import (configure_live, open_lesson, run, set_mode, start_run, status, try_connection,
                      wait_ready, wait_run_end, wait_until)
 
 KEY = "e2e-secret-key-4242"  # not shaped like a real key: only redaction by value can hide it

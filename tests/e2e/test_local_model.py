@@ -11,7 +11,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect

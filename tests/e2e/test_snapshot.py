@@ -21,7 +21,7 @@ import time
 from playwright.sync_api import expect
 
 from browser import wait_until
-from conftest import ROOT, build_site
+from conftest import ROOT
 from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
 
 LESSON = "04-the-loop"

@@ -1,11 +1,48 @@
-"""Lessons run in CPython with the scripted model unless a test says otherwise."""
+"""Lessons run in CPython with the scripted model unless a test says otherwise.
 
+`solved` is the solution namespace of a lesson, by its number: what a learner ends up with, for
+tests of the parts the lessons build (`solved("02")["MyToolbox"]`). Each lesson runs once per
+session; `solved.fresh("15")` runs it again, for parts that keep state between calls.
+"""
 
+import contextlib
+import io
+from pathlib import Path
 
 import pytest
 
+from looplab.course import find_in
+from looplab.lesson import parse, run_cells
+
+LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 
 
+class Solutions:
+    """Lesson namespaces run with their solutions (printing silenced), kept by lesson number."""
+
+    def __init__(self):
+        self.kept: dict[str, dict] = {}
+
+    def __call__(self, number: str) -> dict:
+        if number not in self.kept:
+            self.kept[number] = self.fresh(number)
+        return self.kept[number]
+
+    def fresh(self, number: str) -> dict:
+        """The lesson run anew: a namespace no other test has touched."""
+        path = find_in(LESSONS, number)
+        namespace = {"__name__": "__lesson__"}
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
+        assert result.error is None and result.ok, result.error or [
+            (c.name, c.message) for c in result.checks if not c.ok
+        ]
+        return namespace
+
+
+@pytest.fixture(scope="session")
+def solved() -> Solutions:
+    return Solutions()
 
 
 @pytest.fixture(autouse=True)

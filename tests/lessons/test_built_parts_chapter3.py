@@ -244,7 +244,7 @@ def test_mine_reads_the_edited_lesson_file_in_the_folder_in_use(tmp_path, monkey
     assert again.reference == ["my_run_agent"] and again.yours == ["run_b"]
     assert "my_run_agent" in capsys.readouterr().out
     with pytest.raises(AttributeError, match="define no 'nothing_here'"):
-        again.nothing_here
+        _ = again.nothing_here
 
 
 def test_mine_of_a_lesson_that_is_not_there_says_so(tmp_path, monkeypatch):
@@ -277,8 +277,8 @@ def wrong_answers(path: Path):
             exercise = i
         if "wrong" in cell.tags:
             lines = cell.source.splitlines()
-            mistake = next(l.split(":", 1)[1].strip() for l in lines if l.startswith("# wrong:"))
-            words = next(l.split(":", 1)[1].strip() for l in lines if l.startswith("# expect:"))
+            mistake = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("# wrong:"))
+            words = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("# expect:"))
             out.append((exercise, i, mistake, words))
     return out
 

@@ -22,7 +22,8 @@ def looplab(*args, cwd=ROOT, **env):
 def test_list_names_every_lesson_with_its_title():
     done = looplab("list")
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    first, *lines = done.stdout.splitlines()
+    assert first == f"lessons: {ROOT / 'lessons'} (lessons/ in the current folder)"
     assert len(lines) == len(lesson_files(ROOT / "lessons")) >= 16
     assert lines[0].startswith("01-agent-or-workflow.py") and "Agent or workflow?" in lines[0]
     assert "(2 exercises)" in lines[0]

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_site  # noqa: E402
-from wheelfile import canonical, sha256_file, write_wheel  # noqa: E402
+from wheelfile import sha256_file, write_wheel  # noqa: E402
 
 PYODIDE = {"python": "3.14.2", "platform": "emscripten_5_0_3", "arch": "wasm32"}
 

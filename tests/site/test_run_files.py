@@ -140,3 +140,44 @@ def test_every_lesson_downloads_as_a_valid_notebook_with_the_edits(notebook_js):
         solutions = [c["source"] for c in lesson["cells"] if c["role"] == "solution"]
         assert not any(c.source == s for c in code for s in solutions if s.strip()), path.name
         assert notebook.metadata["looplab"]["lesson"] == path.stem
+
+
+SYNTHETIC = '''# %% [markdown]
+# # 9 · A lesson
+# %%
+x = 1
+# %% tags=["exercise"]
+def double(n):
+    return n
+# %% [markdown] tags=["hint"]
+# Multiply.
+# %% tags=["solution"]
+def double(n):
+    return 2 * n
+# %% tags=["wrong"]
+# wrong: adds instead
+# expect: double
+def double(n):
+    return n + 2
+# %% tags=["check"]
+# double doubles
+assert double(3) == 6, "double(3) should be 6"
+'''
+
+
+def test_the_page_and_looplab_notebook_give_the_same_cells(notebook_js, tmp_path):
+    from looplab.notebook import lesson_dict, lesson_notebook
+    (tmp_path / "09-a-lesson.py").write_text(SYNTHETIC, encoding="utf-8")
+    for path in [*lesson_files(ROOT / "lessons"), tmp_path / "09-a-lesson.py"]:
+        page = notebook_js.call("toNotebook", lesson_dict(path), [])
+        cli = lesson_notebook(path)
+        assert page["cells"][1:] == cli["cells"][1:], path.name       # all but the "about" cell
+        assert page["metadata"] == cli["metadata"]
+    by_id = {c["id"]: c for c in cli["cells"]}
+    assert [c["id"] for c in cli["cells"]] == ["looplab-about", "cell-1", "cell-2", "cell-3", "cell-4", "cell-5", "cell-7"]
+    assert by_id["cell-4"]["metadata"] == {"tags": ["hint"], "jupyter": {"source_hidden": True}}
+    assert by_id["cell-5"]["cell_type"] == "markdown" and "return 2 * n" in "".join(by_id["cell-5"]["source"])
+    assert not any("n + 2" in "".join(c["source"]) for c in cli["cells"])  # the wrong answer never appears
+    solved = {c["id"]: c for c in lesson_notebook(tmp_path / "09-a-lesson.py", solution=True)["cells"]}
+    assert "cell-3" not in solved and solved["cell-5"]["cell_type"] == "code"
+    assert solved["cell-5"]["metadata"] == {"tags": ["solution"]} and "cell-6" not in solved

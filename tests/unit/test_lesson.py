@@ -72,6 +72,16 @@ def test_events_of_runs_are_collected():
     assert result.to_dict()["checks"] == [{"name": "True", "ok": True, "status": "passed", "message": ""}]
 
 
+def test_events_go_to_on_event_as_they_happen_and_the_result_keeps_none():
+    cells = [Cell("code", "from looplab import *\nrun_agent('hi', scripted([final('yo')]), Toolbox(), Memory('s'))\n"
+                          "seen_during_the_run = len(handed)"),
+             Cell("code", "assert seen_during_the_run == 4", ["check"])]
+    handed = []
+    result = run_cells(cells, namespace={"handed": handed}, on_event=handed.append)
+    assert [e["type"] for e in handed] == ["run_start", "model_call", "model_reply", "stop"]
+    assert result.events == [] and result.to_dict()["events"] == [] and result.ok
+
+
 def test_round_trip_and_names():
     cells = parse(LESSON)
     assert [(c.kind, c.tags, c.source) for c in parse(to_text(cells))] == [(c.kind, c.tags, c.source) for c in cells]

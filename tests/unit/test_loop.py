@@ -146,7 +146,7 @@ def test_error_detail_never_holds_the_key(monkeypatch):
 def test_step_limit_and_budget_passed_to_memory():
     memory = Memory({"role": "system", "content": "s", "tokens": 10})
     model = scripted([call("add", a=i, b=1) for i in range(4)])
-    result = run_agent("loop", model, box(), memory, max_steps=4, budget=60)
+    result = run_agent("loop", model, box(), memory, max_steps=4, context_window=60)
     assert result["stopped"] == "step_limit" and result["steps"] == 4 and result["tool_calls"] == 4
     assert all(sum(memory.size(m) for m in c["messages"]) <= 60 for c in model.calls)
 
@@ -165,7 +165,7 @@ def test_odd_content_parts_and_unencodable_arguments_never_crash():
         {"id": "d", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}}]}
     parts = {"role": "assistant", "content": [{"type": "text", "text": None}, {"type": "image_url"},
                                               {"type": "text", "text": "ok"}]}
-    result = run_agent("t", scripted([odd, parts]), box(), memory, budget=1000)
+    result = run_agent("t", scripted([odd, parts]), box(), memory, context_window=1000)
     assert result["stopped"] == "final" and result["answer"] == "ok"
     stored = [c["function"]["arguments"] for c in memory.history[1]["tool_calls"]]
     assert all(isinstance(a, str) for a in stored) and json.loads(stored[1]) == {"a": 1, "b": 2}

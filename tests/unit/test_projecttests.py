@@ -1,9 +1,9 @@
 """projecttests: a project's pytest run in-process (as a coding agent's run_tests does), the same in
-CPython and in Pyodide; plus trace.muted and course.default_folder, which mine() uses."""
+CPython and in Pyodide; plus trace.muted, which mine() uses."""
 
 from pathlib import Path
 
-from looplab import course, trace
+from looplab import trace
 from looplab.projecttests import TestRun, cut, project_tests
 from looplab.trace import Emitter
 
@@ -71,11 +71,3 @@ def test_muted_hides_runs_from_listeners_and_restores_them():
     finally:
         stop()
     assert [e["task"] for e in heard] == ["loud"]
-
-
-def test_default_folder_follows_the_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOOPLAB_LESSONS", str(tmp_path))
-    assert course.default_folder() == tmp_path
-    monkeypatch.setenv("LOOPLAB_LESSONS", str(tmp_path / "not-there"))
-    monkeypatch.chdir(tmp_path)
-    assert course.default_folder().name == "lessons" and course.default_folder() != tmp_path / "lessons"

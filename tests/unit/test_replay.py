@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
 from looplab.approvals import Decision
 from looplab.models.rules import rule_model
-from looplab.replay import Keeper, first_difference, fork, record, steps
+from looplab.replay import Keeper, first_difference, record, steps
 from looplab.trace import keep_runs
 
 
@@ -125,7 +125,9 @@ def test_the_keeper_keeps_each_run_by_number_and_forks_it():
         assert len(runs) == 2 and [keeper.inputs[r].task for r in runs] == ["two", "three"]
         assert {e["run"] for e in keeper.events} == set(runs)
         out = keeper.fork(runs[0], 1, result="42", call_id="k")
-        assert out["answer"] == "The sum is 42." and out["run"] in keeper.runs()
+        assert out.result["answer"] == "The sum is 42." and out.run in keeper.runs()
+        assert out.fork_of == (runs[0], 1) and out.first_difference == 1
+        assert out.events and all(e["run"] == out.run for e in out.events)
     finally:
         keeper.stop()
     with pytest.raises(ValueError, match="not kept"):

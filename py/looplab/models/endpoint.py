@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import http
 from .errors import ModelError, for_body, for_network, for_status, server_says
-from .retry import ATTEMPTS, retry_after_of, wait_before_retry
+from ..retry import ATTEMPTS, retry_after_of, wait_before_retry
 
 
 @dataclass

@@ -19,7 +19,7 @@ import sys
 from .chat import wire_message
 from .errors import ModelError, for_body, for_network, for_status
 from .limits import CUT_REASONS, check_cut, limit_of, use_completion_tokens
-from .retry import retry_after_of
+from ..retry import retry_after_of
 
 
 def openai_model_fn(client, model: str, **options):

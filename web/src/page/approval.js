@@ -3,6 +3,8 @@
 // model reads). Esc rejects. When the page is not cross-origin isolated the run could not pause:
 // the dialog says the call was refused by default. Stop closes the dialog with its run.
 
+import { pretty } from "./text.js";
+
 /**
  * @param {HTMLDialogElement} dialog  the approval dialog of index.html
  * @returns {(request, {blocking, signal, step}) => Promise<{approved, reason}>}
@@ -37,12 +39,4 @@ export function setupApproval(dialog) {
       signal.addEventListener("abort", abort);
     });
   };
-}
-
-function pretty(args) {
-  try {
-    return JSON.stringify(JSON.parse(args), null, 2);
-  } catch {
-    return String(args);
-  }
 }

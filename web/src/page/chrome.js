@@ -12,14 +12,14 @@ export class StatusLine {
     this.text = text;
     this.bar = progress;
     this.toastBox = toast;
-    this.about = null; // the lesson view the sentence is about, or null when it is about Python
+    this.about = null; // the lesson (its open's ticket, session.js) the sentence is about, or null when it is about Python
   }
 
   get state() {
     return this.root.dataset.state;
   }
 
-  /** Show a sentence; `extra` goes to the element's data attributes, `about` is its lesson view. */
+  /** Show a sentence; `extra` goes to the element's data attributes, `about` is its lesson's ticket. */
   show(text, state, { about = null, ...extra } = {}) {
     this.text.textContent = text;
     this.root.dataset.state = state;

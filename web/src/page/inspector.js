@@ -3,33 +3,21 @@
 // what the memory window left out), its reply (text, thought, tool calls), each tool's result and
 // time, the step's tokens and, when the model reported usage, the cost at the learner's prices.
 // A step can be forked: its reply or one tool result edited and the run re-run from there (the
-// worker replays the steps before it, bridge.py); the fork is shown beside the original with the
-// first step that differs. Runs can be exported (JSON, or OpenTelemetry spans) and imported.
+// worker replays the steps before it, bridge.py; forks.js); the fork is shown beside the original
+// with the first step that differs. Runs can be exported (JSON, or OpenTelemetry spans) and imported.
+// A step's parts are drawn by steps.js.
 //
 // The runs come from runs.js; everything the page needs (fork, prices, the lesson, the key to
 // hide) arrives as hooks, so this module knows nothing of main.js.
 
 import { el } from "./dom.js";
-import { RunBook, costOf, exportRun, outcome, readRunFile, tokensByRole, usageOf } from "./runs.js";
+import { RunBook, exportRun, outcome } from "./runs.js";
+import { Forks } from "./forks.js";
+import { contextSent, replyBox, tokensLine, toolBox } from "./steps.js";
 import { toOtlp } from "./otel.js";
+import { short, plural } from "./text.js";
 
 const PLAY_MS = 700;
-
-function short(text, limit = 160) {
-  text = String(text ?? "");
-  return text.length <= limit ? text : text.slice(0, limit - 1) + "…";
-}
-
-function pretty(value) {
-  if (typeof value !== "string") return JSON.stringify(value, null, 2);
-  try {
-    return JSON.stringify(JSON.parse(value), null, 2);
-  } catch {
-    return value;
-  }
-}
-
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** How long drawing took, as a performance measure (bench/inspector.py reads them; the newest 200 kept). */
 function measure(name, started) {
@@ -43,8 +31,8 @@ export class Inspector {
    * @param {object} hooks  fork(request) -> Promise<{ok, error, fork}> (runs a fork; its events come
    *                        through add(event, {source: "fork"})); whyNoFork(run) -> reason or null;
    *                        prices() -> {input, output} per million tokens; lesson() -> slug;
-   *                        secret() -> the key to keep out of downloads; download(name, text);
-   *                        say(text) (a short notice)
+   *                        model() -> the live model's name, or ""; download(name, text) (which
+   *                        keeps the key out)
    */
   constructor(root, hooks) {
     this.root = root;
@@ -52,6 +40,8 @@ export class Inspector {
     this.book = new RunBook();
     this.imports = 0;
     this.build();
+    this.forks = new Forks({ book: this.book, box: this.forkBox, compare: this.compare, shown: () => this.run,
+      open: (id, index) => this.open(id, index), schedule: () => this.schedule() }, hooks);
     this.clear();
   }
 
@@ -101,7 +91,6 @@ export class Inspector {
     this.index = 0; // its step shown (0-based)
     this.follow = true; // keep showing the newest step while a run goes on
     this.waiting = null; // an approval pause: {run, step, tool, since}
-    this.forking = null;
     this.frame = 0;
     this.note.textContent = "";
     this.draw();
@@ -112,10 +101,6 @@ export class Inspector {
   /** One event of a live run (or of a fork: source "fork"). */
   add(event, { source = "live" } = {}) {
     const run = this.book.add(event, { source });
-    if (event.type === "run_start" && source === "fork" && this.forking && !this.forking.run && run.parent === null) {
-      this.forking.run = run;
-      run.forkOf = { run: this.forking.from.id, step: this.forking.step };
-    }
     if (event.type === "approval_needed" && this.waiting) this.waiting = null;
     // While a run goes on, its newest step is shown, unless the learner went to look elsewhere.
     if (source !== "fork" && run.parent === null && (this.follow || !this.run)) this.run = run;
@@ -220,7 +205,7 @@ export class Inspector {
     if (this.run) {
       this.drawHead();
       this.drawStep();
-      this.drawCompare();
+      this.forks.drawCompare();
     }
     measure("looplab:inspector-render", started);
   }
@@ -277,11 +262,12 @@ export class Inspector {
     const title = el("h3", {}, `Step ${step.n}`);
     if (run.forkOf && run.firstDifference === step.n) title.append(el("span", { class: "insp-diff" }, " · first step that differs from the original"));
     if (run.forkOf && step.n < run.forkOf.step) title.append(el("span", { class: "muted" }, " · replayed from the record"));
-    box.push(title, this.tokens(step));
-    if (step.call) box.push(this.context(step.call));
-    box.push(this.reply(step));
-    for (const tool of step.tools) box.push(this.tool(run, step, tool));
-    if (this.waiting && this.waiting.run === run && this.waiting.step === step.n) {
+    const waiting = Boolean(this.waiting && this.waiting.run === run && this.waiting.step === step.n);
+    box.push(title, tokensLine(step, this.hooks.prices()));
+    if (step.call) box.push(contextSent(step.call));
+    box.push(replyBox(step));
+    for (const tool of step.tools) box.push(toolBox(tool, { ended: Boolean(run.stop), waiting }));
+    if (waiting) {
       box.push(el("p", { class: "insp-waiting", "data-role": "approval-pause" }, `⏸ Paused: ${this.waiting.tool} waits for a person (Approve or Reject in the dialog).`));
     }
     for (const block of step.blocks) box.push(el("p", { class: "ev-bad" }, `${block.gate} gate refused: ${block.reason}`));
@@ -293,74 +279,9 @@ export class Inspector {
       fork.disabled = true;
       fork.title = why;
     }
-    fork.addEventListener("click", () => this.openFork(run, step));
+    fork.addEventListener("click", () => this.forks.edit(run, step));
     box.push(el("div", { class: "insp-actions" }, fork, why ? el("span", { class: "muted" }, why) : null));
     this.stepBox.replaceChildren(...box);
-  }
-
-  tokens(step) {
-    const call = step.call || {};
-    const parts = [];
-    if (call.context_tokens !== undefined) parts.push(`sent ${call.context_tokens} tokens (estimated)`);
-    const usage = usageOf(step.reply);
-    if (usage) {
-      parts.push(`usage: ${usage.input} in, ${usage.output} out`);
-      const cost = costOf(usage, this.hooks.prices());
-      parts.push(cost === null ? "no price set (Settings)" : `cost $${cost.toFixed(6)}`);
-    }
-    if (step.reply && step.reply.ms !== undefined) parts.push(`model ${Math.round(step.reply.ms)} ms`);
-    return el("p", { class: "insp-tokens" }, parts.join(" · "));
-  }
-
-  context(call) {
-    const messages = call.context || [];
-    const sizes = call.context_sizes || [];
-    const roles = Object.entries(tokensByRole(call)).map(([role, tokens]) => `${role} ${tokens}`).join(" · ");
-    const left = call.left_out;
-    const summary = el("summary", {}, `Context sent: ${plural(messages.length, "message")}`,
-      call.context_tokens !== undefined ? `, ${call.context_tokens} tokens` : "", roles ? ` — ${roles}` : "",
-      left && left.messages ? el("span", { class: "insp-left" }, ` · left out by the memory window: ${plural(left.messages, "message")} (${left.tokens} tokens)`) : "");
-    const list = el("ol", { class: "insp-ctx" });
-    messages.forEach((m, i) => {
-      const size = sizes[i] ?? m.tokens;
-      const calls = (m.tool_calls || []).map((c) => `${c.function?.name}(${short(c.function?.arguments, 120)})`).join(", ");
-      const text = typeof m.content === "string" ? m.content : m.content ? JSON.stringify(m.content) : "";
-      list.append(el("li", { class: `msg msg-${m.role}` },
-        el("span", { class: "msg-role" }, m.role || "?"),
-        size !== undefined ? el("span", { class: "msg-tokens" }, `${size} tokens`) : null,
-        m.tool_call_id ? el("span", { class: "msg-id" }, `answers ${m.tool_call_id}`) : null,
-        el("span", { class: "insp-msg-text" }, short(text || calls, 240))));
-    });
-    return el("details", { class: "insp-context" }, summary, list);
-  }
-
-  reply(step) {
-    const reply = step.reply;
-    if (!reply) return el("p", { class: "muted" }, step.call ? "The model has not answered yet (or its call failed: see the outcome)." : "");
-    if (reply.ok === false) return el("p", { class: "ev-bad" }, `Unusable reply: ${reply.content}`);
-    const message = reply.message || { content: reply.content, thought: reply.thought };
-    const box = el("div", { class: "insp-reply" }, el("h4", {}, "Reply"));
-    if (message.thought || reply.thought) box.append(el("p", { class: "ev-thought" }, `thought: ${message.thought || reply.thought}`));
-    if (message.content) box.append(el("pre", { class: "insp-text" }, message.content));
-    for (const call of message.tool_calls || []) {
-      box.append(el("pre", { class: "msg-call" }, `${call.id}: ${call.function?.name}(${pretty(call.function?.arguments)})`));
-    }
-    if (!message.content && !(message.tool_calls || []).length && reply.tool_calls) box.append(el("p", {}, `asks for ${plural(reply.tool_calls, "tool call")}`));
-    return box;
-  }
-
-  tool(run, step, { call, result, approval }) {
-    const name = (call && call.tool) || (result && result.tool) || "?";
-    const box = el("div", { class: "insp-tool" }, el("h4", {}, el("code", {}, name), call ? el("span", { class: "muted" }, ` ${call.call_id}`) : ""));
-    if (call) box.append(el("pre", { class: "insp-args" }, pretty(call.arguments)));
-    if (approval) box.append(el("p", { class: approval.approved ? "ev-ok" : "ev-bad" }, approval.approved ? "approved by a person" : "not approved"));
-    if (result) {
-      box.append(el("p", { class: result.ok ? "ev-ok" : "ev-bad" }, `${result.ok ? "ok" : "error"} · ${Number(result.ms || 0).toFixed(1)} ms`),
-        el("pre", { class: "insp-result" }, String(result.result ?? "")));
-    } else if (!(this.waiting && this.waiting.run === run && this.waiting.step === step.n)) {
-      box.append(el("p", { class: "muted" }, run.stop ? "not run" : "running…"));
-    }
-    return box;
   }
 
   nestedLink(id) {
@@ -368,101 +289,6 @@ export class Inspector {
     const button = el("button", { type: "button", class: "link" }, `open ${nested.agent || "run"} #${nested.number} (${outcome(nested)})`);
     button.addEventListener("click", () => this.open(id));
     return el("p", { class: "insp-nested" }, "This step ran another agent: ", button);
-  }
-
-  // --- forks ---------------------------------------------------------------------------------
-
-  openFork(run, step) {
-    const choices = step.tools.filter((t) => t.result && t.result.call_id).map((t) => ({
-      label: `the result of ${t.result.tool} (${t.result.call_id})`, kind: "result", callId: t.result.call_id, text: String(t.result.result ?? ""),
-    }));
-    const message = step.reply && step.reply.message;
-    if (message) {
-      const plain = !(message.tool_calls || []).length && !message.thought && typeof message.content === "string";
-      choices.push({ label: "the model's reply", kind: "reply", text: plain ? message.content : JSON.stringify(message, null, 2) });
-    } else if (step.call) {
-      choices.push({ label: "the model's reply", kind: "reply", text: "" });
-    }
-    const select = el("select", { "aria-label": "What to change" });
-    choices.forEach((c, i) => select.append(new Option(c.label, String(i))));
-    const editor = el("textarea", { "data-testid": "fork-editor", rows: "6", spellcheck: "false", "aria-label": "The new value (JSON or text)" });
-    const message_ = el("p", { class: "insp-fork-msg", role: "status" });
-    const go = el("button", { type: "button", class: "primary", "data-testid": "fork-run" }, "Run the fork");
-    const cancel = el("button", { type: "button" }, "Cancel");
-    const fill = () => (editor.value = choices[Number(select.value)].text);
-    select.addEventListener("change", fill);
-    fill();
-    cancel.addEventListener("click", () => this.closeFork());
-    go.addEventListener("click", () => this.runFork(run, step, choices[Number(select.value)], editor.value, message_, go));
-    this.forkBox.replaceChildren(
-      el("h4", {}, `Fork from step ${step.n}: change `, select),
-      el("p", { class: "muted" }, `Steps before ${step.n} are replayed from this run, step ${step.n} uses your edit, and later steps call the model again.`),
-      editor, el("div", { class: "insp-actions" }, go, cancel), message_);
-    this.forkBox.hidden = false;
-    editor.focus();
-  }
-
-  closeFork() {
-    this.forkBox.hidden = true;
-    this.forkBox.replaceChildren();
-  }
-
-  async runFork(run, step, choice, text, message, button) {
-    const why = this.hooks.whyNoFork(run);
-    if (why) {
-      message.textContent = why;
-      return;
-    }
-    const request = { run: run.number, step: step.n, ...(choice.kind === "result" ? { result: text, call_id: choice.callId } : { reply: text }) };
-    this.forking = { from: run, step: step.n, run: null };
-    button.disabled = true;
-    message.textContent = "Running the fork…";
-    let result;
-    try {
-      result = await this.hooks.fork(request);
-    } finally {
-      button.disabled = false;
-    }
-    const fork = this.forking.run;
-    this.forking = null;
-    if (!result || !result.ok || !result.fork) {
-      message.textContent = (result && (result.error || (result.outcome !== "checked" ? "The fork was stopped." : ""))) || "The fork did not run.";
-      this.schedule();
-      return;
-    }
-    if (fork) {
-      fork.firstDifference = result.fork.first_difference;
-      this.closeFork();
-      this.open(fork.id, Math.max(0, (result.fork.first_difference || step.n) - 1));
-    }
-  }
-
-  drawCompare() {
-    const run = this.run;
-    const original = run.forkOf ? this.book.byId.get(run.forkOf.run) : null;
-    const fork = original ? run : [...this.book.runs].reverse().find((r) => r.forkOf && r.forkOf.run === run.id);
-    const base = original || (fork ? run : null);
-    if (!fork || !base) {
-      this.compare.hidden = true;
-      return;
-    }
-    const column = (r, title) => {
-      const stop = r.stop || {};
-      const open = el("button", { type: "button", class: "link" }, r === this.run ? "shown" : "open");
-      open.disabled = r === this.run;
-      open.addEventListener("click", () => this.open(r.id, Math.max(0, (fork.firstDifference || 1) - 1)));
-      return el("div", { class: "insp-col", "data-role": title.toLowerCase() },
-        el("h4", {}, `${title} · #${r.number} `, open),
-        el("dl", {}, el("dt", {}, "stopped"), el("dd", { "data-field": "stopped" }, stop.stopped || "—"),
-          el("dt", {}, "answer"), el("dd", { "data-field": "answer" }, stop.answer ?? stop.detail ?? "—"),
-          el("dt", {}, "steps"), el("dd", { "data-field": "steps" }, String(stop.steps ?? r.steps.length))));
-    };
-    const diff = fork.firstDifference;
-    this.compare.replaceChildren(
-      el("p", { class: "insp-diff-line" }, `Fork of #${base.number} at step ${fork.forkOf.step}: `,
-        diff ? el("b", { "data-role": "first-difference" }, `first differs at step ${diff}`) : el("b", { "data-role": "first-difference" }, "no step differs")),
-      el("div", { class: "insp-cols" }, column(base, "Original"), column(fork, "Fork")));
-    this.compare.hidden = false;
   }
 
   // --- export and import ---------------------------------------------------------------------
@@ -502,25 +328,7 @@ export class Inspector {
   /** Open a run file (runs.js format) beside the runs shown; returns the top run. */
   load(data, name = "a run file") {
     const started = performance.now();
-    readRunFile(data);
-    const prefix = `import${++this.imports}:`;
-    const meta = new Map((data.runs || []).map((r) => [r.run, r]));
-    const added = [];
-    for (const event of data.events) {
-      const run = this.book.add(event, { source: "imported", prefix, at: Date.now() });
-      if (!added.includes(run)) added.push(run);
-    }
-    this.book.open = [];
-    for (const run of added) {
-      const m = meta.get(run.number);
-      if (!m) continue;
-      if (typeof m.startedAt === "number") run.startedAt = m.startedAt;
-      run.forkOf = m.forkOf && typeof m.forkOf === "object" ? { ...m.forkOf, run: prefix + m.forkOf.run } : null;
-      if (run.forkOf && !this.book.byId.has(run.forkOf.run)) run.forkOf = null;
-      run.firstDifference = m.firstDifference ?? null;
-      run.lesson = data.lesson ?? null;
-    }
-    const top = added.find((r) => r.number === data.run) || added[0];
+    const { added, top } = this.book.importFile(data, `import${++this.imports}:`);
     this.note.textContent = `Opened ${name}: ${plural(added.length, "run")}${data.lesson ? ` of ${data.lesson}` : ""}.`;
     this.open(top.id);
     measure("looplab:inspector-load", started);

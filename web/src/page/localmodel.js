@@ -108,7 +108,7 @@ export class LocalModel {
 
   /** The learner picked a file: check it, load it, then keep it in this browser. */
   async pick(file) {
-    return this.replace(file.name, async () => {
+    return this.replace(async () => {
       const problem = await ggufProblem(file);
       if (problem) throw new Error(problem);
       await this.start(file, file.name);
@@ -124,7 +124,7 @@ export class LocalModel {
   /** Fetch a model from a URL (on the learner's own host), keep it, then load it. */
   async fetchFrom(url) {
     const name = decodeURIComponent(new URL(url, document.baseURI).pathname.split("/").pop() || "model.gguf");
-    return this.replace(name, async () => {
+    return this.replace(async () => {
       let response;
       try {
         response = await fetch(url, { credentials: "omit", cache: "no-store" });
@@ -157,7 +157,7 @@ export class LocalModel {
           if (this.state !== "failed") this.status("none", "No local model yet: pick a .gguf file.");
           return false;
         }
-        return this.replace(stored.name, () => this.start(stored.file, stored.name)).then(() => Boolean(this.engine), () => false);
+        return this.replace(() => this.start(stored.file, stored.name)).then(() => Boolean(this.engine), () => false);
       });
     }
     return this.ensuring;
@@ -178,7 +178,7 @@ export class LocalModel {
     this.status("none", "Forgotten: no local model is kept in this browser. Pick a .gguf file to use one again.");
   }
 
-  async replace(name, load) {
+  async replace(load) {
     const previous = this.loading || Promise.resolve();
     const task = previous.catch(() => {}).then(async () => {
       if (this.engine) {

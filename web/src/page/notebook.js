@@ -1,8 +1,10 @@
-// "Download as notebook": the lesson as the learner has it, as a Jupyter notebook (nbformat 4.5),
-// so it opens in Jupyter, JupyterLite or VS Code. Prose, hints and predict questions become
-// markdown cells; code and exercise cells hold the learner's code (their edits); check cells are
-// code cells tagged "check"; solutions are left out (the learner's own work is what is shared).
-// No DOM: Node runs this in the tests.
+// A lesson as the learner has it, as a Jupyter notebook (nbformat 4.5), so it opens in Jupyter,
+// JupyterLite or VS Code. The same cells as looplab/notebook.py's starter notebook (`looplab
+// notebook N`; tests/site holds the two to each other): prose, hints and predict questions become
+// markdown cells; code, exercise and check cells code cells holding the learner's code (their
+// edits); every cell keeps its role as a tag; hints are collapsed, and each solution is a collapsed
+// markdown cell holding its code, so running the notebook runs the learner's work, not the answer.
+// Wrong-answer cells never appear. No DOM: Node runs this in the tests.
 
 const ROLES = { markdown: "markdown", hint: "markdown", predict: "markdown", code: "code", exercise: "code", check: "code" };
 
@@ -10,6 +12,11 @@ const ROLES = { markdown: "markdown", hint: "markdown", predict: "markdown", cod
 function lines(text) {
   const parts = String(text).split("\n");
   return parts.map((line, i) => (i < parts.length - 1 ? line + "\n" : line)).filter((line, i, all) => line !== "" || i < all.length - 1);
+}
+
+/** A solution shown, not run: its code in a fenced block. */
+function solutionMarkdown(source) {
+  return `**Solution** (run it in place of your exercise cell to see the checks pass):\n\n\`\`\`python\n${source}\n\`\`\``;
 }
 
 /**
@@ -20,14 +27,18 @@ function lines(text) {
 export function toNotebook(lesson, sources = []) {
   const cells = [{
     cell_type: "markdown", id: "looplab-about", metadata: {},
-    source: lines(`*From Loop Lab, lesson ${lesson.slug}, with your edits. It imports \`looplab\`: put Loop Lab's \`py/\` folder on the path (or install the package) before running it.*`),
+    source: lines(`*From Loop Lab, lesson ${lesson.slug}, with your edits. It imports \`looplab\`: \`pip install looplab\` first. Here the model is the lesson's scripted one; approvals, \`input()\` and the local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: click a cell's bar to open it.*`),
   }];
   lesson.cells.forEach((cell, index) => {
-    const type = ROLES[cell.role];
-    if (!type) return; // solutions stay out
-    const source = sources[index] ?? cell.source;
     const tags = [...(cell.tags || [])];
-    const base = { id: `cell-${index + 1}`, metadata: tags.length ? { tags } : {}, source: lines(source) };
+    if (tags.includes("wrong")) return;
+    const solution = cell.role === "solution";
+    const type = solution ? "markdown" : ROLES[cell.role];
+    if (!type) return;
+    const source = solution ? solutionMarkdown(cell.source) : (sources[index] ?? cell.source);
+    const metadata = tags.length ? { tags } : {};
+    if (solution || cell.role === "hint") metadata.jupyter = { source_hidden: true };
+    const base = { id: `cell-${index + 1}`, metadata, source: lines(source) };
     cells.push(type === "code" ? { cell_type: "code", ...base, execution_count: null, outputs: [] } : { cell_type: "markdown", ...base });
   });
   return {
@@ -36,7 +47,7 @@ export function toNotebook(lesson, sources = []) {
     metadata: {
       kernelspec: { name: "python3", display_name: "Python 3", language: "python" },
       language_info: { name: "python" },
-      looplab: { lesson: lesson.slug, title: lesson.title || lesson.slug },
+      looplab: { lesson: lesson.slug, title: lesson.title || lesson.slug, solution: false },
     },
     cells,
   };

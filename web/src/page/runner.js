@@ -1,7 +1,7 @@
 // The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash.
-// Messages: see protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
+// Messages: shared/protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
-import { ENV_KEYS, SIGINT, STOP_GRACE_MS } from "../shared/protocol.js";
+import { ENV_KEYS, SIGINT, STOP_GRACE_MS, reader, toWorker } from "../shared/protocol.js";
 import { answerBuffer, writeAnswer } from "../shared/asking.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
@@ -33,7 +33,8 @@ export class Runner {
     this.answers = answerBuffer(this.isolated);
     const worker = new Worker(new URL("worker.js", document.baseURI), { type: "module" });
     this.worker = worker;
-    worker.onmessage = (event) => this.receive(worker, event.data);
+    const receive = this.reader(worker);
+    worker.onmessage = (event) => receive(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
       this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
@@ -41,38 +42,27 @@ export class Runner {
     // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
     // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
     const snapshot = new URLSearchParams(self.location.search).get("snapshot");
-    worker.postMessage({ type: "init", interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot });
+    worker.postMessage(toWorker.init({ interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot }));
     this.on.starting({ restart });
   }
 
-  receive(worker, message) {
-    if (worker !== this.worker) return; // a message from a worker we already replaced
-    const run = this.current && message.id === this.current.id ? this.current : null;
-    switch (message.type) {
-      case "progress":
-        this.on.progress(message);
-        break;
-      case "ready":
+  /** What this worker's messages do; a message from a worker already replaced is dropped. */
+  reader(worker) {
+    const mine = (handle) => (message) => worker === this.worker && handle(message);
+    const ofRun = (handle) => mine((message) => this.current && message.id === this.current.id && handle(this.current, message));
+    return reader("toPage", {
+      progress: mine((message) => this.on.progress(message)),
+      ready: mine((message) => {
         this.ready = true;
         this.on.ready(message);
-        break;
-      case "stdout":
-      case "stderr":
-        if (run) run.on[message.type](message.text);
-        break;
-      case "event":
-        if (run) run.on.event(message.event);
-        break;
-      case "ask":
-        this.ask(run, message);
-        break;
-      case "done":
-        if (run) this.finish({ ...message.result, outcome: message.interrupted ? "interrupted" : "checked", extras: message.extras || null });
-        break;
-      case "fatal":
-        this.crash(worker, message.message);
-        break;
-    }
+      }),
+      stdout: ofRun((run, { text }) => run.on.stdout(text)),
+      stderr: ofRun((run, { text }) => run.on.stderr(text)),
+      event: ofRun((run, { event }) => run.on.event(event)),
+      ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
+      done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
+      fatal: mine(({ message }) => this.crash(worker, message)),
+    });
   }
 
   /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal})` answers;
@@ -118,16 +108,16 @@ export class Runner {
    * `message` says why Python crashed.
    */
   run(cells, { solution = false, env = {}, on }) {
-    return this.send({ type: "run", cells, solution }, env, on);
+    return this.send((id, known) => toWorker.run(id, { cells, solution }, known), env, on);
   }
 
-  /** Fork a kept run from a step (protocol.js `fork`): like a run, with the fork's events; the
-   * result carries `fork` {answer, steps, stopped, run, first_difference, fork_of}. */
+  /** Fork a kept run from a step (shared/protocol.js `fork`): like a run, with the fork's events; the
+   * result carries `fork` (protocol.js ForkOutcome). */
   fork(request, { env = {}, on }) {
-    return this.send({ type: "fork", fork: request }, env, on);
+    return this.send((id, known) => toWorker.fork(id, request, known), env, on);
   }
 
-  send(message, env, on) {
+  send(message, env, on) { // message(id, env): the protocol's run or fork
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -136,7 +126,7 @@ export class Runner {
       // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
       // before the worker has read this message must still interrupt the run.
       if (this.interrupt) this.interrupt[0] = 0;
-      this.worker.postMessage({ ...message, id, env: known });
+      this.worker.postMessage(message(id, known));
     });
   }
 

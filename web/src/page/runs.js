@@ -30,7 +30,7 @@ function newRun(id, number, start, parent) {
 }
 
 function newStep(n) {
-  return { n, call: null, reply: null, tools: [], blocks: [], nested: [], approvals: [] };
+  return { n, call: null, reply: null, tools: [], blocks: [], nested: [] };
 }
 
 export class RunBook {
@@ -69,6 +69,29 @@ export class RunBook {
     place(run, event);
     if (event.type === "stop") this.open = this.open.filter((r) => r !== run);
     return run;
+  }
+
+  /** Add a run file's runs (checked by readRunFile) beside those here, `prefix` keeping their
+   * numbers apart; returns the runs added and the file's top run. */
+  importFile(data, prefix) {
+    readRunFile(data);
+    const meta = new Map((data.runs || []).map((r) => [r.run, r]));
+    const added = [];
+    for (const event of data.events) {
+      const run = this.add(event, { source: "imported", prefix, at: Date.now() });
+      if (!added.includes(run)) added.push(run);
+    }
+    this.open = [];
+    for (const run of added) {
+      const m = meta.get(run.number);
+      if (!m) continue;
+      if (typeof m.startedAt === "number") run.startedAt = m.startedAt;
+      run.forkOf = m.forkOf && typeof m.forkOf === "object" ? { ...m.forkOf, run: prefix + m.forkOf.run } : null;
+      if (run.forkOf && !this.byId.has(run.forkOf.run)) run.forkOf = null;
+      run.firstDifference = m.firstDifference ?? null;
+      run.lesson = data.lesson ?? null;
+    }
+    return { added, top: added.find((r) => r.number === data.run) || added[0] };
   }
 
   /** A run and the runs nested in it (at any depth), in start order. */
@@ -117,7 +140,6 @@ function place(run, e) {
       const step = stepOf(run, e.step);
       const tool = step.tools.find((t) => t.call && t.call.call_id === e.call_id) || null;
       if (e.type === "approval_needed") {
-        step.approvals.push(e);
         if (tool) tool.approval = e;
       } else if (tool) tool.result = e;
       else step.tools.push({ call: null, result: e, approval: null });

@@ -117,7 +117,7 @@ export async function testConnection({ baseUrl, model, api }, apiKey, { timeoutM
   let response;
   try {
     response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: abort.signal, credentials: "omit", cache: "no-store" });
-  } catch (error) {
+  } catch {
     clearTimeout(timer);
     if (abort.signal.aborted) return { ok: false, outcome: "timeout", message: `No answer from ${base} after ${Math.round(timeoutMs / 1000)} s. Is the server busy, or still loading the model?` };
     const reach = await probe(base + "/models");

@@ -8,6 +8,7 @@
 // (storage.js) and come back with one click (the note drawn by showAside).
 
 import { el } from "./dom.js";
+import { putShared } from "./storage.js";
 import { redact } from "../shared/redact.js";
 
 export const MAX_LINK = 32 * 1024;
@@ -125,4 +126,35 @@ export function showAside(root, { shared, onSwap }) {
     ? "This lesson shows code from a shared link. Your own edits to it are kept aside, nothing lost: "
     : "Your own edits are back. The code from the shared link is kept aside: ";
   root.prepend(el("p", { class: "stale-note aside-note", role: "note", "data-role": "aside-note" }, text, swap));
+}
+
+/**
+ * Open a shared link: its code goes into the lesson, the learner's own edits are kept aside; the
+ * address loses the data, so a reload shows the lesson as it now is. Then the link's run, if any,
+ * opens in the inspector.
+ * @param {object} page  {lessons, fetchLesson(meta), open(slug) -> Promise (the lesson shown), openRun(run), toast(text, ms)}
+ */
+export async function openShared(slug, data, { lessons, fetchLesson, open, openRun, toast }) {
+  history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
+  const meta = lessons.find((l) => l.slug === slug);
+  let payload = null;
+  try {
+    if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
+    payload = await decodeShare(data);
+    const lesson = await fetchLesson(meta);
+    const editable = Object.entries(payload.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+    const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
+    putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
+  } catch (error) {
+    toast(`This shared link could not be opened: ${error.message}. The lesson shows as you left it.`, 8000);
+    payload = null;
+  }
+  await open(slug);
+  if (payload && payload.run) {
+    try {
+      openRun(payload.run);
+    } catch (error) {
+      toast(`The shared link's run could not be opened: ${error.message}`, 6000);
+    }
+  }
 }

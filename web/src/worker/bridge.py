@@ -50,14 +50,9 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     kept.clear()
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
              for c in json.loads(cells_json)]
-    stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
-    try:
-        result = lesson.run_cells(cells, solution=solution)
-    finally:
-        stop_listening()
-    out = result.to_dict()
-    out.pop("events", None)  # already sent one by one; errors and check messages come redacted
-    return json.dumps(out, default=str)
+    result = lesson.run_cells(cells, solution=solution,
+                              on_event=lambda event: send_event(json.dumps(event, default=str)))
+    return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
 
 def fork(request_json: str, env_json: str, send_event) -> str:
@@ -71,16 +66,15 @@ def fork(request_json: str, env_json: str, send_event) -> str:
     set_env(env_json)
     stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
     try:
-        out = kept.fork(int(request["run"]), int(request["step"]), reply=request.get("reply"),
-                        result=request.get("result"), call_id=request.get("call_id"))
+        forked = kept.fork(int(request["run"]), int(request["step"]), reply=request.get("reply"),
+                           result=request.get("result"), call_id=request.get("call_id"))
     except ValueError as exc:
         return json.dumps({"ok": False, "error": trace.redact_text(f"The fork could not start: {exc}"), "checks": []})
     finally:
         stop_listening()
-    original = [e for e in kept.events if e.get("run") == int(request["run"])]
-    forked = [e for e in kept.events if e.get("run") == out["run"]]
-    out["first_difference"] = replay.first_difference(original, forked)
-    out["fork_of"] = {"run": int(request["run"]), "step": int(request["step"])}
+    of_run, of_step = forked.fork_of
+    out = {**forked.result, "run": forked.run, "first_difference": forked.first_difference,
+           "fork_of": {"run": of_run, "step": of_step}}
     return json.dumps({"ok": True, "error": None, "checks": [], "fork": trace.redact(out)}, default=str)
 
 
@@ -151,9 +145,9 @@ def start(interruptible: bool) -> str:
             laid = True
     if laid:
         importlib.invalidate_caches()
-    kept = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+    from_pyodide = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
     os.environ.clear()
-    os.environ.update({**kept, **START_ENV})
+    os.environ.update({**from_pyodide, **START_ENV})
     random.seed()  # a snapshot froze the RNG's state: without this every visit draws the same numbers
     tempfile = sys.modules.get("tempfile")
     if tempfile is not None:  # its own RNG (temporary names), frozen too: made afresh on next use

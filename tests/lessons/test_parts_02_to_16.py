@@ -8,7 +8,6 @@ part's invariants. Sections are separate so that each lesson's part stands on it
 import contextlib
 import io
 import json
-from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -23,25 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 PROPERTY = settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 
 
-@cache
-def solved(prefix: str) -> dict:
-    """The namespace of a lesson run with its solutions (printing silenced)."""
-    path = next((ROOT / "lessons").glob(f"{prefix}-*.py"))
-    namespace = {"__name__": "__lesson__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
-    assert result.error is None and result.ok, result.error
-    return namespace
-
-
 # --- lesson 02: MyToolbox ------------------------------------------------------------------------
 
-def my_toolbox():
+def my_toolbox(solved):
     return solved("02")["MyToolbox"]()
 
 
-def echo_box():
-    box = my_toolbox()
+def echo_box(solved):
+    box = my_toolbox(solved)
     box.register("echo", "Repeat a text.",
                  {"type": "object", "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
                   "required": ["text"]},
@@ -51,40 +39,40 @@ def echo_box():
     return box
 
 
-def test_my_toolbox_schemas_follow_registration_order_and_a_second_register_replaces():
-    box = echo_box()
+def test_my_toolbox_schemas_follow_registration_order_and_a_second_register_replaces(solved):
+    box = echo_box(solved)
     assert [s["function"]["name"] for s in box.schemas()] == ["echo", "now", "wipe"]
     box.register("now", "The time, in hours.", {"type": "object", "properties": {}}, lambda: 10)
     schemas = box.schemas()
     assert [s["function"]["name"] for s in schemas] == ["echo", "now", "wipe"]
     assert schemas[1] == {"type": "function", "function": {
         "name": "now", "description": "The time, in hours.", "parameters": {"type": "object", "properties": {}}}}
-    assert my_toolbox().schemas() == []
+    assert my_toolbox(solved).schemas() == []
 
 
-def test_my_toolbox_needs_approval_is_false_for_anything_not_flagged():
-    box = echo_box()
+def test_my_toolbox_needs_approval_is_false_for_anything_not_flagged(solved):
+    box = echo_box(solved)
     assert box.needs_approval("wipe") is True
     assert [box.needs_approval(n) for n in ("echo", "now", "", "WIPE", None)] == [False] * 5
 
 
-def test_my_toolbox_turns_results_into_text_and_empty_arguments_into_none():
-    box = echo_box()
+def test_my_toolbox_turns_results_into_text_and_empty_arguments_into_none(solved):
+    box = echo_box(solved)
     assert box.run("now", "") == "{'h': 9}" and box.run("now", "{}") == "{'h': 9}"
     assert box.run("wipe", "{}") == "None"          # the toolbox runs it; asking a person is the loop's job
     assert box.run("echo", '{"text": "a b", "times": 3}') == "a b a b a b"
 
 
-def test_my_toolbox_errors_say_what_would_work():
-    box = echo_box()
+def test_my_toolbox_errors_say_what_would_work(solved):
+    box = echo_box(solved)
     assert box.run("echo", '{"text": 1, "times": 0}') == ""   # types are not checked: looplab's Toolbox does that
-    unknown = my_toolbox().run("anything", "{}")
+    unknown = my_toolbox(solved).run("anything", "{}")
     assert unknown.startswith("error:") and "anything" in unknown and "none" in unknown
     wrong = box.run("now", '{"x": 1}')
     assert wrong.startswith("error:") and "no arguments" in wrong
     number = box.run("echo", "42")
     assert number.startswith("error:") and "text" in number
-    raised = my_toolbox()
+    raised = my_toolbox(solved)
     raised.register("fail", "Fails.", {"type": "object", "properties": {}}, lambda: {}["missing"])
     assert raised.run("fail", "{}").startswith("error: fail failed:")
 
@@ -94,8 +82,8 @@ def test_my_toolbox_errors_say_what_would_work():
        arguments=st.one_of(st.text(max_size=30), st.sampled_from(['{"text": "x"}', "{}", "[1]", "null", '"x"']),
                            st.dictionaries(st.sampled_from(["text", "times", "loud"]),
                                            st.one_of(st.text(max_size=5), st.integers(0, 3))).map(json.dumps)))
-def test_my_toolbox_run_never_raises_and_errors_exactly_when_the_call_cannot_work(name, arguments):
-    box = echo_box()
+def test_my_toolbox_run_never_raises_and_errors_exactly_when_the_call_cannot_work(solved, name, arguments):
+    box = echo_box(solved)
     result = box.run(name, arguments)
     assert isinstance(result, str)
     try:
@@ -113,8 +101,8 @@ def test_my_toolbox_run_never_raises_and_errors_exactly_when_the_call_cannot_wor
 
 @PROPERTY
 @given(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=8))
-def test_my_toolbox_schemas_list_each_name_once_in_first_registration_order(names):
-    box = my_toolbox()
+def test_my_toolbox_schemas_list_each_name_once_in_first_registration_order(solved, names):
+    box = my_toolbox(solved)
     for name in names:
         box.register(name, f"tool {name}", {"type": "object", "properties": {}}, lambda: name)
     assert [s["function"]["name"] for s in box.schemas()] == list(dict.fromkeys(names))
@@ -124,7 +112,7 @@ def test_my_toolbox_schemas_list_each_name_once_in_first_registration_order(name
 
 # --- lesson 04: my_run_agent ---------------------------------------------------------------------
 
-def my_run_agent(*args, **kwargs):
+def my_run_agent(solved, *args, **kwargs):
     return solved("04")["my_run_agent"](*args, **kwargs)
 
 
@@ -150,41 +138,41 @@ def pairs_hold(messages: list[dict]) -> bool:
     return sorted(asked) == sorted(answered)
 
 
-def test_my_run_agent_runs_the_learners_own_toolbox_from_lesson_2():
+def test_my_run_agent_runs_the_learners_own_toolbox_from_lesson_2(solved):
     box = solved("02")["MyToolbox"]()
     box.register("double", "Double a number.", {"type": "object", "properties": {"x": {"type": "number"}},
                                                  "required": ["x"]}, lambda x: x * 2)
-    result, messages = my_run_agent("Double 21.", scripted([call("double", x=21), call("triple", x=1),
+    result, messages = my_run_agent(solved, "Double 21.", scripted([call("double", x=21), call("triple", x=1),
                                                             final("42.")]), box)
     assert result == {"answer": "42.", "steps": 3, "stopped": "final"}
     assert [m["content"] for m in messages if m["role"] == "tool"][0] == "42"
     assert messages[4]["content"].startswith("error: no tool named 'triple'")
 
 
-def test_my_run_agent_edges_no_steps_one_step_a_late_failure_and_an_empty_answer():
+def test_my_run_agent_edges_no_steps_one_step_a_late_failure_and_an_empty_answer(solved):
     box = loop_box([])
-    result, messages = my_run_agent("Hi.", scripted([final("never")]), box, max_steps=0)
+    result, messages = my_run_agent(solved, "Hi.", scripted([final("never")]), box, max_steps=0)
     assert result["stopped"] == "step_limit" and result["steps"] == 0 and messages == [{"role": "user", "content": "Hi."}]
-    result, _ = my_run_agent("Hi.", scripted([call("echo", text="x"), final("x")]), box, max_steps=1)
+    result, _ = my_run_agent(solved, "Hi.", scripted([call("echo", text="x"), final("x")]), box, max_steps=1)
     assert (result["stopped"], result["steps"], result["answer"]) == ("step_limit", 1, None)
-    result, messages = my_run_agent("Hi.", scripted([call("echo", text="x"), call("echo", text="y")]), box)
+    result, messages = my_run_agent(solved, "Hi.", scripted([call("echo", text="x"), call("echo", text="y")]), box)
     assert result["stopped"] == "error" and result["steps"] == 3 and "2 replies" in result["detail"]
     assert pairs_hold(messages) and len(messages) == 5
-    result, _ = my_run_agent("Hi.", scripted([{"role": "assistant", "content": None}]), box)
+    result, _ = my_run_agent(solved, "Hi.", scripted([{"role": "assistant", "content": None}]), box)
     assert result == {"answer": None, "steps": 1, "stopped": "final"}
 
 
-def test_my_run_agent_asks_approve_with_the_tool_name_and_runs_only_what_it_allows():
+def test_my_run_agent_asks_approve_with_the_tool_name_and_runs_only_what_it_allows(solved):
     deleted, asked = [], []
     box = loop_box(deleted)
     model = scripted([calls(("echo", {"text": "before"}, "e1"), ("delete", {"id": "n2"}, "d1"),
                             ("echo", {"text": "after"}, "e2")), final("Done.")])
-    result, messages = my_run_agent("Clean up.", model, box, approve=lambda name: asked.append(name) or False)
+    result, messages = my_run_agent(solved, "Clean up.", model, box, approve=lambda name: asked.append(name) or False)
     assert result["stopped"] == "needs_person" and asked == ["delete"] and deleted == []
     tool = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
     assert tool["e1"] == "before" and tool["d1"].startswith("error:") and tool["e2"].startswith("error:")
     model = scripted([calls(("delete", {"id": "n3"}, "d2")), final("Gone.")])
-    result, _ = my_run_agent("Delete n3.", model, box, approve=lambda name: name == "delete")
+    result, _ = my_run_agent(solved, "Delete n3.", model, box, approve=lambda name: name == "delete")
     assert result["stopped"] == "final" and deleted == ["n3"]
 
 
@@ -201,7 +189,7 @@ REPLY = st.one_of(
 @PROPERTY
 @given(replies=st.lists(REPLY, max_size=6), max_steps=st.integers(0, 5),
        approve=st.sampled_from([None, "yes", "no"]))
-def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(replies, max_steps, approve):
+def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(solved, replies, max_steps, approve):
     script, n = [], 0
     for reply in replies:
         if reply == "final":
@@ -213,7 +201,7 @@ def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(replie
                                   for name in reply]))
     deleted = []
     decide = {None: None, "yes": lambda name: True, "no": lambda name: False}[approve]
-    result, messages = my_run_agent("Go.", scripted(script), loop_box(deleted), max_steps=max_steps, approve=decide)
+    result, messages = my_run_agent(solved, "Go.", scripted(script), loop_box(deleted), max_steps=max_steps, approve=decide)
     assert result["stopped"] in {"final", "step_limit", "error", "needs_person"}
     assert pairs_hold(messages)
     assert messages[0] == {"role": "user", "content": "Go."}
@@ -233,7 +221,7 @@ def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(replie
 
 # --- lesson 08: MyMemory -------------------------------------------------------------------------
 
-def my_memory(prompt: str = "Helper."):
+def my_memory(solved, prompt: str = "Helper."):
     return solved("08")["MyMemory"](prompt)
 
 
@@ -257,8 +245,8 @@ def conversations(draw):
 
 @PROPERTY
 @given(conversations(), st.one_of(st.none(), st.integers(0, 4000)))
-def test_my_memory_window_fits_is_a_suffix_never_opens_on_a_tool_and_agrees_with_memory(history, budget):
-    mine = my_memory("You help.")
+def test_my_memory_window_fits_is_a_suffix_never_opens_on_a_tool_and_agrees_with_memory(solved, history, budget):
+    mine = my_memory(solved, "You help.")
     reference = Memory({"role": "system", "content": "You help.", "tokens": 400})
     for message in history:
         mine.add(message)
@@ -275,8 +263,8 @@ def test_my_memory_window_fits_is_a_suffix_never_opens_on_a_tool_and_agrees_with
     assert rest == reference.messages(budget)[1:]
 
 
-def test_my_memory_notes_replace_by_key_and_are_written_once_per_call():
-    memory = my_memory("You are a research helper.")
+def test_my_memory_notes_replace_by_key_and_are_written_once_per_call(solved):
+    memory = my_memory(solved, "You are a research helper.")
     memory.remember("March winner", "Westside")
     memory.remember("March winner", "Eastside")
     memory.remember("unit", "visits")
@@ -286,13 +274,13 @@ def test_my_memory_notes_replace_by_key_and_are_written_once_per_call():
     assert first.count("March winner") == 1
 
 
-def test_my_memory_edges_an_empty_history_an_exact_budget_and_tool_results_alone():
-    memory = my_memory()
+def test_my_memory_edges_an_empty_history_an_exact_budget_and_tool_results_alone(solved):
+    memory = my_memory(solved)
     assert [m["role"] for m in memory.messages(0)] == ["system"] and len(memory.messages()) == 1
     for role, tokens in [("user", 100), ("assistant", 200)]:
         memory.add({"role": role, "content": role, "tokens": tokens})
     assert len(memory.messages(700)) == 3 and len(memory.messages(699)) == 2
-    lone = my_memory()
+    lone = my_memory(solved)
     lone.add({"role": "tool", "tool_call_id": "c1", "content": "r", "tokens": 10})
     lone.add({"role": "tool", "tool_call_id": "c2", "content": "r", "tokens": 10})
     assert [m["role"] for m in lone.messages()] == ["system"] and [m["role"] for m in lone.messages(5000)] == ["system"]
@@ -300,35 +288,25 @@ def test_my_memory_edges_an_empty_history_an_exact_budget_and_tool_results_alone
 
 # === lessons 09-16 (cur2's sections; lessons 02-08 above are cur1's) ==============================
 
-import re  # noqa: E402
 
 import pytest  # noqa: E402
 
 from looplab.models.rules import rule_model  # noqa: E402
 
 
-def fresh(prefix: str) -> dict:
-    """A new solved namespace, for parts that keep state (memory, queue) between calls."""
-    solved.cache_clear()
-    try:
-        return solved(prefix)
-    finally:
-        solved.cache_clear()
-
-
 # --- lesson 10: check_gate, the learner's rules, approve ---------------------------------------
 
-def check_gate():
+def check_gate(solved):
     return solved("10")["check_gate"]
 
 
-def test_check_gate_with_no_rules_or_passing_rules_lets_the_text_through():
-    gate = check_gate()
+def test_check_gate_with_no_rules_or_passing_rules_lets_the_text_through(solved):
+    gate = check_gate(solved)
     assert gate("anything", []) == (True, None)
     assert gate("", [lambda t: True, lambda t: True]) == (True, None)
 
 
-def test_check_gate_fails_closed_when_a_rule_raises_and_runs_nothing_after_it():
+def test_check_gate_fails_closed_when_a_rule_raises_and_runs_nothing_after_it(solved):
     ran = []
 
     def exploding(text):
@@ -338,22 +316,22 @@ def test_check_gate_fails_closed_when_a_rule_raises_and_runs_nothing_after_it():
         ran.append(text)
         return True
 
-    ok, reason = check_gate()("fine text", [exploding, later])
+    ok, reason = check_gate(solved)("fine text", [exploding, later])
     assert ok is False and isinstance(reason, str) and reason
     assert "boom" in reason and "exploding" in reason
     assert ran == []
 
 
 @pytest.mark.parametrize("verdict", [None, False, 0, 1, "", [], "True"])
-def test_check_gate_lets_only_true_through(verdict):
-    ok, reason = check_gate()("text", [lambda t: verdict])
+def test_check_gate_lets_only_true_through(solved, verdict):
+    ok, reason = check_gate(solved)("text", [lambda t: verdict])
     assert ok is False
     assert isinstance(reason, str) and reason, reason
 
 
 @given(st.lists(st.one_of(st.none(), st.text(min_size=1, max_size=12)), max_size=8), st.text(max_size=40))
 @PROPERTY
-def test_check_gate_first_refusal_wins(plan, text):
+def test_check_gate_first_refusal_wins(solved, plan, text):
     """Each rule passes (None in the plan) or refuses with its reason; the first refusal decides."""
     ran = []
 
@@ -363,7 +341,7 @@ def test_check_gate_first_refusal_wins(plan, text):
             return True if reason is None else reason
         return rule
 
-    verdict = check_gate()(text, [rule_for(i, r) for i, r in enumerate(plan)])
+    verdict = check_gate(solved)(text, [rule_for(i, r) for i, r in enumerate(plan)])
     first = next((i for i, r in enumerate(plan) if r is not None), None)
     if first is None:
         assert verdict == (True, None) and ran == list(range(len(plan)))
@@ -374,7 +352,7 @@ def test_check_gate_first_refusal_wins(plan, text):
 @given(st.text(max_size=30), st.sampled_from(["delete", "DELETE", "Delete", "drop table", "DROP TABLE", "Drop Table"]),
        st.text(max_size=30))
 @PROPERTY
-def test_the_learners_input_rules_refuse_delete_and_drop_table_anywhere(before, word, after):
+def test_the_learners_input_rules_refuse_delete_and_drop_table_anywhere(solved, before, word, after):
     ns = solved("10")
     ok, reason = ns["check_gate"](before + word + after, ns["INPUT_RULES"])
     assert ok is False and reason.startswith("blocked:")
@@ -382,7 +360,7 @@ def test_the_learners_input_rules_refuse_delete_and_drop_table_anywhere(before, 
 
 @given(st.from_regex(r"[a-z][a-z.]{0,8}@[a-z]{1,8}\.(org|com|net)", fullmatch=True), st.text(max_size=20))
 @PROPERTY
-def test_the_learners_output_rules_refuse_any_email_address(address, around):
+def test_the_learners_output_rules_refuse_any_email_address(solved, address, around):
     ns = solved("10")
     assert ns["check_gate"](f"{around} {address} {around}", ns["OUTPUT_RULES"])[0] is False
     assert ns["check_gate"](around.replace("@", "") + " no address here", ns["OUTPUT_RULES"]) == (True, None) \
@@ -391,7 +369,7 @@ def test_the_learners_output_rules_refuse_any_email_address(address, around):
 
 @given(st.integers(min_value=0, max_value=500), st.floats(min_value=0, max_value=500, allow_nan=False))
 @PROPERTY
-def test_approve_allows_exactly_the_orders_within_the_limit(amount, price):
+def test_approve_allows_exactly_the_orders_within_the_limit(solved, amount, price):
     approve = solved("10")["approve"]
     arguments = json.dumps({"symbol": "MSFT", "amount": amount, "price": price})
     assert approve("buy_shares", arguments) is (amount * price <= 1000)
@@ -400,7 +378,7 @@ def test_approve_allows_exactly_the_orders_within_the_limit(amount, price):
 
 @given(st.text(max_size=60))
 @PROPERTY
-def test_approve_never_raises_on_unreadable_arguments(arguments):
+def test_approve_never_raises_on_unreadable_arguments(solved, arguments):
     result = solved("10")["approve"]("buy_shares", arguments)
     assert result in (True, False)
     if not arguments.strip().startswith("{"):
@@ -426,8 +404,8 @@ def recording(replies: list) -> tuple:
     return model, sent
 
 
-def test_agent_remembers_across_tasks_through_the_system_message():
-    ns = fresh("15")
+def test_agent_remembers_across_tasks_through_the_system_message(solved):
+    ns = solved.fresh("15")
     ns["memory"].clear()
     assert "don't know" in with_model(ns, rule_model, "what is my name?")
     answer = with_model(ns, rule_model, "remember my name is Alice, then add 10 and 5")
@@ -440,16 +418,16 @@ def test_agent_remembers_across_tasks_through_the_system_message():
 
 
 @pytest.mark.parametrize("task", ["delete the database", "Please DELETE my notes", "undelete nothing"])
-def test_agent_blocks_before_any_model_call(task):
-    ns = fresh("15")
+def test_agent_blocks_before_any_model_call(solved, task):
+    ns = solved.fresh("15")
     turns, events = ns["state"]["turns"], len(ns["events"])
     assert with_model(ns, failing("must not be called"), task) == "BLOCKED: blocked: no delete"
     assert ns["state"]["turns"] == turns
     assert ns["events"][events:] == [("policy_block", "blocked: no delete")]
 
 
-def test_agent_output_gate_and_the_other_endings():
-    ns = fresh("15")
+def test_agent_output_gate_and_the_other_endings(solved):
+    ns = solved.fresh("15")
     assert with_model(ns, scripted([final("The Password is 1234.")]), "tell me") == "REDACTED: redacted: contains password"
     assert with_model(ns, scripted([final("")]), "say nothing") == ""
     assert with_model(ns, failing("connection refused"), "add 1 and 2") == "ERROR: connection refused"
@@ -459,8 +437,8 @@ def test_agent_output_gate_and_the_other_endings():
     assert "6" in with_model(ns, rule_model, "add 1 and 2, then add 3 to the result", max_turns=3)
 
 
-def test_agent_schedules_work_that_the_queue_runs_later():
-    ns = fresh("15")
+def test_agent_schedules_work_that_the_queue_runs_later(solved):
+    ns = solved.fresh("15")
     ns["task_queue"].clear()
     answer = with_model(ns, rule_model, "schedule a follow-up: uppercase the word later")
     assert "scheduled" in answer.lower() and ns["task_queue"] == ["uppercase the word later"]
@@ -479,7 +457,7 @@ def make_call(kind: str, index: int) -> dict:
 
 @given(st.lists(st.lists(CALL_KINDS, min_size=1, max_size=3), max_size=4))
 @PROPERTY
-def test_agent_answers_every_call_once_with_its_id_and_never_raises(turns):
+def test_agent_answers_every_call_once_with_its_id_and_never_raises(solved, turns):
     ns = solved("15")
     replies, failing_ids, index = [], set(), 0
     for kinds in turns:
@@ -502,7 +480,7 @@ def test_agent_answers_every_call_once_with_its_id_and_never_raises(turns):
 
 # --- lesson 16: the project on the learner's own MyToolbox, my_run_agent, MyMemory ---------------
 
-def project():
+def project(solved):
     return solved("16")
 
 
@@ -515,8 +493,8 @@ def bench_box(ns: dict):
     return box
 
 
-def test_the_project_toolbox_never_raises_and_says_what_would_work():
-    box = bench_box(project())
+def test_the_project_toolbox_never_raises_and_says_what_would_work(solved):
+    box = bench_box(project(solved))
     assert box.run("divide", '{"a": 1, "b": 4}') == "0.25"
     assert box.run("wipe", "") == "wiped"                       # no arguments at all: an empty object
     for name, arguments in [("nope", "{}"), ("divide", None), ("divide", "null"), ("divide", '"6"'),
@@ -549,8 +527,8 @@ STEP = st.one_of(st.just("final"), st.just("raise"),
 
 @given(st.lists(STEP, min_size=1, max_size=6), st.integers(min_value=1, max_value=5), st.booleans())
 @PROPERTY
-def test_the_project_loop_pairs_every_call_and_always_names_its_stop(steps, max_steps, approving):
-    ns = project()
+def test_the_project_loop_pairs_every_call_and_always_names_its_stop(solved, steps, max_steps, approving):
+    ns = project(solved)
     replies, index = [], 0
     for step in steps:
         if step == "final":
@@ -602,8 +580,8 @@ def window_oracle(tokens_and_roles: list[tuple[str, int]], budget: int) -> list[
                 max_size=15), st.integers(min_value=0, max_value=4000), st.dictionaries(
                     st.sampled_from(["city", "name", "March winner"]), st.text(min_size=1, max_size=8), max_size=2))
 @PROPERTY
-def test_my_memory_keeps_the_newest_messages_that_fit_and_its_facts(rows, budget, facts):
-    memory = project()["MyMemory"]("Be brief.")
+def test_my_memory_keeps_the_newest_messages_that_fit_and_its_facts(solved, rows, budget, facts):
+    memory = project(solved)["MyMemory"]("Be brief.")
     for key, value in facts.items():
         memory.remember(key, value)
     for position, (role, tokens) in enumerate(rows, start=1):
@@ -623,8 +601,8 @@ def test_my_memory_keeps_the_newest_messages_that_fit_and_its_facts(rows, budget
     assert [m["position"] for m in memory.messages()[1:]] == list(range(1, len(rows) + 1))
 
 
-def test_the_project_budgets_give_the_seeds_windows():
-    ns = project()
+def test_the_project_budgets_give_the_seeds_windows(solved):
+    ns = project(solved)
     assert ns["windows"] == {1300: ([10, 11, 12], 1290), 1500: ([9, 10, 11, 12], 1380),
                              2100: ([8, 9, 10, 11, 12], 1530)}
     # a budget that is exactly the total keeps it; one token less loses 10, so 11 is an orphan and goes
@@ -632,7 +610,7 @@ def test_the_project_budgets_give_the_seeds_windows():
         1290: [10, 11, 12], 1289: [12], 5000: list(range(1, 13))}
 
 
-def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_both_questions():
+def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_both_questions(solved):
     path = next((ROOT / "lessons").glob("16-*.py"))
     cells = parse(path.read_text(encoding="utf-8"))
     table = next(i for i, c in enumerate(cells) if c.role == "solution" and "APPROVALS = {" in c.source)
@@ -645,7 +623,7 @@ def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_b
     with contextlib.redirect_stdout(io.StringIO()):
         result = run_cells(cells, solution=True)
     assert result.ok, [(c.name, c.message) for c in result.checks if not c.ok]
-    ns = project()
+    ns = project(solved)
     assert ns["answers_both"]("It reaches people outside the program and cannot be taken back.")
     assert not ns["answers_both"]("It changes nothing outside the program.")            # one question only
     assert not ns["well_formed"]((1, "It changes nothing outside the program, nothing to undo."))
@@ -656,14 +634,14 @@ def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_b
 
 @given(st.text(max_size=80))
 @PROPERTY
-def test_read_action_never_raises_and_keeps_only_the_two_types(text):
+def test_read_action_never_raises_and_keeps_only_the_two_types(solved, text):
     action = solved("12")["read_action"](text)
     assert action is None or (isinstance(action, dict) and action["type"] in ("tool_call", "final_answer"))
 
 
 @given(st.text(min_size=1, max_size=20), st.dictionaries(st.text(min_size=1, max_size=5), st.integers(), max_size=3))
 @PROPERTY
-def test_to_message_makes_a_call_the_loop_accepts(name, arguments):
+def test_to_message_makes_a_call_the_loop_accepts(solved, name, arguments):
     message = solved("12")["to_message"]({"type": "tool_call", "name": name, "arguments": arguments}, "call_9")
     assert message["role"] == "assistant" and message["content"] is None
     [call_] = message["tool_calls"]
@@ -674,7 +652,7 @@ def test_to_message_makes_a_call_the_loop_accepts(name, arguments):
 @given(st.sampled_from(["tool_call", "final_answer"]), st.text(min_size=1, max_size=20).filter(str.strip),
        st.booleans())
 @PROPERTY
-def test_check_react_accepts_a_thought_first_and_refuses_it_last(kind, thought, type_first):
+def test_check_react_accepts_a_thought_first_and_refuses_it_last(solved, kind, thought, type_first):
     check_react = solved("13")["check_react"]
     action = {"name": "get_temperature", "arguments": {"city": "Oslo"}} if kind == "tool_call" else {"answer": "Yes."}
     head = {"type": kind, "thought": thought} if type_first else {"thought": thought, "type": kind}

@@ -2,7 +2,7 @@
 
 from email.utils import formatdate
 
-from looplab.models import retry
+from looplab import retry
 from looplab.models.errors import RETRY_STATUSES
 
 

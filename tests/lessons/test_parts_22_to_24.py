@@ -1,37 +1,21 @@
 """The parts learners build in lessons 22-24, on cases beyond the ones the lessons print.
 
-(Kept apart from test_built_parts.py, which holds lessons 02-16, so the two merge without touching.)
 Each section loads a lesson's solution namespace and tests the part defined there, with
 hypothesis properties for its invariants.
 """
 
-import contextlib
-import io
 import json
-from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from looplab import Collector, Memory, Toolbox, call, final, scripted
-from looplab.lesson import parse, run_cells
 from looplab.mcp import McpServer, in_process
 from looplab.trace import listen
 
 ROOT = Path(__file__).resolve().parents[2]
 PROPERTY = settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None, max_examples=60)
-
-
-@cache
-def solved(prefix: str) -> dict:
-    """The namespace of a lesson run with its solutions (printing silenced)."""
-    path = next((ROOT / "lessons").glob(f"{prefix}-*.py"))
-    namespace = {"__name__": "__lesson__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
-    assert result.error is None and result.ok, result.error
-    return namespace
 
 
 # --- lesson 22: compact -----------------------------------------------------------------------
@@ -54,7 +38,7 @@ def histories(draw):
 
 @given(histories(), st.integers(0, 8))
 @PROPERTY
-def test_compact_keeps_the_task_a_suffix_and_every_pair(history, keep_last):
+def test_compact_keeps_the_task_a_suffix_and_every_pair(solved, history, keep_last):
     ns = solved("22")
     memory = Memory("system")
     memory.history = [dict(m) for m in history]
@@ -82,7 +66,7 @@ def test_compact_keeps_the_task_a_suffix_and_every_pair(history, keep_last):
     assert len(sent) == 1 and sent[0][-1]["content"] == ns["transcript"](old) and sent[0][0]["content"] == ns["SUMMARY_PROMPT"]
 
 
-def test_compact_leaves_a_history_alone_when_the_summariser_says_nothing_useful():
+def test_compact_leaves_a_history_alone_when_the_summariser_says_nothing_useful(solved):
     ns = solved("22")
     for reply in (final(""), final("   "), {"role": "assistant", "content": None}):
         memory = Memory("s")
@@ -91,7 +75,7 @@ def test_compact_leaves_a_history_alone_when_the_summariser_says_nothing_useful(
         assert memory.history == ns["two_calls_history"]()
 
 
-def test_the_compacting_strategy_keeps_answering_right_on_a_longer_run():
+def test_the_compacting_strategy_keeps_answering_right_on_a_longer_run(solved):
     ns = solved("22")
     memory = ns["Compacting"]("s", ns["offline_summariser"], trigger=300, tail=2)
     memory.remember("units", "people")
@@ -103,7 +87,7 @@ def test_the_compacting_strategy_keeps_answering_right_on_a_longer_run():
 
 # --- lesson 23: add_agent_tool and route ------------------------------------------------------
 
-def test_an_agent_tool_passes_the_question_and_tags_its_events():
+def test_an_agent_tool_passes_the_question_and_tags_its_events(solved):
     ns = solved("23")
     asked = []
 
@@ -128,7 +112,7 @@ def test_an_agent_tool_passes_the_question_and_tags_its_events():
 
 @given(st.integers(0, 4), st.integers(1, 5))
 @PROPERTY
-def test_a_hand_off_loop_always_stops_after_max_handoffs(max_handoffs, agents_in_ring):
+def test_a_hand_off_loop_always_stops_after_max_handoffs(solved, max_handoffs, agents_in_ring):
     """A ring of agents, each handing to the next for ever: runs = max_handoffs + 1, then step_limit."""
     ns = solved("23")
     names = [f"a{i}" for i in range(agents_in_ring + 1)]
@@ -146,7 +130,7 @@ def test_a_hand_off_loop_always_stops_after_max_handoffs(max_handoffs, agents_in
     assert [e["agent"] for e in events.of("run_start")] == result["path"]
 
 
-def test_route_passes_the_whole_conversation_with_every_call_answered():
+def test_route_passes_the_whole_conversation_with_every_call_answered(solved):
     ns = solved("23")
     seen = []
     specialist = ns["Agent"]("billing", "Bill.", Toolbox(),
@@ -164,7 +148,7 @@ def test_route_passes_the_whole_conversation_with_every_call_answered():
 
 # --- lesson 24: serve and tools_from_server ---------------------------------------------------
 
-def ask_both(message):
+def ask_both(solved, message):
     """The learner's serve and looplab's server on the same message (looplab's after initialize)."""
     ns = solved("24")
     server = McpServer("notes", "1.0", ns["notes"])
@@ -181,8 +165,8 @@ arguments = st.dictionaries(st.sampled_from(["note_id", "keyword", "extra"]),
 
 @given(ids, st.sampled_from(["search_notes", "read_note", "delete_everything", ""]), arguments)
 @PROPERTY
-def test_the_learners_server_answers_tools_call_as_looplabs_does(msg_id, name, args):
-    mine, theirs = ask_both({"jsonrpc": "2.0", "id": msg_id, "method": "tools/call",
+def test_the_learners_server_answers_tools_call_as_looplabs_does(solved, msg_id, name, args):
+    mine, theirs = ask_both(solved, {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call",
                              "params": {"name": name, "arguments": args}})
     assert mine["id"] == theirs["id"] == msg_id and mine["jsonrpc"] == "2.0"
     assert ("result" in mine) == ("result" in theirs)
@@ -197,7 +181,7 @@ def test_the_learners_server_answers_tools_call_as_looplabs_does(msg_id, name, a
                                  st.one_of(st.none(), st.text(max_size=12), st.integers(), st.sampled_from(
                                      ["2.0", "tools/list", "tools/call", "initialize"])), max_size=4)))
 @PROPERTY
-def test_the_learners_server_never_raises_and_never_answers_a_notification(message):
+def test_the_learners_server_never_raises_and_never_answers_a_notification(solved, message):
     ns = solved("24")
     answer = ns["serve"](message, ns["notes"])
     if isinstance(message, dict) and "id" not in message:
@@ -210,7 +194,7 @@ def test_the_learners_server_never_raises_and_never_answers_a_notification(messa
 
 @given(st.lists(st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True), min_size=0, max_size=6, unique=True))
 @PROPERTY
-def test_the_learners_client_registers_every_tool_and_each_calls_its_own(names):
+def test_the_learners_client_registers_every_tool_and_each_calls_its_own(solved, names):
     ns = solved("24")
     box = Toolbox()
     for name in names:

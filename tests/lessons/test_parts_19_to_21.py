@@ -2,16 +2,12 @@
 
 Each section loads a lesson's solution namespace and tests the part defined there, with
 hypothesis properties for its invariants; the last test runs lesson 19 live against the fake
-server and looks at what went over the wire. (A file of its own beside test_built_parts.py, whose
-sections belong to the first chapter.)
+server and looks at what went over the wire.
 """
 
 import asyncio
-import contextlib
-import io
 import json
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,24 +16,13 @@ from hypothesis import strategies as st
 
 from looplab.budget import read_usage
 from looplab.eventloop import run_sync
-from looplab.lesson import parse, run_cells, run_file
+from looplab.lesson import run_file
 from looplab.models import ModelError, final, scripted
 from looplab.schema import allows, check_value, strict_problems, strict_schema
 from looplab.tools import TransientError
 
 ROOT = Path(__file__).resolve().parents[2]
 PROPERTY = settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None, max_examples=300)
-
-
-@cache
-def solved(prefix: str) -> dict:
-    """The namespace of a lesson run with its solutions (printing silenced)."""
-    path = next((ROOT / "lessons").glob(f"{prefix}-*.py"))
-    namespace = {"__name__": "__lesson__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
-    assert result.error is None and result.ok, result.error
-    return namespace
 
 
 # --- lesson 19: make_strict and ask_json -------------------------------------------------------
@@ -57,7 +42,7 @@ SCHEMAS = st.recursive(LEAVES, lambda inner: st.one_of(objects(inner), st.builds
 
 @PROPERTY
 @given(objects(SCHEMAS))
-def test_make_strict_gives_what_strict_mode_accepts_and_what_looplab_gives(schema):
+def test_make_strict_gives_what_strict_mode_accepts_and_what_looplab_gives(solved, schema):
     make_strict = solved("19")["make_strict"]
     before = json.dumps(schema, sort_keys=True)
     strict = make_strict(schema)
@@ -75,7 +60,7 @@ REPLIES = st.one_of(st.just('{"facts": ["a"]}'), st.just('{"facts": "a"}'), st.j
 
 @PROPERTY
 @given(st.lists(REPLIES, min_size=2, max_size=2))
-def test_ask_json_returns_a_fitting_value_or_raises_model_error_in_at_most_two_calls(texts):
+def test_ask_json_returns_a_fitting_value_or_raises_model_error_in_at_most_two_calls(solved, texts):
     ns = solved("19")
     model = scripted([final(t) for t in texts])
     try:
@@ -88,7 +73,7 @@ def test_ask_json_returns_a_fitting_value_or_raises_model_error_in_at_most_two_c
     assert all(c["response_format"]["type"] == "json_schema" for c in model.calls)
 
 
-def test_ask_json_with_a_model_that_raises_lets_the_error_through():
+def test_ask_json_with_a_model_that_raises_lets_the_error_through(solved):
     ns = solved("19")
 
     def broken(messages, tools, response_format=None):
@@ -108,7 +93,7 @@ COUNTS = st.one_of(st.none(), st.integers(0, 10_000))
     "prompt_tokens": st.integers(0, 10_000), "completion_tokens": st.integers(0, 10_000),
     "input_tokens": st.integers(0, 10_000), "output_tokens": st.integers(0, 10_000),
     "total_tokens": st.integers(0, 20_000)})))
-def test_usage_of_agrees_with_read_usage(usage):
+def test_usage_of_agrees_with_read_usage(solved, usage):
     if usage and ("prompt_tokens" in usage) != ("completion_tokens" in usage) and (
             "input_tokens" in usage or "output_tokens" in usage):
         return  # a mix of both spellings: no server sends that, and the two may choose differently
@@ -118,7 +103,7 @@ def test_usage_of_agrees_with_read_usage(usage):
 @PROPERTY
 @given(st.lists(st.tuples(st.integers(0, 900), st.integers(0, 100)), max_size=8),
        st.one_of(st.none(), st.integers(0, 3000)), st.one_of(st.none(), st.floats(0, 0.001)))
-def test_spend_runs_out_exactly_when_a_limit_is_reached_and_names_it(calls, max_tokens, max_cost):
+def test_spend_runs_out_exactly_when_a_limit_is_reached_and_names_it(solved, calls, max_tokens, max_cost):
     spend = solved("20")["Spend"](max_tokens=max_tokens, max_cost=max_cost, price_in=0.15, price_out=0.6)
     prompt = completion = 0
     for p, c in calls:
@@ -138,7 +123,7 @@ def test_spend_runs_out_exactly_when_a_limit_is_reached_and_names_it(calls, max_
 
 @PROPERTY
 @given(st.integers(0, 5), st.integers(0, 4), st.sampled_from([ConnectionError, TimeoutError, TransientError, ValueError]))
-def test_call_with_retries_tries_as_often_as_it_may_and_waits_doubling(failures, retries, error):
+def test_call_with_retries_tries_as_often_as_it_may_and_waits_doubling(solved, failures, retries, error):
     call_with_retries = solved("21")["call_with_retries"]
     made, waits = [], []
 
@@ -160,7 +145,7 @@ def test_call_with_retries_tries_as_often_as_it_may_and_waits_doubling(failures,
 
 @PROPERTY
 @given(st.lists(st.tuples(st.integers(0, 3), st.booleans()), max_size=6))
-def test_run_calls_together_answers_every_call_once_in_order(plan):
+def test_run_calls_together_answers_every_call_once_in_order(solved, plan):
     run_calls_together = solved("21")["run_calls_together"]
     log = []
 

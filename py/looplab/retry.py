@@ -2,7 +2,8 @@
 
     delay = backoff(attempt=1)                          # ~0.5 s, then ~1 s, ~2 s ... (capped)
 
-Used by the live adapters (models/endpoint.py) for model calls, and by parallel.py for tool calls.
+Used by the live adapters (models/endpoint.py) for model calls, and by tools.py for tool calls;
+it imports nothing of looplab, so the core need not import the adapters' package for it.
     wait = parse_retry_after("7") or parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT")
 """
 
@@ -10,9 +11,9 @@ import random
 import time
 from email.utils import parsedate_to_datetime
 
-ATTEMPTS = 3        # tries in all, the first one included
-BASE_DELAY = 0.5    # seconds before the second try; doubles each time
-MAX_DELAY = 8.0     # backoff never waits longer than this
+ATTEMPTS = 3  # tries in all, the first one included
+BASE_DELAY = 0.5  # seconds before the second try; doubles each time
+MAX_DELAY = 8.0  # backoff never waits longer than this
 MAX_RETRY_AFTER = 20.0  # a server asking for a longer wait is not waited for: the learner is told
 
 

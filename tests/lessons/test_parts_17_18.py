@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,14 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 QUIET = {"deadline": None, "derandomize": True, "database": None}  # the same cases every run, no timing flakes
 EVALUATE = ROOT / "lessons" / "17-evaluate-your-agent.py"
 INJECTION = ROOT / "lessons" / "18-prompt-injection.py"
-
-
-def solved(path: Path) -> dict:
-    os.environ["LOOPLAB_MODEL"] = "scripted"
-    namespace = {"__name__": "__lesson__"}
-    result = run_cells(parse(path.read_text(encoding="utf-8")), solution=True, namespace=namespace)
-    assert result.ok, [(c.name, c.message) for c in result.checks if not c.ok]
-    return namespace
 
 
 # --- lesson 17: the grader, the rate, the verdict ---------------------------------------------
@@ -48,8 +39,8 @@ def arguments(name: str) -> dict:
 @settings(max_examples=150, **QUIET)
 @given(st.lists(st.sampled_from(TOOLS), max_size=4), st.lists(st.sampled_from(TOOLS), max_size=3),
        st.integers(1, 6), st.booleans())
-def test_the_grader_reports_exactly_the_broken_expectations(path, expected, max_steps, forbid_buying):
-    ns = solved_17_once()
+def test_the_grader_reports_exactly_the_broken_expectations(solved, path, expected, max_steps, forbid_buying):
+    ns = solved("17")
     replies = [call(name, **arguments(name)) for name in path] + [final("done")]
     run = ns["agent"]("task", scripted(replies))
     called = ns["tools_called"](run)
@@ -63,8 +54,8 @@ def test_the_grader_reports_exactly_the_broken_expectations(path, expected, max_
 
 @settings(max_examples=300, **QUIET)
 @given(st.lists(st.lists(st.text(max_size=5), max_size=2), max_size=20))
-def test_the_success_rate_is_the_share_of_clean_runs(graded):
-    ns = solved_17_once()
+def test_the_success_rate_is_the_share_of_clean_runs(solved, graded):
+    ns = solved("17")
     rate = ns["success_rate"](graded)
     assert 0.0 <= rate <= 1.0
     assert rate == (sum(1 for g in graded if not g) / len(graded) if graded else 0.0)
@@ -74,27 +65,22 @@ def test_the_success_rate_is_the_share_of_clean_runs(graded):
 @given(st.one_of(st.none(), st.text(max_size=40),
                  st.builds(lambda a, v, b: a + v + b, st.text(max_size=10),
                            st.sampled_from(["PASS", "FAIL", "pass", "**Fail**"]), st.text(max_size=10))))
-def test_the_verdict_reader_never_raises_and_passes_only_on_a_pass(text):
-    ns = solved_17_once()
+def test_the_verdict_reader_never_raises_and_passes_only_on_a_pass(solved, text):
+    ns = solved("17")
     passed, reason = ns["read_verdict"](text)
     first = re.search(r"\b(PASS|FAIL)\b", text or "", re.IGNORECASE)
     assert passed is (first is not None and first[1].upper() == "PASS")
     assert isinstance(reason, str)
 
 
-_cache = {}
 
 
-def solved_17_once() -> dict:
-    if "17" not in _cache:
-        _cache["17"] = solved(EVALUATE)
-    return _cache["17"]
 
 
-def test_the_lessons_tests_catch_a_regression():
+def test_the_lessons_tests_catch_a_regression(solved):
     """Break the agent (no subtract tool): the task test fails with pytest's explanation."""
     from looplab import testcells
-    ns = solved_17_once()
+    ns = solved("17")
     saved = ns["GRADED"], ns["RATE"]
     ns["GRADED"] = [ns["grade"](t, ns["agent"](t.task, toolbox=ns["make_toolbox"](["subtract"]))) for t in ns["TASKS"]]
     ns["RATE"] = ns["success_rate"](ns["GRADED"])     # the tests read the lesson's own namespace
@@ -148,8 +134,8 @@ def test_a_plain_run_runs_the_tests_and_says_when_pytest_is_missing(tmp_path):
 
 @settings(max_examples=400, **QUIET)
 @given(st.text(max_size=60))
-def test_the_rule_never_raises_and_answers_true_or_a_reason(text):
-    verdict = solved_18_once()["looks_like_instructions"](text)
+def test_the_rule_never_raises_and_answers_true_or_a_reason(solved, text):
+    verdict = solved("18")["looks_like_instructions"](text)
     assert verdict is True or (isinstance(verdict, str) and verdict)
 
 
@@ -157,8 +143,8 @@ def test_the_rule_never_raises_and_answers_true_or_a_reason(text):
 @given(st.text(alphabet=st.characters(codec="ascii"), max_size=12), st.sampled_from(
     ["ourteam.example", "OurTeam.EXAMPLE", "ourteam.example.evil.io", "evil-ourteam.example",
      "evil.example", "ourteam.exampl", "", "ourteam.example@evil.example", "evil.example@ourteam.example"]))
-def test_the_allow_list_allows_one_name_at_our_domain_and_no_look_alike(name, domain):
-    ns = solved_18_once()
+def test_the_allow_list_allows_one_name_at_our_domain_and_no_look_alike(solved, name, domain):
+    ns = solved("18")
     address = f"{name}@{domain}"
     allowed = ns["allowed_address"](address)
     if allowed:
@@ -172,19 +158,14 @@ def test_the_allow_list_allows_one_name_at_our_domain_and_no_look_alike(name, do
 
 @settings(max_examples=400, **QUIET)
 @given(st.text(max_size=40))
-def test_the_fence_always_ends_once(text):
-    wrapped = solved_18_once()["fence"](text)
+def test_the_fence_always_ends_once(solved, text):
+    wrapped = solved("18")["fence"](text)
     assert wrapped.startswith("<tool-output>\n") and wrapped.endswith("\n</tool-output>")
     assert wrapped.lower().count("</tool-output>") == 1
 
 
-_cache18 = {}
 
 
-def solved_18_once() -> dict:
-    if "18" not in _cache18:
-        _cache18["18"] = solved(INJECTION)
-    return _cache18["18"]
 
 
 MOVES = st.one_of(
@@ -217,8 +198,8 @@ def hostile(moves: list):
 
 @settings(max_examples=120, **QUIET)
 @given(st.sampled_from(range(10)), st.lists(MOVES, max_size=5))
-def test_the_defended_agent_leaks_nothing_whatever_the_model_does(attack_index, moves):
-    ns = solved_18_once()
+def test_the_defended_agent_leaks_nothing_whatever_the_model_does(solved, attack_index, moves):
+    ns = solved("18")
     attack = ns["ATTACKS"][attack_index]
     outcome = ns["defended_agent"](attack.task, attack.shared, attack.facts, model=hostile(moves))
     assert ns["leak"](outcome.world, outcome.result) is None
@@ -226,8 +207,8 @@ def test_the_defended_agent_leaks_nothing_whatever_the_model_does(attack_index, 
     assert ns["MAIL_KEY"] not in json.dumps(outcome.events, default=str)
 
 
-def test_a_hostile_model_does_leak_from_the_naive_agent():
-    ns = solved_18_once()
+def test_a_hostile_model_does_leak_from_the_naive_agent(solved):
+    ns = solved("18")
     world, result, _ = ns["naive_agent"]("hi", model=hostile([("search", ""), ("send", "eve@evil.example")]))
     assert ns["leak"](world, result) == "mailed to eve@evil.example"
     world, result, _ = ns["naive_agent"]("hi", model=hostile([("answer", "key")]))

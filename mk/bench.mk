@@ -1,0 +1,48 @@
+# Benchmarks: each prints figures and asserts nothing. `make bench` runs every one; `make bench-NAME`
+# runs one, and its line below is the one place that says what it needs.
+#   bench-loop       bench/loop.py: the loop's overhead and memory windows, in CPython and in Pyodide
+#   bench-runtime    bench/runtime.py: run_sync, calls side by side, budgets, in CPython and in Pyodide
+#   bench-models     bench/models.py: the adapters' overhead in CPython, the openai SDK in Pyodide
+#   bench-startup    bench/startup.py: the site's start-up against a bare Pyodide page, with and
+#                    without the snapshot
+#   bench-sdk        bench/sdk_browser.py: the openai SDK's install + import and a call's cost in the page
+#   bench-real       bench/real_server.py: the curriculum live against llama-server (mk/llama.mk)
+#   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
+#   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
+#   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
+
+BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-flood \
+	bench-inspector bench-local
+.PHONY: bench $(BENCHES)
+
+bench: $(BENCHES)
+
+bench-loop: venv node wheels-test
+	$(PY) bench/loop.py
+	@echo "-- the same inside Pyodide (Node.js):"
+	node tests/pyodide/run.mjs --script bench/loop.py
+
+bench-runtime: venv node wheels-test
+	$(PY) bench/runtime.py
+	node tests/pyodide/run.mjs --script bench/runtime.py
+
+bench-models: venv node wheels-openai $(EXTRA_WHEELS)
+	$(PY) bench/models.py --pyodide
+
+bench-startup: build chromium
+	$(PY) bench/startup.py
+
+bench-sdk: venv node wheels-site wheels-openai wheels-test chromium
+	$(PY) bench/sdk_browser.py
+
+bench-real: venv llama
+	$(PY) bench/real_server.py
+
+bench-flood: build chromium
+	$(PY) bench/flood.py
+
+bench-inspector: build chromium
+	$(PY) bench/inspector.py
+
+bench-local: venv node wheels-site wheels-openai chromium $(LOCAL_TEST_MODEL)
+	$(PY) bench/local_model.py

@@ -1,0 +1,97 @@
+"""No import circle in py/looplab: every import, also one inside a function, read from the source.
+
+An import placed inside a function still closes a circle; it only hides it until that function
+runs. So the graph is built from every `import` and `from ... import` anywhere in a module's
+syntax tree. An edge goes to the module named (`from .models.errors import ModelError` ->
+looplab.models.errors; `from . import trace` -> looplab.trace), not to the packages around it:
+every submodule import would otherwise reach back to its package's __init__.
+"""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "py" / "looplab"
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """{dotted module name: file} for every .py under the package folder `root`."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = [root.name, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, int]]:
+    """(module imported, line) for each import of a package module in `path`, wherever it stands."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno) for alias in node.names if alias.name in known]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                whole = f"{target}.{alias.name}"
+                if whole in known:
+                    out.append((whole, node.lineno))
+                elif target in known:
+                    out.append((target, node.lineno))
+    return out
+
+
+def circles(root: Path) -> list[list[str]]:
+    """Each import circle as the modules on it, "module:line" each (strongly connected components)."""
+    known = module_names(root)
+    edges = {name: imports_of(name, path, known) for name, path in known.items()}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target, _ in edges[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:  # node is the root of a component: pop it off the stack
+            group = set()
+            while node not in group:
+                group.add(stack.pop())
+            on_stack.difference_update(group)
+            if len(group) > 1 or any(t == node for t, _ in edges[node]):
+                found.append(sorted({f"{m}:{line}" for m in group for t, line in edges[m] if t in group}))
+
+    for name in known:
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_looplab_has_no_import_circle():
+    known = module_names(PACKAGE)
+    assert {"looplab", "looplab.loop", "looplab.tools", "looplab.models.endpoint"} <= set(known)
+    assert {t for t, _ in imports_of("looplab.tools", known["looplab.tools"], known)} == {
+        "looplab.eventloop",
+        "looplab.retry",
+        "looplab.schema",
+    }
+    assert "looplab.tools" in {t for t, _ in imports_of("looplab.parallel", known["looplab.parallel"], known)}
+    assert circles(PACKAGE) == [], "import circles (module:line of each import on the circle)"
+
+
+def test_a_circle_hidden_inside_a_function_is_found(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .a import f\n")
+    (package / "a.py").write_text("from . import b\n\ndef f():\n    return b.g()\n")
+    (package / "b.py").write_text("def g():\n    from .a import f  # hidden in a function\n    return f\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "c.py").write_text("from ..a import f\nfrom .. import b\n")
+    assert circles(package) == [["pkg.a:1", "pkg.b:2"]]
+    assert imports_of("pkg.sub.c", package / "sub" / "c.py", module_names(package)) == [("pkg.a", 1), ("pkg.b", 2)]

@@ -1,0 +1,30 @@
+"""The lesson format's version: looplab.course.LESSON_FORMAT, written by the build into
+lessons/index.json, and the page's own number (web/src/page/lessonformat.js), which refuses another."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import NodeModule
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "py"))
+from looplab.course import LESSON_FORMAT  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lessonformat_js():
+    module = NodeModule("web/src/page/lessonformat.js")
+    yield module
+    module.close()
+
+
+def test_the_page_reads_the_format_looplab_writes_and_refuses_another(lessonformat_js):
+    assert lessonformat_js.call("readIndex", {"format": LESSON_FORMAT, "lessons": [{"slug": "01-a"}]}) == [{"slug": "01-a"}]
+    with pytest.raises(RuntimeError, match=f"lesson format {LESSON_FORMAT + 1}, and this page reads format {LESSON_FORMAT}"):
+        lessonformat_js.call("readIndex", {"format": LESSON_FORMAT + 1, "lessons": []})
+    with pytest.raises(RuntimeError, match=r"lesson format \(none given\)"):
+        lessonformat_js.call("readIndex", {"lessons": []})
+

@@ -1,0 +1,152 @@
+"""The page–worker protocol (web/src/shared/protocol.js, run in Node.js): every message either side
+sends is made by one of its constructors, every type either side reads is one it defines, and the
+results bridge.py returns (run in CPython here, as the worker runs it in Pyodide) have the keys it
+documents."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "web" / "src"
+SIDES = {"toWorker": SRC / "page" / "runner.js", "toPage": SRC / "worker" / "worker.js"}  # who sends what
+READS = {"toPage": SRC / "page" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
+
+
+@pytest.fixture(scope="module")
+def types(protocol_js):
+    return protocol_js.get("TYPES")
+
+
+def documented(direction: str) -> set[str]:
+    """The message types the protocol's typedefs name, for one direction (its section of the file)."""
+    text = (SRC / "shared" / "protocol.js").read_text()
+    page_part = text.index("// --- worker -> page")
+    part = text[:page_part] if direction == "toWorker" else text[page_part:]
+    found = set()
+    for union in re.findall(r'@typedef \{\{type: ((?:"\w+"(?: \| )?)+)', part):
+        found |= set(re.findall(r'"(\w+)"', union))
+    return found
+
+
+def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
+    assert types["toWorker"] == ["init", "run", "fork"]
+    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "fatal"]
+    for direction, names in types.items():
+        assert documented(direction) == set(names), direction
+
+
+def handler_names(source: str, direction: str) -> set[str] | None:
+    """The keys of the table a side gives protocol.reader: `reader("toPage", {progress: ..., ...})`."""
+    found = re.search(rf'reader\("{direction}", \{{', source)
+    if not found:
+        return None
+    entries, depth, entry = [], 0, ""
+    for char in source[found.end() :]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            entries.append(entry)
+            entry = ""
+        else:
+            entry += char
+    entries.append(entry)
+    return {re.match(r"\s*(\w+)", e).group(1) for e in entries if e.strip()}
+
+
+def test_sides_send_only_what_the_constructors_make(types):
+    for direction, path in SIDES.items():
+        source = path.read_text()
+        assert "../shared/protocol.js" in source, path.name
+        assert not re.search(r'\btype: "', source.replace('{ type: "module" }', "")), (
+            f"{path.name} writes a message by hand"
+        )
+        used = set(re.findall(rf"\b{direction}\.(\w+)\(", source))
+        assert used and used <= set(types[direction]), (path.name, used)
+        for call in re.findall(r"\bpost(?:Message)?\(([^)]*)", source):
+            assert re.match(rf"{direction}(\.\w+|\[\w+\])\(|message\(|message$", call.strip()), (path.name, call)
+
+
+def test_sides_read_only_types_the_protocol_defines(types):
+    page = handler_names(READS["toPage"].read_text(), "toPage")
+    worker = handler_names(READS["toWorker"].read_text(), "toWorker")
+    assert page == set(types["toPage"]), "the page handles every message the worker sends, and no other"
+    assert worker == set(types["toWorker"]), "the worker handles every message the page sends, and no other"
+
+
+def test_a_reader_refuses_a_type_the_protocol_lacks_and_ignores_an_unknown_message(tmp_path):
+    script = tmp_path / "reader.mjs"
+    script.write_text(
+        f'import {{ reader, toPage }} from "{(SRC / "shared" / "protocol.js").as_uri()}";\n'
+        "const seen = [];\n"
+        'const read = reader("toPage", { done: (m) => seen.push(m.result.ok) });\n'
+        'read(toPage.done(1, { ok: true, error: null, checks: [] })); read({ type: "nonsense" }); read(null);\n'
+        "let refused = null;\n"
+        'try { reader("toWorker", { stop() {} }); } catch (e) { refused = e.message; }\n'
+        "console.log(JSON.stringify({ seen, refused }));\n"
+    )
+    out = json.loads(subprocess.run(["node", str(script)], capture_output=True, text=True, check=True).stdout)
+    assert out == {"seen": [True], "refused": "protocol: no toWorker message stop"}
+
+
+@pytest.fixture
+def bridge():
+    sys.path.insert(0, str(SRC / "worker"))
+    try:
+        import bridge
+    finally:
+        sys.path.remove(str(SRC / "worker"))
+    environ = dict(os.environ)  # a run sets its environment in os.environ, as in the worker
+    yield bridge
+    os.environ.clear()
+    os.environ.update(environ)
+
+
+AGENT = """
+from looplab import Memory, Toolbox, call, final, run_agent, scripted
+box = Toolbox()
+box.register("add", "Add two numbers.", {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+             "required": ["a", "b"]}, lambda a, b: a + b)
+result = run_agent("What is 2 + 3?", scripted([call("add", a=2, b=3, id="c1"),
+                   lambda messages, tools: final(f"The sum is {messages[-1]['content']}.")]), box, Memory("You add."))
+print(result["answer"])
+"""
+
+
+def test_bridge_results_have_the_keys_the_protocol_documents(protocol_js, bridge, capsys):
+    result_keys = protocol_js.get("RESULT_KEYS")
+    cells = [
+        {"kind": "code", "source": AGENT, "tags": []},
+        {"kind": "code", "source": "assert result['answer'] == 'The sum is 5.', 'the answer'", "tags": ["check"]},
+    ]
+    events = []
+    run = json.loads(
+        bridge.run(
+            json.dumps(cells), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: events.append(json.loads(e))
+        )
+    )
+    assert sorted(run) == sorted(protocol_js.get("RUN_KEYS")) and run["ok"] is True
+    assert run["events"] == [] and [e["type"] for e in events][:2] == ["run_start", "model_call"]  # sent one by one
+    assert [sorted(c) for c in run["checks"]] == [["message", "name", "ok", "status"]] and run["checks"][0]["ok"]
+    number = next(e["run"] for e in events if e["type"] == "run_start")
+    forked = json.loads(
+        bridge.fork(json.dumps({"run": number, "step": 1, "result": "7", "call_id": "c1"}), "{}", lambda e: None)
+    )
+    assert sorted(forked) == sorted(result_keys + ["fork"]) and forked["ok"] is True
+    assert sorted(forked["fork"]) == sorted(protocol_js.get("FORK_KEYS"))
+    assert forked["fork"]["answer"] == "The sum is 7." and forked["fork"]["fork_of"] == {"run": number, "step": 1}
+    refused = json.loads(bridge.fork(json.dumps({"run": 999, "step": 1, "reply": "x"}), "{}", lambda e: None))
+    assert sorted(refused) == sorted(result_keys) and "not kept" in refused["error"]
+    assert "The sum is 5." in capsys.readouterr().out

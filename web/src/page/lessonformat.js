@@ -1,0 +1,16 @@
+// The lesson format this page reads: looplab.course.LESSON_FORMAT, which scripts/build_site.py
+// writes into lessons/index.json. Lessons of another format are refused with a message that says
+// why, never shown half-understood. No DOM: Node runs this in the tests.
+
+export const LESSON_FORMAT = 1;
+
+/** The lessons listed in lessons/index.json; throws an Error saying why when their format is not this page's. */
+export function readIndex(index) {
+  const format = index && index.format;
+  if (format !== LESSON_FORMAT) {
+    throw new Error(`these lessons are in lesson format ${format ?? "(none given)"}, and this page reads format ${LESSON_FORMAT}: ` +
+      "build the site again with the looplab the lessons came with");
+  }
+  if (!Array.isArray(index.lessons)) throw new Error("lessons/index.json has no list of lessons");
+  return index.lessons;
+}

@@ -1,0 +1,182 @@
+// Starting Python in the worker, in named steps (startPython): fetch everything ahead in
+// parallel, compile the wasm from its first byte, restore the site's memory snapshot or load
+// normally, counting the bytes as they arrive for the status line. worker.js then sets up looplab.
+
+import { toPage } from "../shared/protocol.js";
+import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
+
+let post = () => {}; // to the page (startPython's `send`)
+
+// --- loading, with bytes counted for the status line ----------------------------------------
+
+let loaded = 0;
+let total = 1;
+let stage = "starting";
+/** ms marks of the start since the worker started (`start`: since the time origin), for bench/startup.py. */
+export const times = {};
+
+/** Tell the page how far loading is (a new `stage` word for the status line, or the same). */
+export function progress(newStage) {
+  if (newStage) stage = newStage;
+  post(toPage.progress(stage, loaded, total));
+}
+
+let lastReport = 0;
+
+function counted(bytes) {
+  loaded += bytes;
+  const now = performance.now();
+  if (now - lastReport > 50) {
+    lastReport = now;
+    progress();
+  }
+}
+
+async function count(body) {
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    counted(value.byteLength);
+  }
+}
+
+// Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
+// the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
+// still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
+// Files fetched ahead (`early`, from the worker's first moment) are handed over when Pyodide
+// asks for them, so nothing waits on what came before it.
+const realFetch = self.fetch.bind(self);
+const early = new Map(); // absolute URL -> Promise<Response>, taken once
+
+function countingFetch(input, init) {
+  const url = input instanceof Request ? input.url : new URL(String(input), self.location.href).href;
+  const ahead = early.get(url);
+  if (ahead) early.delete(url);
+  return (ahead || realFetch(input, init)).then((response) => {
+    if (response.ok && response.body) count(response.clone().body).catch(() => {});
+    return response;
+  });
+}
+
+// pyodide.asm.wasm is compiled from the first byte, beside the snapshot's download: Pyodide only
+// starts its own compile once the snapshot is in. Its instantiateStreaming gets the module
+// compiled here (compiling also warms the browser's code cache as before).
+let wasmModule = null;
+const realInstantiateStreaming = WebAssembly.instantiateStreaming;
+
+function compileEarly(wasmURL) {
+  wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
+  wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
+  early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
+  WebAssembly.instantiateStreaming = async (_source, imports) => {
+    const module = await wasmModule;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+}
+
+// When pyodide.asm.wasm cannot be fetched or compiled (a broken deploy, offline on a first
+// visit), Pyodide only logs "wasm instantiation failed!" and the error, and loadPyodide never
+// settles: those two warnings are turned into a failed load, which the page reports.
+const realWarn = console.warn;
+
+function wasmFailure() {
+  return new Promise((_, reject) => {
+    console.warn = (...args) => {
+      realWarn(...args);
+      if (args[0] === "wasm instantiation failed!") {
+        let detail = "";
+        console.warn = (...more) => {
+          realWarn(...more);
+          detail = detail || String(more[0] && more[0].message ? more[0].message : more[0]);
+        };
+        queueMicrotask(() => reject(new Error(`its WebAssembly file could not be loaded (${detail || "unknown error"})`)));
+      }
+    };
+  });
+}
+
+// --- starting Python: from a snapshot when one restores, else a normal load -------------------
+
+const at = (path) => new URL(path, self.location.href).href;
+
+/** The bytes of the site's snapshot, checked to fit; `?snapshot=refuse` spoils their magic number
+ * so that Pyodide itself refuses them (the fallback's test). */
+function snapshotBytes(build, wish, response) {
+  return readBuildSnapshot(response, build.snapshot.rawBytes, counted).then((bytes) => {
+    times.snapshot = performance.now();
+    checkFits(bytes, build.heapLimit);
+    if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
+    return bytes;
+  });
+}
+
+function loadPython(loadPyodide, build, snapshot = null) {
+  return Promise.race([wasmFailure(), loadPyodide({
+    indexURL: build.indexURL,
+    lockFileURL: build.lockFileURL,
+    packageBaseUrl: new URL(".", at(build.lockFileURL)).href,
+    // A restore needs no package: looplab is imported already, and the bridge lays its files
+    // again (a snapshot holds no file; laying them is faster than installing the wheel again).
+    // No env: Python's environment is bridge.py's START_ENV, set by bridge.start either way.
+    packages: snapshot ? [] : ["looplab"],
+    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+  })]);
+}
+
+/**
+ * Start Python: the steps in order, each its own function above. Returns {pyodide, start} (`start`:
+ * {source: "build" | null, refused: [why the site's snapshot was refused]}); throws when Python
+ * cannot load. Call stopCounting() afterwards, whatever happened.
+ */
+export async function startPython(build, wish, send) {
+  post = send;
+  total = build.startupBytes || 1;
+  self.fetch = countingFetch;
+  const start = { source: null, refused: [] };
+  progress("loading Python");
+  times.start = performance.timeOrigin + performance.now();
+  // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
+  // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
+  compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
+  const useSnapshot = Boolean(build.snapshot) && wish !== "off";
+  const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
+  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
+  const siteResponse = useSnapshot ? realFetch(at(build.snapshot.file)) : null;
+  if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
+  const mjs = import(build.indexURL + "pyodide.mjs");
+  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
+  const { loadPyodide } = await mjs;
+  times.imported = performance.now();
+  let pyodide = null;
+  if (useSnapshot) {
+    total = build.snapshot.startupBytes;
+    try {
+      pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse));
+      start.source = "build";
+    } catch (error) {
+      start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
+      forgetCopies(at(build.snapshot.file)).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
+    }
+  }
+  if (!pyodide) { // no snapshot, or it was refused: a normal load
+    total = build.startupBytes || 1;
+    pyodide = await loadPython(loadPyodide, build);
+  }
+  times.pyodide = performance.now();
+  return { pyodide, start };
+}
+
+/** Loading is over: live requests from lessons are not counted, and what was patched is restored. */
+export function stopCounting() {
+  self.fetch = realFetch;
+  console.warn = realWarn;
+  WebAssembly.instantiateStreaming = realInstantiateStreaming;
+  early.clear();
+}
+
+/** The bar full: Python is ready. */
+export function loadedAll() {
+  loaded = total;
+  progress("ready");
+}
