@@ -308,7 +308,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             slug = path.stem
             (dest / path.name).write_text(text, encoding="utf-8")
             parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
-                      "cells": [lesson_cell(c, path) for c in cells]}
+                      "cells": [lesson_cell(c, path) for c in cells if c.role != "wrong"]}  # never shown
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
             index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],
                           "chapter": chapter_of(course.lesson_id(path)),

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from looplab.course import lesson_files
-from looplab.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index
+from looplab.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")
@@ -102,8 +102,12 @@ def test_each_exercise_alone_fails_a_check(path, capsys):
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))
-def test_the_file_runs_as_plain_python(path):
+def test_the_file_runs_as_plain_python(path, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py"), "LOOPLAB_MODEL": "scripted"}
+    cells = parse(path.read_text(encoding="utf-8"))
+    if any("wrong" in c.tags for c in cells):  # a script runs every cell: without its wrong answers
+        path = tmp_path / path.name
+        path.write_text(to_text([c for c in cells if "wrong" not in c.tags]), encoding="utf-8")
     done = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,0 +1,197 @@
+"""Your code carries forward: `mine(N)` gives what you wrote in lesson N's exercises, checked.
+
+    my = mine(2)          # lesson 02's exercise cells, as you wrote them
+    box = my.MyToolbox()  # yours if lesson 02's checks pass with it, else the reference solution
+    my.yours, my.reference, my.note
+
+Lesson N is read as the learner has it: in the CLI (and a lesson run as a plain script) the lesson
+file as edited, from the lessons folder in use (lessonfolder.choose: $LOOPLAB_LESSONS, the current
+folder or its lessons/, the learner's copy, the packaged course); in the page, the worker's
+bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
+edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
+and its checks decide:
+
+- every check passes with all your exercises: everything is yours;
+- otherwise each exercise is tried alone, yours beside the reference solutions of the others: an
+  exercise whose cells pass that way is yours, the others are the reference, and `note` says so
+  in one sentence (also printed), naming the names that are yours and those that are not.
+
+Each text is run once per process (cached on the text), so a lesson may call `mine(2)` freely.
+"""
+
+import contextlib
+import io
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import course, http, lessonfolder, testcells, trace
+from .lesson import LessonResult, run_cells
+from .lessonfile import Cell, parse, solution_index
+
+_provider: Callable[[str], str | None] | None = None
+_cache: dict[str, "Mine"] = {}
+_untouched: set[str] = set()  # lesson texts known to hold only the starter code
+
+
+def provide(texts: Callable[[str], str | None] | None) -> None:
+    """Where lesson texts come from: `texts(lesson_id)` gives the text as the learner has it, or None
+    (then the file is read). The page's bridge sets it to the learner's saved edits; None resets."""
+    global _provider
+    _provider = texts
+    _cache.clear()
+
+
+@dataclass
+class Mine:
+    """The names an earlier lesson's exercises define, each the learner's or the reference's."""
+    lesson: str
+    values: dict = field(default_factory=dict)
+    yours: list[str] = field(default_factory=list)
+    reference: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def __getattr__(self, name: str):
+        values = self.__dict__.get("values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(f"lesson {self.lesson}'s exercises define no {name!r}; "
+                             f"they define {', '.join(values) or 'nothing'}")
+
+    def __getitem__(self, name: str):
+        return self.values[name]
+
+
+def lesson_text(number: str) -> tuple[str, str]:
+    """(lesson id, text as the learner has it) for a lesson number such as 2, "04" or "1b"."""
+    choice = lessonfolder.choose(Path.cwd())
+    path = course.find_in(choice.folder, str(number)) if choice.folder else None
+    wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
+    text = _provider(wanted) if _provider else None
+    if text is None and path is not None:
+        text = path.read_text(encoding="utf-8")
+    if text is None and http.IN_BROWSER:
+        text = from_site(wanted)
+        if text is not None:
+            _untouched.add(text)  # no saved edits: the exercises are the starters, nothing to try
+    if text is None:
+        raise LookupError(f"there is no lesson {number} ({choice.line()})")
+    return wanted, text
+
+
+def from_site(wanted: str) -> str | None:
+    """In the page with no saved edits: the lesson file as the site serves it (lessons/index.json)."""
+    status, _, body = http.get_json("lessons/index.json", timeout=30)
+    if status != 200:
+        return None
+    found = [e["file"] for e in json.loads(body).get("lessons", []) if e.get("number") == wanted]
+    if not found:
+        return None
+    status, _, body = http.get_json(f"lessons/{found[0]}", timeout=30)
+    return body if status == 200 else None
+
+
+def exercises(cells: list[Cell]) -> list[int]:
+    """The indexes of the exercise cells that have a solution."""
+    return [i for i, c in enumerate(cells) if c.role == "exercise" and solution_index(cells, i) is not None]
+
+
+def with_choice(cells: list[Cell], learners: set[int]) -> list[Cell]:
+    """The lesson with the learner's exercise cells at `learners` and the reference solution elsewhere."""
+    out = []
+    for i, cell in enumerate(cells):
+        if cell.role == "exercise" and solution_index(cells, i) is not None:
+            if i in learners:
+                out.append(replace(cell, tags=[t for t in cell.tags if t != "exercise"]))
+        elif cell.role == "solution":
+            exercise = next(e for e in exercises(cells) if solution_index(cells, e) == i)
+            if exercise not in learners:
+                out.append(replace(cell, tags=[t for t in cell.tags if t != "solution"]))
+        else:
+            out.append(cell)
+    return out
+
+
+def quietly(cells: list[Cell]) -> tuple[LessonResult, dict]:
+    """Run cells scripted, printing nothing and tracing to nobody: (result, namespace)."""
+    ns = {"__name__": "__lesson__"}
+    before = os.environ.get("LOOPLAB_MODEL")
+    os.environ["LOOPLAB_MODEL"] = "scripted"  # a lesson's own checks are the scripted ones
+    try:
+        with trace.muted(), contextlib.redirect_stdout(io.StringIO()):
+            result = run_cells(cells, namespace=ns)
+    finally:
+        if before is None:
+            os.environ.pop("LOOPLAB_MODEL", None)
+        else:
+            os.environ["LOOPLAB_MODEL"] = before
+    return result, ns
+
+
+def names_of(cells: list[Cell], index: int) -> list[str]:
+    """The names an exercise cell (and its solution) define."""
+    names = []
+    for cell in (cells[index], cells[solution_index(cells, index)]):
+        try:
+            names += [n for n in testcells.defined_names(cell.source) if n not in names]
+        except SyntaxError:
+            continue
+    return names
+
+
+def first_failure(result: LessonResult) -> str:
+    """The first thing that went wrong in a run, in a few words."""
+    if result.error:
+        return result.error.strip().splitlines()[-1]
+    failed = next((c for c in result.checks if not c.ok and c.status != "not checked"), None)
+    return f"the check \u201c{failed.name}\u201d fails" if failed else "no check passed"
+
+
+def mine(number) -> Mine:
+    """The learner's definitions from lesson `number`'s exercises; the reference where theirs fail."""
+    lesson, text = lesson_text(number)
+    if text in _cache:
+        return _cache[text]
+    cells = parse(text)
+    every = exercises(cells)
+    names = {i: names_of(cells, i) for i in every}
+    result, ns = quietly(with_choice(cells, set() if text in _untouched else set(every)))
+    if text in _untouched:
+        yours, why = set(), "its exercises still hold the starter code"
+    elif result.ok:
+        yours, why = set(every), ""
+    else:
+        why = f"with your code there {first_failure(result)}"
+        alone = {i: quietly(with_choice(cells, {i})) for i in every}
+        yours = {i for i in every if alone[i][0].ok}
+        result, ns = alone[min(yours)] if len(yours) == 1 else quietly(with_choice(cells, yours))
+        if not result.ok:  # each passes alone but not together: the reference throughout
+            yours = set()
+            result, ns = quietly(with_choice(cells, set()))
+    if not result.ok:
+        raise RuntimeError(f"lesson {lesson}'s reference solution fails its own checks "
+                           f"({first_failure(result)}); this is a bug in the course")
+    found = Mine(lesson)
+    for i in every:
+        for name in names[i]:
+            if name in ns:
+                found.values[name] = ns[name]
+                (found.yours if i in yours else found.reference).append(name)
+    found.note = describe(lesson, found, why)
+    if found.reference:
+        print(found.note)
+    _cache[text] = found
+    return found
+
+
+def describe(lesson: str, found: Mine, why: str) -> str:
+    """One sentence: whose parts these are, and why the reference stands in."""
+    def listed(names: list[str]) -> str:
+        return ", ".join(names) if names else "none"
+    if not found.reference:
+        return f"From lesson {lesson}: {listed(found.yours)} — all yours (they pass that lesson's checks)."
+    yours = f"yours: {listed(found.yours)}; " if found.yours else ""
+    return (f"From lesson {lesson}: {yours}the reference solution: {listed(found.reference)}, because "
+            f"{why} — once it passes in lesson {lesson}, this lesson uses yours.")

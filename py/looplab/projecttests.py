@@ -1,0 +1,118 @@
+"""A project's own tests, run by pytest in-process: what a coding agent's `run_tests` tool reads.
+
+There is no `subprocess` in Pyodide ("emscripten does not support processes"), so the tests run
+inside this Python with `pytest.main`, the same in CPython and in the page:
+
+    run = project_tests("/tmp/shop")          # every test under the folder
+    run.passed, run.failed, run.errors        # ids; (id, message) pairs; collection errors as sentences
+    run.summary()                             # "4 passed, 2 failed"
+
+Before each run the project's modules are dropped from `sys.modules`, and no bytecode is written,
+so an edit made a moment ago is what the tests import (a cached `.pyc` of the same size and second
+would otherwise hide it). A test file that does not even compile is a collection error: a
+sentence naming the file and the line, never an exception.
+"""
+
+import importlib
+import re
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MESSAGE_CHARS = 300  # one failure's message, cut: the model reads every one of them
+
+
+@dataclass
+class TestRun:
+    """What one pytest run found: the ids that passed, the failures with their messages, errors."""
+    __test__ = False  # a result, not a test class for pytest to collect
+    passed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one test ran, none failed and nothing failed to collect."""
+        return bool(self.passed) and not self.failed and not self.errors
+
+    def summary(self) -> str:
+        """ "4 passed, 2 failed, 1 error" """
+        parts = [f"{len(self.passed)} passed", f"{len(self.failed)} failed"]
+        if self.errors:
+            parts.append(f"{len(self.errors)} error{'s' if len(self.errors) != 1 else ''}")
+        return ", ".join(parts)
+
+
+def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """A message on few lines, cut to `limit` characters with … when longer."""
+    lines = [line.rstrip() for line in str(text).strip().splitlines()
+             if line.strip() and not any(advice in line for advice in ("Use -v", "use -vv", "Full diff"))]
+    text = "\n".join(lines)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Collector:
+    """The pytest plugin: each test's outcome, and each file that failed to collect."""
+
+    def __init__(self, run: TestRun):
+        self.run = run
+        self.interrupted = False
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.interrupted = True  # Stop in the page (or Ctrl+C): the run must stop too
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else str(report.longrepr)
+            where = "" if report.when == "call" else f"(in {report.when}) "
+            self.run.failed.append((report.nodeid, cut(where + message)))
+        elif report.passed and report.when == "call":
+            self.run.passed.append(report.nodeid)
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            text = str(report.longrepr)
+            last = [line for line in text.splitlines() if line.strip()][-1:] or [text]
+            found = re.findall(r'File "[^"]*", line (\d+)', text)  # the innermost: the test file's own line
+            line = found[-1] if found else None
+            where = f"{report.nodeid or 'a test file'}"
+            self.run.errors.append(cut(f"{where} could not be collected: {last[0].lstrip('E ').strip()}"
+                                       + (f" (see line {line})" if line and "line" not in last[0] else "")))
+
+
+def forget_modules_under(root: Path) -> None:
+    """Drop the modules imported from `root` so the next import reads the files as they are now."""
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve().is_relative_to(root):
+            del sys.modules[name]
+    importlib.invalidate_caches()
+
+
+def project_tests(root, path: str = ".", ids: list[str] | None = None) -> TestRun:
+    """Run the tests under `root / path` (or just `ids`, pytest node ids) with pytest, in-process."""
+    import pytest  # loaded only when tests run: the page fetches it for lessons that import it
+
+    root = Path(root).resolve()
+    run = TestRun()
+    targets = [str(root / i) for i in ids] if ids else [str(root / path)]
+    args = [*targets, "--rootdir", str(root), "-c", os.devnull, "--import-mode=importlib",
+            "--disable-plugin-autoload", "--continue-on-collection-errors", "-p", "no:terminal", "-p", "no:cacheprovider",
+            "-p", "no:faulthandler", "-p", "no:stepwise"]
+    forget_modules_under(root)
+    sys.path.insert(0, str(root))
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        collector = Collector(run)
+        code = pytest.main(args, plugins=[collector])
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+        sys.path.remove(str(root))
+        forget_modules_under(root)
+    if collector.interrupted:
+        raise KeyboardInterrupt("stopped during the project's tests")
+    if code == pytest.ExitCode.USAGE_ERROR:
+        run.errors.append(f"pytest could not run {path!r}: is it a file or folder inside the project?")
+    return run
