@@ -60,6 +60,15 @@ CMAKE_FLAGS = [
     "-DLLAMA_BUILD_TOOLS=ON",
     "-DLLAMA_BUILD_SERVER=ON",
     "-DLLAMA_BUILD_APP=OFF",
+    # Not -march=native: on a host with AMX tiles the native build takes ggml's AMX path, and a
+    # sandbox that does not grant the tiles (arch_prctl) kills the server at its first matmul
+    # (a general protection fault in ggml_backend_amx_mul_mat). AVX2/FMA runs on every x86-64-v3.
+    "-DGGML_NATIVE=OFF",
+    "-DGGML_AVX=ON",
+    "-DGGML_AVX2=ON",
+    "-DGGML_FMA=ON",
+    "-DGGML_F16C=ON",
+    "-DGGML_BMI2=ON",
 ]  # fmt: skip
 
 
