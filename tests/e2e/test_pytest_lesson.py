@@ -41,10 +41,10 @@ def test_pytest_loads_from_the_site_and_each_test_is_a_check(page, site_url):
     assert all(url.startswith(f"{site_url}py/") for url in seen if url.endswith(".whl"))
 
     # A learner's test that fails shows pytest's own explanation of the assert
-    editor = cell(page, "exercise", 3)
+    editor = cell(page, "exercise", 4)
     assert "def test_every_run_stays_within_the_step_limit" in editor.inner_text()
     code = editor.locator(".cm-content").inner_text().replace("<= MAX_STEPS", "<= 2")
-    set_code(page, code, "exercise", 3)
+    set_code(page, code, "exercise", 4)
     results = run(page)
     broken = {name: message for ok, name, message in results if not ok}
     assert list(broken) == ["every run stayed within MAX_STEPS steps"], broken
@@ -59,7 +59,7 @@ def test_stop_ends_a_test_pytest_is_running_and_the_next_run_works(page, site_ur
     open_lesson(page, site_url, SLUG)
     put_solutions(page)
     set_code(page, 'def test_forever():\n    print("inside pytest", flush=True)\n    while True:\n        pass\n',
-             "exercise", 3)
+             "exercise", 4)
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("inside pytest", timeout=60_000)
     stop_at = page.evaluate("() => performance.now()")
