@@ -5,7 +5,7 @@
     my.yours, my.reference, my.note
 
 Lesson N is read as the learner has it: in the CLI (and a lesson run as a plain script) the lesson
-file as edited, from the lessons folder in use (lessonfolder.choose: $LOOPLAB_LESSONS, the current
+file as edited, from the lessons folder in use (lessonfolder.choose: `--lessons DIR`, $LOOPLAB_LESSONS, the current
 folder or its lessons/, the learner's copy, the packaged course); in the page, the worker's
 bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
 edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
