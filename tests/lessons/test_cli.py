@@ -2,10 +2,12 @@
 
 import os
 import subprocess
+from dataclasses import replace
 import sys
 from pathlib import Path
 
 from looplab.course import lesson_files
+from looplab.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -168,10 +170,6 @@ def test_ask_person_asks_on_the_terminal(tmp_path):
 def solved_02(broken: bool = False) -> str:
     """Lesson 02 as a learner who solved it has it (every exercise holds its solution); `broken`:
     the first exercise's MyToolbox is left without `register` and `run`."""
-    from dataclasses import replace
-
-    from looplab.lesson import parse, solution_index, to_text
-
     cells = parse((ROOT / "lessons" / "02-tools.py").read_text(encoding="utf-8"))
     exercises = [i for i, c in enumerate(cells) if c.role == "exercise"]
     for k, i in enumerate(exercises):
