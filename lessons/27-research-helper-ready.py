@@ -1,7 +1,9 @@
 # %% [markdown]
 # # 27 · The research helper, ready for users
 #
-# **Chapter 2's project, finished.** In lesson 16 you built a research helper: your toolbox, three
+# **Chapter 2's project, finished** — the last lesson of chapter 3, after the coding agent
+# ([lesson 25](#/25-coding-agent)) and its benchmark ([lesson 26](#/26-coding-benchmark)). In
+# [lesson 16](#/16-project-research-helper) you built a research helper: your toolbox, three
 # tools over the notes, your loop with its four stops, your memory. Lessons 17 to 24 each added one
 # thing a helper needs before other people rely on it. Here you put them together, on your own
 # parts, and measure the difference with your own grader.
@@ -9,14 +11,16 @@
 # What you reuse, each through `mine(N)` (yours when it passes its lesson's checks, else the
 # reference, and one printed sentence says which):
 #
-# - lesson 16: `MyToolbox`, `my_run_agent`, `MyMemory` — the helper itself;
-# - lesson 17: `grade` and `success_rate` — the measurement, before and after;
-# - lesson 18: `looks_like_instructions`, `fence`, `no_outside_links` — the injection defences;
-# - lesson 19: `make_strict` and `ask_json` — a final answer in a strict shape;
-# - lesson 20: `usage_of` and `run_cost` — what a run spends;
-# - lesson 21: `call_with_retries` — retries, on the tools where a repeat is safe;
-# - lesson 22: `compact` — a long run's history, summarised;
-# - lesson 24: `serve`, `tools_from_server`, `make_caller` — the tools come from an MCP server.
+# - [lesson 16](#/16-project-research-helper): `MyToolbox`, `my_run_agent`, `MyMemory` — the helper itself;
+# - [lesson 17](#/17-evaluate-your-agent): `grade` and `success_rate` — the measurement, before and after;
+# - [lesson 18](#/18-prompt-injection): `looks_like_instructions`, `fence`, `no_outside_links` — the
+#   injection defences;
+# - [lesson 19](#/19-structured-outputs): `make_strict` and `ask_json` — a final answer in a strict shape;
+# - [lesson 20](#/20-tokens-cost-budgets): `usage_of` and `run_cost` — what a run spends;
+# - [lesson 21](#/21-timeouts-retries-parallel): `call_with_retries` — retries, on the tools where a
+#   repeat is safe;
+# - [lesson 22](#/22-compaction): `compact` — a long run's history, summarised;
+# - [lesson 24](#/24-mcp): `serve`, `tools_from_server`, `make_caller` — the tools come from an MCP server.
 #
 # You build five things: `connect` (the server's tools on your toolbox, retried only where safe),
 # `screen` (tool results as data), `budgeted` (a model inside a budget, compacting long runs),

@@ -47,3 +47,20 @@ def test_lesson_25_runs_on_the_learners_saved_lesson_02_and_says_whose_parts_the
         expect(page.get_by_test_id("checks")).to_be_visible()
     finally:
         context.close()
+
+
+def test_a_lesson_links_back_to_the_lesson_whose_parts_it_reuses(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    guard(context)
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}#/27-research-helper-ready")
+        expect(page.locator("body")).to_have_attribute("data-lesson", "27-research-helper-ready")
+        link = page.get_by_test_id("lesson-text").get_by_role("link", name="lesson 24")
+        expect(link).to_have_attribute("href", "#/24-mcp")
+        assert link.get_attribute("target") is None  # stays in the page
+        link.click()
+        expect(page.locator("body")).to_have_attribute("data-lesson", "24-mcp")
+        expect(page.get_by_role("heading", level=1)).to_contain_text("24")
+    finally:
+        context.close()
