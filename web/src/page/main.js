@@ -27,6 +27,7 @@ import { reports } from "./report.js";
 import { modes } from "./modes.js";
 import { download, sharePayload, downloadNotebook } from "./exports.js";
 import { foreignSource, trustCode } from "./storage.js";
+import { carriedCells } from "./carried.js";
 import { notebookCells, takeForeign } from "./foreign.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -172,7 +173,10 @@ async function main() {
       status.stamp({ runStarted: at, runEnded: undefined, extrasMs: undefined });
       status.show(`Running ${meta.title} with the ${mode.name()} model…`, "running", { about: ticket });
       if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
-      launch("run", runner.run(screen.now.view.cells(), { env: settings.env(mode.current()), on: runCallbacks(ticket) }), at);
+      const cells = screen.now.view.cells();
+      launch("run", carriedCells(cells, store.state.lessons, fetchLesson)
+        .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
+        .then((carried) => runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket) })), at);
     },
     stop({ say: saying, ticket }) {
       if (saying) status.show("Stopping…", "stopping", { about: ticket });

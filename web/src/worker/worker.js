@@ -159,7 +159,7 @@ async function loadExtras(id, cells, env) {
 }
 
 // A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
-async function run({ id, cells, solution, env: given, fork = null }) {
+async function run({ id, cells, solution, env: given, fork = null, carried = {} }) {
   runId = id;
   // Python sees where the key is, never the key; only a live run's requests may carry it.
   const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
@@ -187,7 +187,8 @@ async function run({ id, cells, solution, env: given, fork = null }) {
   try {
     const text = fork
       ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
-      : bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
+      : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
+        bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
