@@ -583,9 +583,9 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 # Pydantic AI. They offer validated tool interfaces, graphs or state machines that make plans
 # explicit, retries, guardrails, memory stores, tracing. Having built the parts once by hand,
 # you can read what they do. None of them replaces the model's judgement; they only catch the
-# failures someone thought of in advance. After the project (lesson 16), chapter 2 takes these
-# one by one, ending with several agents with roles of their own (23) and tools offered through a
-# standard connector, MCP (24), instead of one toolbox per program.
+# failures someone thought of in advance. After the project (lessons 16 and 16b), chapter 2
+# takes these one by one, ending with several agents with roles of their own (23) and tools
+# offered through a standard connector, MCP (24), instead of one toolbox per program.
 
 # %% [markdown]
 # ## Talk to it
