@@ -169,10 +169,10 @@ def agent(task, max_turns=5):
 # turn.
 
 # %% [markdown] tags=["hint"]
-# For each call: `name = call["function"]["name"]`, then, inside `try:`,
-# `result = tools[name](**json.loads(call["function"]["arguments"]))`; the `except Exception as
-# exc:` branch makes `result = f"error: {exc}"` (say which tools exist when `name not in tools`).
-# Append `{"role": "tool", "tool_call_id": call["id"], "content": str(result)}`.
+# For each call: read its name, then, inside a `try`, call `tools[name]` with the arguments
+# decoded from JSON; the `except` branch turns the exception into an `error:` text (say which
+# tools exist when the name is not one of them). Append a `tool` message carrying the call's id
+# and the result as text.
 
 # %% [markdown] tags=["hint"]
 # ```python

@@ -155,14 +155,15 @@ def serve(message, toolbox):
 # about itself, and a notification never gets an answer.
 
 # %% [markdown] tags=["hint"]
-# Check the shape of the message before you look at its method: first `isinstance(message,
-# dict)`, then `"id" not in message` (a notification), then `jsonrpc` and `method`. For
-# `tools/call`, read `params = message.get("params", {})` and check each piece before you use it;
-# `name in toolbox` tells whether the tool exists.
-# A tool the toolbox lacks is a protocol error, `error(msg_id, -32602, f"Unknown tool: {name}")`.
-# A tool that runs is always a result, even when it fails: `text = toolbox.run(name, arguments or
-# {})`, then `reply(msg_id, {"content": [{"type": "text", "text": text}], "isError":
-# text.startswith("error:")})`.
+# Check the shape of the message before you look at its method: first that it is a dict, then
+# whether it has an `id` (without one it is a notification), then `jsonrpc` and `method`. For
+# `tools/call`, read the `params` (an empty dict when missing) and check each piece before you
+# use it; `name in toolbox` tells whether the tool exists.
+#
+# A tool the toolbox lacks is a protocol error, -32602 with "Unknown tool: " and the name. A tool
+# that runs is always a result, even when it fails: run it through the toolbox, then reply with
+# its text as one `text` content part, and `isError` true exactly when the text starts with
+# `error:`.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -432,15 +433,16 @@ def tools_from_server(send):
 # Beware a function written inside a loop: which name will it see when it runs?
 
 # %% [markdown] tags=["hint"]
-# `box.register(tool["name"], tool.get("description", ""), tool["inputSchema"], func)` for each
-# tool. Build `func` in a helper, `make_caller(send, name)`, that returns the inner function: a
-# `lambda` written straight in the loop would see the loop's *last* name when it runs, so every
-# tool would call the same one.
-# Inside the caller: `result = rpc(send, "tools/call", {"name": name, "arguments": arguments})`
-# in a `try` that turns `McpError` into `ToolError`; then
-# `text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")`
-# and, when `result.get("isError")`, `raise ToolError(text.removeprefix("error:").strip())`: the
-# server's text starts with `error:` already, and your toolbox adds one.
+# Register each listed tool with its name, description and `inputSchema`. Build its function in a
+# helper, `make_caller(send, name)`, that returns the inner function: a `lambda` written straight
+# in the loop would see the loop's *last* name when it runs, so every tool would call the same
+# one.
+#
+# Inside the caller: a `tools/call` request through `rpc`, in a `try` that turns `McpError` into
+# `ToolError`; then the text parts of the result's `content`, joined by newlines. When the result
+# says `isError`, raise a `ToolError` with that text **without** its leading `error:`: the
+# server's text starts with `error:` already, and your toolbox adds one, so the model would read
+# `error: error: …`.
 
 # %% [markdown] tags=["hint"]
 # ```python
