@@ -608,5 +608,5 @@ chat_with(lambda task: my_run_agent(task, pick_model(rule_model), box)[0], name=
 # that ends each run with a stop you can name, even when the model fails or a person is needed.
 # Two things are still missing: every run sends its whole history, which a long run cannot
 # afford, and `delete_note` needs a person only because you decided so for one tool. Part 2,
-# lesson 16b, gives the helper your memory from lesson 8
+# [lesson 16b](#/16b-project-memory-and-approvals), gives the helper your memory from lesson 8
 # and turns the question "which tools need a person?" into a table with reasons.

@@ -1,11 +1,11 @@
 # %% [markdown]
 # # 16b · Project: the research helper, part 2
 #
-# Part 1 (lesson 16) put your toolbox and your loop together and gave them the notes' tools.
-# This sitting adds the two things a helper needs before it runs for long or touches anything
-# that matters: **your memory** from lesson 8, trimmed to a token budget, fitted in front of the
-# model without changing your loop, and a decision, tool by tool, on **which tools need a
-# person**.
+# Part 1 ([lesson 16](#/16-project-research-helper)) put your toolbox and your loop together and
+# gave them the notes' tools. This sitting adds the two things a helper needs before it runs for
+# long or touches anything that matters: **your memory** from lesson 8, trimmed to a token
+# budget, fitted in front of the model without changing your loop, and a decision, tool by tool,
+# on **which tools need a person**.
 #
 # As in part 1, `mine(N)` brings your own parts: the toolbox with its four tools and the prepared
 # runs from lesson 16, the loop from lesson 4, the memory from lesson 8. Where one of yours does
