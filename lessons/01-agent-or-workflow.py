@@ -23,7 +23,8 @@
 #   provider's reply (5), a conversation (6), state and a trace (7), memory that fits (8) and
 #   memory that lasts (9), rules and approvals (10), tasks the agent schedules (11), tools
 #   described in the prompt (12), ReAct (13), real models (14) and their replies streamed as they
-#   come (14b); then all of it in one agent (15) and a project that builds the research helper (16).
+#   come (14b); then all of it in one agent (15) and a project that builds the research helper
+#   from your own parts, in two sittings (16, 16b).
 # - **Chapter 2, making it hold up (17–24).** Evaluating your agent (17), prompt injection (18),
 #   structured outputs (19), tokens, cost and budgets (20), timeouts, retries and calls in
 #   parallel (21), compaction (22), several agents (23) and a standard tool connector, MCP (24).

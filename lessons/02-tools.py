@@ -396,9 +396,9 @@ mine.register("notes", "Does stuff with notes.",
 # should answer "what is this for, what do I pass, what do I get back?"
 
 # %% [markdown] tags=["hint"]
-# Four changes: the name `"search_notes"`; a description that says it looks at note *titles*
-# and returns one `id: title` line per match; `"properties": {"keyword": {"type": "string",
-# "description": ...}}` with an example such as `"visits"`; and `"required": ["keyword"]`. The
+# Four changes: the name `search_notes`; a description that says it looks at note *titles* and
+# returns one `id: title` line per match; a single string property named `keyword`, whose own
+# description gives an example such as "visits"; and that property listed as required. The
 # function then receives `keyword`, not `text`.
 
 # %% [markdown] tags=["hint"]

@@ -157,9 +157,9 @@ def to_turn(message):
     return {"type": "final", "text": message["content"]}
 
 # %% [markdown] tags=["hint"]
-# Print `to_turn(call("count_words", id="call_9", text="agent harness"))` and compare it with
-# the `tool_call` shape at the top of the lesson: one key is missing, and one value has the
-# wrong type.
+# Print what `to_turn` gives for a prepared call to `count_words`, and compare it with the
+# `tool_call` shape at the top of the lesson: one key is missing, and one value has the wrong
+# type.
 
 # %% [markdown] tags=["hint"]
 # The id is `first["id"]`. The arguments arrive as JSON **text**; `json.loads` turns them into

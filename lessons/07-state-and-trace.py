@@ -137,8 +137,8 @@ def log(event):
         lines.append(f"tool.requested name={event['tool']}")
 
 # %% [markdown] tags=["hint"]
-# Print the events a tracer receives: `run_agent(..., tracer=print)`. Each is a dict; the fields
-# you need are in the `tool_call`, `tool_result` and `stop` events.
+# Print the events a tracer receives: give `run_agent` the built-in `print` as its tracer. Each
+# is a dict; the fields you need are in the `tool_call`, `tool_result` and `stop` events.
 
 # %% [markdown] tags=["hint"]
 # `tool_call` has `call_id` and `tool`; `tool_result` has `call_id` and `ok` (a bool: write it

@@ -90,10 +90,11 @@ class MyMemory:
 # on each call rather than adding to `self.system_prompt`, or the facts pile up call after call.
 
 # %% [markdown] tags=["hint"]
-# For the notes: `"; ".join(f"{k}: {v}" for k, v in self.notes.items())`. For the walk: start
-# with `room = budget - self.SYSTEM_TOKENS` and an index `start = len(self.history)`; while the
-# message before `start` fits in `room`, take it (`room -=` its tokens, `start -= 1`); the window
-# is `self.history[start:]`. Then `while kept and kept[0]["role"] == "tool": kept = kept[1:]`.
+# For the notes: join `key: value` pairs with `"; "`. For the walk: keep the room left (the
+# budget less the system message's size) and an index that starts past the newest message; while
+# the message just before the index fits in the room, take it, shrinking the room and moving the
+# index back; the window is the history from the index on. Then, as long as the window opens on a
+# `tool` message, drop its first message.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -450,9 +451,10 @@ def clear_old_results(history, keep=1):
 # but the last `keep` of them.
 
 # %% [markdown] tags=["hint"]
-# `chat.remember("name", "Chris")`. Then `results = [i for i, m in enumerate(history) if
-# m["role"] == "tool"]`, the old ones are `results[:-keep]` (all of them when `keep` is 0), and a
-# cleared message is a new dict: `{**m, "content": "[cleared]"}`.
+# `chat.remember` takes the key and the value. Then list the indexes of the `tool` messages; the
+# old ones are all but the last `keep` of that list (careful: all of them when `keep` is 0, where
+# a `[:-0]` slice gives none), and a cleared message is a new dict, a copy whose content is
+# `[cleared]`.
 
 # %% [markdown] tags=["hint"]
 # ```python

@@ -348,8 +348,8 @@ def approve(name, arguments):
 # amount × price at most 1,000?
 
 # %% [markdown] tags=["hint"]
-# `order = json.loads(arguments)` inside `try:`; `except (ValueError, KeyError, TypeError):`
-# covers unreadable JSON, a missing field and a field that is not a number.
+# Read the arguments with `json.loads` inside a `try`; catching `ValueError`, `KeyError` and
+# `TypeError` covers unreadable JSON, a missing field and a field that is not a number.
 
 # %% [markdown] tags=["hint"]
 # ```python

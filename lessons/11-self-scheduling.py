@@ -128,9 +128,9 @@ def process(tasks, agent_fn, max_tasks):
 # each task runs, of how many have run already.
 
 # %% [markdown] tags=["hint"]
-# `tasks.pop(0)` takes the oldest. At the top of the `while`, `if len(results) >= max_tasks:
-# return results, "task_limit"`: checked there, a queue that empties exactly at the cap still
-# says "empty".
+# `pop(0)` takes the oldest. At the top of the `while`, compare how many results there are with
+# `max_tasks` and stop with `"task_limit"` once the cap is reached: checked there, a queue that
+# empties exactly at the cap still says "empty".
 
 # %% [markdown] tags=["hint"]
 # ```python

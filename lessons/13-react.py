@@ -232,8 +232,9 @@ def check_react(text):
 # without letting it raise (lesson 12's `read_action` did the same), then look at the thought.
 
 # %% [markdown] tags=["hint"]
-# `keys = key_order(text)` is `[]` when there is no object. The thought is late when
-# `keys.index("thought")` is bigger than the index of `name`, `arguments` or `answer`.
+# `key_order` gives the keys in the order written, and an empty list when there is no object. The
+# thought is late when its position in that list comes after the position of `name`, `arguments`
+# or `answer`.
 
 # %% [markdown] tags=["hint"]
 # ```python

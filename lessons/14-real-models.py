@@ -175,8 +175,8 @@ def read_reply(data):
 # fields the loop has no use for.
 
 # %% [markdown] tags=["hint"]
-# Take `message = data["choices"][0]["message"]`, build a new dict with `role` and `content`, and
-# copy `tool_calls` only when `message.get("tool_calls")` is not empty.
+# The message is under the first choice. Build a new dict with its `role` and `content`, and copy
+# `tool_calls` only when the message has some.
 
 # %% [markdown] tags=["hint"]
 # ```python

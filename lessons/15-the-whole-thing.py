@@ -169,10 +169,10 @@ def agent(task, max_turns=5):
 # turn.
 
 # %% [markdown] tags=["hint"]
-# For each call: `name = call["function"]["name"]`, then, inside `try:`,
-# `result = tools[name](**json.loads(call["function"]["arguments"]))`; the `except Exception as
-# exc:` branch makes `result = f"error: {exc}"` (say which tools exist when `name not in tools`).
-# Append `{"role": "tool", "tool_call_id": call["id"], "content": str(result)}`.
+# For each call: read its name, then, inside a `try`, call `tools[name]` with the arguments
+# decoded from JSON; the `except` branch turns the exception into an `error:` text (say which
+# tools exist when the name is not one of them). Append a `tool` message carrying the call's id
+# and the result as text.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -583,9 +583,9 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 # Pydantic AI. They offer validated tool interfaces, graphs or state machines that make plans
 # explicit, retries, guardrails, memory stores, tracing. Having built the parts once by hand,
 # you can read what they do. None of them replaces the model's judgement; they only catch the
-# failures someone thought of in advance. After the project (lesson 16), chapter 2 takes these
-# one by one, ending with several agents with roles of their own (23) and tools offered through a
-# standard connector, MCP (24), instead of one toolbox per program.
+# failures someone thought of in advance. After the project (lessons 16 and 16b), chapter 2
+# takes these one by one, ending with several agents with roles of their own (23) and tools
+# offered through a standard connector, MCP (24), instead of one toolbox per program.
 
 # %% [markdown]
 # ## Talk to it

@@ -397,9 +397,9 @@ def success_rate(graded):
 # divides by something: think about what an empty list leaves to divide by.
 
 # %% [markdown] tags=["hint"]
-# `grade` passes the task's fields on: `trajectory_problems(run, task.tools, task.forbidden,
-# task.max_steps, task.max_tokens, task.stop)`. For the answer, `str(run.result["answer"] or "")`
-# turns `None` into an empty text.
+# `grade` passes the task's own fields on to `trajectory_problems`, in the order its signature
+# lists them (tools, forbidden, the step and token limits, the stop). For the answer, turn a
+# `None` into an empty text before you look for the expected words.
 # A rate is "how many passed" over "how many there are": `sum(1 for p in graded if not p)` over
 # `len(graded)`. An empty list has no rate to divide by: return 0.0 for it.
 
@@ -997,7 +997,8 @@ def test_the_grader_catches_a_forbidden_tool():
 
 # %% [markdown] tags=["hint"]
 # Each test is one or two lines ending in an `assert`. Keep the values in the assert itself
-# (`assert ORDERS == []`, `assert max(steps) <= MAX_STEPS`): when it fails, pytest prints them.
+# (compare `ORDERS` with an empty list; compare the longest run's steps with `MAX_STEPS`): when
+# it fails, pytest prints them.
 # For the grader test, build a run as the checks above did: `agent("buy", scripted([call("buy_shares",
 # symbol="MSFT", amount=1, price=1.0)]))`, then assert that `trajectory_problems(run,
 # forbidden=["buy_shares"], stop=None)` is not empty.

@@ -98,10 +98,10 @@ def response_format_for(schema, name):
 # `items`. Remember which properties were required *before* you overwrite `required`.
 
 # %% [markdown] tags=["hint"]
-# For an object: build a new `properties` dict. For each `(key, sub)`, first `sub =
-# make_strict(sub)`; if `key` was not in the old `required`, copy `sub` with `"type": [sub["type"],
-# "null"]` (and `"enum": [*sub["enum"], None]` when there is an enum). Then set `required` to
-# `list(properties)` and `additionalProperties` to `False`.
+# For an object: build a new `properties` dict. Make each property's schema strict first (the
+# recursive call); if the key was not in the old `required`, copy it with `"null"` added to its
+# type (and `None` added to its enum, when there is one). Then every key is required, and
+# `additionalProperties` is `False`.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -322,11 +322,11 @@ def ask_json(model_fn, messages, schema, name):
 # model need to read before it tries again, and when is it time to give up?
 
 # %% [markdown] tags=["hint"]
-# A `for attempt in range(2):` loop around the call, with a `convo` list that starts as a copy
-# of `messages` and grows by two messages after a failed try; only after the loop do you raise.
-# Inside the loop: `try: value = json.loads(text)` / `except json.JSONDecodeError: problem = "the
-# reply was not JSON"`, else `problem = check_value(fmt["json_schema"]["schema"], value, "the
-# reply")` and `return value` when it is `None`. After the loop: `raise ModelError(f"... {problem}")`.
+# A loop of two tries around the call, with a conversation that starts as a copy of `messages`
+# and grows by two messages after a failed try (the bad reply, and a user message saying what was
+# wrong); only after the loop do you raise. Inside the loop: text that `json.loads` refuses is
+# one problem; otherwise `check_value` against the format's schema names the problem, or none,
+# and then the value is returned. After the loop: a `ModelError` that carries the last problem.
 
 # %% [markdown] tags=["hint"]
 # ```python

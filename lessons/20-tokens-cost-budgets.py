@@ -263,8 +263,9 @@ def run_cost(usages, prices):
 # the prices are per *million* tokens.
 
 # %% [markdown] tags=["hint"]
-# For one call: `cached = usage.get("cached", 0)`; the uncached prompt is `usage["prompt"] -
-# cached`; the completion is `usage["completion"]`. Divide the sum by `1_000_000` once at the end.
+# For one call: the cached tokens may be missing from `usage` (count them as 0); the uncached
+# prompt is the prompt tokens less the cached ones; the completion is its own count. Divide the
+# sum by a million once, at the end.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -449,10 +450,10 @@ def run_with(spend, model, max_steps=6):
 # bookkeeping just after it.
 
 # %% [markdown] tags=["hint"]
-# At the top of each step: `why = spend.ran_out()`; if it is not `None`, return the
-# `step_limit` result with `steps` = `step - 1` (the calls made so far). After the call:
-# `usage = usage_of(reply.get("usage"))` and `spend.add(usage)` when it is not `None`. Then,
-# before treating a reply without tool calls as the answer, look at `reply.get("cut")`.
+# At the top of each step, ask `spend.ran_out()`; when it names a reason, return the `step_limit`
+# result, counting only the calls made so far as steps. After the call, read the reply's usage
+# with `usage_of` and add it to `spend` when there is one. Then, before treating a reply without
+# tool calls as the answer, look at whether it was `cut`.
 
 # %% [markdown] tags=["hint"]
 # ```python

@@ -250,9 +250,9 @@ def idempotent(func):
 # from key to result. Decide what to look up before running `func`, and when to write.
 
 # %% [markdown] tags=["hint"]
-# `done = {}` in `idempotent`; in `once`: if the key is in `done`, return `done[key]`; else
-# `result = func(**arguments)` and only then `done[key] = result`. If `func` raises, nothing was
-# stored, so the next try runs it.
+# An empty dict made in `idempotent`; in `once`: a key already in it gives back what was stored;
+# otherwise run `func` with the arguments and store its result only after it returned. If `func`
+# raises, nothing was stored, so the next try runs it.
 
 # %% [markdown] tags=["hint"]
 # ```python

@@ -179,9 +179,9 @@ def compact(memory, model_fn, keep_last):
 
 # %% [markdown] tags=["hint"]
 # Work with an index, `cut`: the tail is `history[cut:]` and the old part is `history[1:cut]`.
-# Start at `cut = max(1, len(history) - keep_last)` (watch `keep_last == 0`: `history[-0:]` is the
-# whole list), then step `cut` back while `history[cut]` is a tool result. If `history[1:cut]` is
-# empty, there is nothing to summarise.
+# Start it `keep_last` messages from the end, but never before 1, the task (watch `keep_last ==
+# 0`: `history[-0:]` is the whole list), then step `cut` back while `history[cut]` is a tool
+# result. If the old part is empty, there is nothing to summarise.
 
 # %% [markdown] tags=["hint"]
 # ```python

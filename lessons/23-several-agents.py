@@ -115,9 +115,9 @@ def add_agent_tool(toolbox, agent, description):
 # stopped. Where you create the memory decides whether two questions share it.
 
 # %% [markdown] tags=["hint"]
-# Inside `ask`: `result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
-# agent.max_steps, name=agent.name)`. The memory is made inside `ask`, so each call gets a new one.
-# Anything but `result["stopped"] == "final"` becomes a `ToolError` with `stopped`, `steps` and `detail`.
+# Inside `ask`: one `run_agent` run with the agent's own model, tools, step limit and name, and a
+# `Memory` made from its instructions right there, so each call gets a new one. Any stop but
+# `final` becomes a `ToolError` with `stopped`, `steps` and `detail`.
 
 # %% [markdown] tags=["hint"]
 # ```python

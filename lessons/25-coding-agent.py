@@ -710,10 +710,11 @@ def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=
 # second. The budget check goes at the top of each step, before the model is called.
 
 # %% [markdown] tags=["hint"]
-# - Budget: `if tokens >= max_tokens: return {... "stopped": "step_limit", "detail": f"the token
-#   budget of {max_tokens} is spent ({tokens} tokens)"}`.
-# - Answer too early: `if changed and not tested:` append `{"role": "user", "content": "You
-#   changed files after the last run_tests: run the tests before you answer."}` and `continue`.
+# - Budget: once the tokens used reach `max_tokens`, stop with `step_limit` and a `detail` that
+#   names the budget and the tokens spent.
+# - Answer too early: a reply with no tool calls, while a file changed and the tests have not run
+#   since, is not the answer: append a user message asking to run the tests first, and go round
+#   again.
 # - Approvals, errors and the refused calls: as in your loop of lesson 4, with
 #   `approve(name, arguments)`.
 

@@ -215,11 +215,11 @@ def trial(task, model_fn, max_steps=8):
 # each id on its own to say what went wrong.
 
 # %% [markdown] tags=["hint"]
-# - `(root / "test_lib.py").write_text(task["files"]["test_lib.py"])` before grading.
-# - `run = project_tests(root, ids=task["fail_to_pass"] + task["pass_to_pass"])`; `run.passed`
-#   holds the ids that passed.
-# - `still = [t for t in task["fail_to_pass"] if t not in run.passed]`, and the same for the
-#   pass-to-pass tests as `broken`.
+# - Write the benchmark's `test_lib.py` back into `root` before grading.
+# - `project_tests` takes the ids to run: both lists together; its `passed` holds the ids that
+#   passed.
+# - `still` is the fail-to-pass tests that did not pass, and `broken` the same for the
+#   pass-to-pass tests.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -386,10 +386,10 @@ def scoreboard(records, k):
 # pass^k, which asks whether every trial passed. The "all" row averages the tasks' rows.
 
 # %% [markdown] tags=["hint"]
-# - `by_task.setdefault(record["task"], []).append(record)` groups them.
-# - `sum(r["passed"] for r in runs) / len(runs)` is pass@1; `all(r["passed"] for r in runs)` is
-#   pass^k (as 1.0 or 0.0) — not pass@1 to the power k, which assumes the trials are independent.
-# - `mean = lambda values: sum(values) / len(values)`.
+# - A dict from task name to its list of records groups them (`setdefault` saves a line).
+# - pass@1 is the share of a task's trials that passed; pass^k is whether all of them passed (as
+#   1.0 or 0.0) — not pass@1 to the power k, which assumes the trials are independent.
+# - Every other column is a mean over the trials.
 
 # %% [markdown] tags=["hint"]
 # ```python

@@ -3,15 +3,16 @@
 #
 # **Chapter 2's project, finished** — the last lesson of chapter 3, after the coding agent
 # ([lesson 25](#/25-coding-agent)) and its benchmark ([lesson 26](#/26-coding-benchmark)). In
-# [lesson 16](#/16-project-research-helper) you built a research helper from your own parts: your
-# toolbox, the tools over the notes, your loop with its four stops, your memory. Lessons 17 to 24 each added one
+# [lesson 16](#/16-project-research-helper) and [16b](#/16b-project-memory-and-approvals) you built a
+# research helper from your own parts: your toolbox, the tools over the notes, your loop with its
+# four stops, your memory. Lessons 17 to 24 each added one
 # thing a helper needs before other people rely on it. Here you put them together, on your own
 # parts, and measure the difference with your own grader.
 #
 # What you reuse, each through `mine(N)` (yours when it passes its lesson's checks, else the
 # reference, and one printed sentence says which):
 #
-# - the helper itself, as lesson 16 put it together: your `MyToolbox` ([lesson 2](#/02-tools)), your
+# - the helper itself, as lessons 16 and 16b put it together: your `MyToolbox` ([lesson 2](#/02-tools)), your
 #   loop `my_run_agent` ([lesson 4](#/04-the-loop)) and your `MyMemory` ([lesson 8](#/08-memory-that-fits));
 # - [lesson 17](#/17-evaluate-your-agent): `grade` and `success_rate` — the measurement, before and after;
 # - [lesson 18](#/18-prompt-injection): `looks_like_instructions`, `fence`, `no_outside_links` — the
@@ -747,7 +748,7 @@ def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=N
 
 # %% [markdown] tags=["hint"]
 # Follow the five steps in order; each is one or two lines. The early returns (`step_limit`,
-# `blocked`, `error`) all give `record=None`.
+# `blocked`, `error`) all give no record: `None`.
 
 # %% [markdown] tags=["hint"]
 # `{**result, "stopped": "step_limit"}` copies the result with one field changed. Your gate

@@ -75,7 +75,7 @@ def test_a_lesson_without_a_chat_says_so():
     assert child.exitstatus == 1 and "offers no agent to talk to" in child.before
 
 
-CHATS = ["01", "06", "08", "09", "15", "16", "18", "23"]
+CHATS = ["01", "06", "08", "09", "15", "16", "16b", "18", "23"]
 
 
 def test_each_lesson_that_offers_a_chat_answers_its_suggestions():

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from looplab import Memory, Toolbox, call, calls, failing, final, scripted
 from looplab.lesson import parse, run_cells
+from looplab.mine import mine
 
 ROOT = Path(__file__).resolve().parents[2]
 # The lesson tests' conftest sets LOOPLAB_MODEL=scripted per test; the value is the same for
@@ -478,7 +479,7 @@ def test_agent_answers_every_call_once_with_its_id_and_never_raises(solved, turn
     assert {m["tool_call_id"] for m in last if m["role"] == "tool" and m["content"].startswith("error:")} == failing_ids
 
 
-# --- lesson 16: the project on the learner's own MyToolbox, my_run_agent, MyMemory ---------------
+# --- lessons 16 and 16b: the project on the learner's own MyToolbox, my_run_agent, MyMemory ------
 
 def project(solved):
     return solved("16")
@@ -493,15 +494,29 @@ def bench_box(ns: dict):
     return box
 
 
-def test_the_project_toolbox_never_raises_and_says_what_would_work(solved):
-    box = bench_box(project(solved))
-    assert box.run("divide", '{"a": 1, "b": 4}') == "0.25"
-    assert box.run("wipe", "") == "wiped"                       # no arguments at all: an empty object
-    for name, arguments in [("nope", "{}"), ("divide", None), ("divide", "null"), ("divide", '"6"'),
-                            ("divide", '{"a": 1}'), ("divide", '{"a": 1, "b": 0}'), ("divide", '{"a": 1, "b": 2, "c": 3}')]:
-        assert box.run(name, arguments).startswith("error:"), (name, arguments)
-    assert "divide" in box.run("nope", "{}") and "wipe" in box.run("nope", "{}")
-    assert [box.needs_approval(n) for n in ("wipe", "divide", "nope")] == [True, False, False]
+def test_the_project_parts_are_the_learners_from_lessons_2_4_and_8(solved):
+    one, two = project(solved), solved("16b")
+    assert one["MyToolbox"] is mine(2).MyToolbox and one["my_run_agent"] is mine(4).my_run_agent
+    assert two["MyMemory"] is mine(8).MyMemory and two["my_run_agent"] is one["my_run_agent"]
+    assert two["box"] is mine(16).box and set(two["box"].tools) == {"search_notes", "read_note", "calculate",
+                                                                    "delete_note"}
+
+
+def test_the_project_tools_answer_from_the_notes_and_say_what_would_work(solved):
+    box = project(solved)["box"]
+    run = lambda name, **arguments: box.run(name, json.dumps(arguments))  # noqa: E731
+    assert run("search_notes", keyword="VISITS").splitlines() == ["n1: Eastside branch: visits",
+                                                                  "n2: Westside branch: visits"]
+    assert "parking" in run("search_notes", keyword="parking") and "n1" not in run("search_notes", keyword="zebra")
+    unknown = run("read_note", note_id="n42")
+    assert unknown.startswith("error:") and "n42" in unknown and all(i in unknown for i in ("n1", "n6"))
+    assert run("calculate", a=1310, b=1105, operation="subtract") == "205"
+    assert run("calculate", a=1, b=0, operation="divide").startswith("error:") and "zero" in run(
+        "calculate", a=1, b=0, operation="divide")
+    enum = box.schemas()[2]["function"]["parameters"]["properties"]["operation"]["enum"]
+    assert sorted(enum) == ["add", "divide", "multiply", "subtract"]
+    assert [box.needs_approval(n) for n in ("search_notes", "read_note", "calculate", "delete_note")] == [
+        False, False, False, True]
 
 
 def pairing_holds(messages: list[dict]) -> bool:
@@ -525,10 +540,8 @@ STEP = st.one_of(st.just("final"), st.just("raise"),
                  st.lists(st.sampled_from(["divide", "wipe", "fly", "zero"]), min_size=1, max_size=3))
 
 
-@given(st.lists(STEP, min_size=1, max_size=6), st.integers(min_value=1, max_value=5), st.booleans())
-@PROPERTY
-def test_the_project_loop_pairs_every_call_and_always_names_its_stop(solved, steps, max_steps, approving):
-    ns = project(solved)
+def replies_for(steps: list) -> list:
+    """Scripted replies for a list of steps: a final text, a model that raises, or a batch of calls."""
     replies, index = [], 0
     for step in steps:
         if step == "final":
@@ -543,23 +556,43 @@ def test_the_project_loop_pairs_every_call_and_always_names_its_stop(solved, ste
                               "fly": ("fly", {}), "zero": ("divide", {"a": 1, "b": 0})}[kind]
                 batch.append((name, args, f"c{index}"))
             replies.append(calls(*batch))
+    return replies + [final("spare")] * 6
+
+
+@given(st.lists(STEP, min_size=1, max_size=6), st.integers(min_value=1, max_value=5), st.booleans(),
+       st.integers(min_value=400, max_value=900))
+@PROPERTY
+def test_the_memory_in_front_of_the_loop_fits_every_request_and_keeps_each_message_once(
+        solved, steps, max_steps, approving, budget):
+    ns = solved("16b")
+    sent = []
+
+    def model(messages, tools):
+        sent.append(messages)
+        return inner(messages, tools)
+    inner = scripted(replies_for(steps))
     memory = ns["MyMemory"]("Test the loop.")
     approve = (lambda name: True) if approving else None
-    result = ns["my_run_agent"]("go", scripted(replies + [final("spare")] * 6), bench_box(ns), memory,
-                                max_steps, approve)
-    messages = memory.messages()
+    result, messages = ns["my_run_agent"]("go on", ns["with_memory"](model, memory, budget), bench_box(ns),
+                                          max_steps, approve)
     assert result["stopped"] in ("final", "step_limit", "error", "needs_person")
     assert pairing_holds(messages)
-    assert 1 <= result["steps"] <= max_steps
-    assert (result["answer"] is None) == (result["stopped"] != "final")
-    if result["stopped"] == "needs_person":
-        assert not approving and messages[-1]["role"] == "tool" and messages[-1]["content"].startswith("error:")
-        refused = [m for m in messages if m["role"] == "tool" and "not approved" in m["content"]]
-        assert len(refused) == 1
-    if result["stopped"] == "error":
-        assert result["detail"] == "network down"
-    wiped = [m for m in messages if m["role"] == "tool" and m["content"] == "wiped"]
-    assert approving or not wiped
+    assert sent and all(r[0]["role"] == "system" and "go on" in r[0]["content"] for r in sent)
+    assert all(ns["request_tokens"](r) <= budget for r in sent)
+    assert all(pairing_holds(r[1:]) or r[1]["role"] != "tool" for r in sent)   # a window never opens on a result
+    history = [{k: v for k, v in m.items() if k != "tokens"} for m in memory.history]
+    assert history == messages[:len(history)] and len(messages) - len(history) <= 1 + 3   # the last reply and its results
+    assert not any("tokens" in m for r in sent for m in r)
+
+
+def test_the_memory_in_front_of_the_loop_sends_only_the_newest_that_fit(solved):
+    ns = solved("16b")
+    assert ns["budget_run"] == {"answer": "Eastside, by 205.", "steps": 5, "stopped": "final"}
+    sizes = [ns["request_tokens"](r) for r in ns["sent"]]
+    assert len(sizes) == 5 and max(sizes) <= ns["BUDGET"] == 520
+    assert [m["role"] for m in ns["sent"][0]] == ["system", "user"]
+    assert "user" not in [m["role"] for m in ns["sent"][-1]]           # the window moved past the task
+    assert ns["APRIL"] in ns["sent"][-1][0]["content"]                  # which the system message keeps
 
 
 def window_oracle(tokens_and_roles: list[tuple[str, int]], budget: int) -> list[int]:
@@ -577,32 +610,22 @@ def window_oracle(tokens_and_roles: list[tuple[str, int]], budget: int) -> list[
 
 
 @given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.integers(min_value=0, max_value=700)),
-                max_size=15), st.integers(min_value=0, max_value=4000), st.dictionaries(
-                    st.sampled_from(["city", "name", "March winner"]), st.text(min_size=1, max_size=8), max_size=2))
+                max_size=15), st.integers(min_value=0, max_value=4000))
 @PROPERTY
-def test_my_memory_keeps_the_newest_messages_that_fit_and_its_facts(solved, rows, budget, facts):
-    memory = project(solved)["MyMemory"]("Be brief.")
-    for key, value in facts.items():
-        memory.remember(key, value)
+def test_the_project_memory_keeps_the_newest_messages_that_fit(solved, rows, budget):
+    memory = solved("16b")["MyMemory"]("Be brief.")
     for position, (role, tokens) in enumerate(rows, start=1):
         message = {"role": role, "content": f"m{position}", "tokens": tokens, "position": position}
         if role == "tool":
             message["tool_call_id"] = f"c{position}"
         memory.add(message)
-    window = memory.messages(budget)
-    kept = [m["position"] for m in window[1:]]
+    kept = [m["position"] for m in memory.messages(budget)[1:]]
     assert kept == window_oracle(rows, budget)
     assert kept == list(range(len(rows) - len(kept) + 1, len(rows) + 1))            # a suffix, no gaps
-    assert not kept or rows[kept[0] - 1][0] != "tool"
-    assert not kept or 400 + sum(rows[p - 1][1] for p in kept) <= budget
-    for system in (window[0], memory.messages()[0]):
-        assert system["role"] == "system" and system["content"].startswith("Be brief.")
-        assert all(key in system["content"] and value in system["content"] for key, value in facts.items())
-    assert [m["position"] for m in memory.messages()[1:]] == list(range(1, len(rows) + 1))
 
 
 def test_the_project_budgets_give_the_seeds_windows(solved):
-    ns = project(solved)
+    ns = solved("16b")
     assert ns["windows"] == {1300: ([10, 11, 12], 1290), 1500: ([9, 10, 11, 12], 1380),
                              2100: ([8, 9, 10, 11, 12], 1530)}
     # a budget that is exactly the total keeps it; one token less loses 10, so 11 is an orphan and goes
@@ -611,7 +634,7 @@ def test_the_project_budgets_give_the_seeds_windows(solved):
 
 
 def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_both_questions(solved):
-    path = next((ROOT / "lessons").glob("16-*.py"))
+    path = next((ROOT / "lessons").glob("16b-*.py"))
     cells = parse(path.read_text(encoding="utf-8"))
     table = next(i for i, c in enumerate(cells) if c.role == "solution" and "APPROVALS = {" in c.source)
     other = cells[table].source.replace(
@@ -623,7 +646,7 @@ def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_b
     with contextlib.redirect_stdout(io.StringIO()):
         result = run_cells(cells, solution=True)
     assert result.ok, [(c.name, c.message) for c in result.checks if not c.ok]
-    ns = project(solved)
+    ns = solved("16b")
     assert ns["answers_both"]("It reaches people outside the program and cannot be taken back.")
     assert not ns["answers_both"]("It changes nothing outside the program.")            # one question only
     assert not ns["well_formed"]((1, "It changes nothing outside the program, nothing to undo."))
