@@ -63,11 +63,13 @@ function countingFetch(input, init) {
 // pyodide.asm.wasm is compiled from the first byte, beside the snapshot's download: Pyodide only
 // starts its own compile once the snapshot is in. Its instantiateStreaming gets the module
 // compiled here (compiling also warms the browser's code cache as before).
+// A restarted worker gets the first worker's compiled Module from the page instead (page/workerpool.js):
+// posting a Module shares its compiled code, so nothing is fetched or compiled again.
 let wasmModule = null;
 const realInstantiateStreaming = WebAssembly.instantiateStreaming;
 
-function compileEarly(wasmURL) {
-  wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
+function compileEarly(wasmURL, given) {
+  wasmModule = given ? Promise.resolve(given) : WebAssembly.compileStreaming(countingFetch(wasmURL));
   wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
@@ -103,10 +105,12 @@ const at = (path) => new URL(path, self.location.href).href;
 
 /** The bytes of the site's snapshot, checked to fit; `?snapshot=refuse` spoils their magic number
  * so that Pyodide itself refuses them (the fallback's test). */
-function snapshotBytes(build, wish, response) {
-  return readBuildSnapshot(response, build.snapshot.rawBytes, counted).then((bytes) => {
+function snapshotBytes(build, wish, response, given) {
+  const read = given ? Promise.resolve(given) : readBuildSnapshot(response, build.snapshot.rawBytes, counted);
+  return read.then((bytes) => {
     times.snapshot = performance.now();
     checkFits(bytes, build.heapLimit);
+    if (!given) kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
     return bytes;
   });
@@ -125,12 +129,28 @@ function loadPython(loadPyodide, build, snapshot = null) {
   })]);
 }
 
+// What this worker can hand back to the page for the next worker: the compiled Module and the
+// inflated snapshot (set while starting; see handBack).
+const kept = { module: null, snapshot: null };
+
+/**
+ * What the page may keep for the next worker, once Python is ready: {module, snapshot} (either may be
+ * null). The snapshot's buffer is Pyodide's no more after the restore (it copied it into its heap),
+ * so it can be transferred, not copied.
+ */
+export async function handBack() {
+  const module = await Promise.resolve(wasmModule).catch(() => null);
+  const parts = { module: module || null, snapshot: kept.snapshot };
+  kept.snapshot = null;
+  return parts;
+}
+
 /**
  * Start Python: the steps in order, each its own function above. Returns {pyodide, start} (`start`:
  * {source: "build" | null, refused: [why the site's snapshot was refused]}); throws when Python
  * cannot load. Call stopCounting() afterwards, whatever happened.
  */
-export async function startPython(build, wish, send) {
+export async function startPython(build, wish, send, given = {}) {
   post = send;
   total = build.startupBytes || 1;
   self.fetch = countingFetch;
@@ -139,11 +159,14 @@ export async function startPython(build, wish, send) {
   times.start = performance.timeOrigin + performance.now();
   // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
   // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
-  compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
+  // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
+  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
+  const givenSnapshot = useSnapshot && given.snapshot ? given.snapshot : null;
+  start.given = { module: Boolean(given.module), snapshot: Boolean(givenSnapshot) };
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
-  const siteResponse = useSnapshot ? realFetch(at(build.snapshot.file)) : null;
+  const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
   if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
   const mjs = import(build.indexURL + "pyodide.mjs");
   import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
@@ -153,11 +176,12 @@ export async function startPython(build, wish, send) {
   if (useSnapshot) {
     total = build.snapshot.startupBytes;
     try {
-      pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse));
+      pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse, givenSnapshot));
       start.source = "build";
     } catch (error) {
       start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
-      forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
+      kept.snapshot = null;
+      if (!givenSnapshot) forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
     }
   }
   if (!pyodide) { // no snapshot, or it was refused: a normal load

@@ -6,7 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
 import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
 
 let pyodide = null;
@@ -45,12 +45,13 @@ async function init(message) {
   holdKey(message.baseUrl, message.key);
   message.key = null;
   withdraw("caches"); // startup.js took its own copy, for a spoilt snapshot's cached copies
-  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish } = message;
+  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish, kept, keep, spare } = message;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   let start;
   try {
-    ({ pyodide, start } = await startPython(build, wish, post));
+    ({ pyodide, start } = await startPython(build, wish, post, kept || {}));
+    start.spare = Boolean(spare);
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
@@ -80,6 +81,10 @@ async function init(message) {
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
   }));
   if (start.source) warmStopPath();
+  if (keep) { // for the page's next workers (page/workerpool.js): the snapshot's buffer moves, not copied
+    const { module, snapshot } = await handBack();
+    self.postMessage(toPage.kept(module, snapshot), snapshot ? [snapshot.buffer] : []);
+  }
 }
 
 /** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
