@@ -42,12 +42,14 @@ def requests_of(page) -> list[str]:
 
 def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolated_context, site_url):
     page = not_isolated_context.new_page()
+    fetched = requests_of(page)
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is False
     assert status(page)["spare"] == "false"                          # the first worker is no spare
+    assert [url for url in fetched if url.endswith("snapshot.bin.gz")]  # its worker fetched the snapshot
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
     assert len(page.workers) == 2                                    # the one in use and the spare
-    fetched = requests_of(page)
+    fetched.clear()
 
     after = stop_a_sleep(page)
     assert after["spare"] == "true", after
@@ -96,3 +98,25 @@ def test_without_a_spare_a_restart_still_uses_the_kept_module_and_snapshot(not_i
     after = stop_a_sleep(page)
     assert after["spare"] == "false" and after["given"] == "module snapshot", after
     assert after["startedFrom"] == "snapshot:build"
+
+
+def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(fresh_profile, site_url):
+    page = fresh_profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    inflated = """async () => { for (const name of await caches.keys()) {
+        const hit = await (await caches.open(name)).match('py/snapshot.inflated');
+        if (hit) return [name, (await hit.arrayBuffer()).byteLength]; } return null; }"""
+    wait_until(page, f"({inflated})().then(Boolean)", READY_MS)     # kept once the service worker's cache exists
+    name, size = page.evaluate(inflated)
+    assert name.startswith("looplab-")
+    assert size == page.evaluate("fetch('build.json').then((r) => r.json()).then((b) => b.snapshot.rawBytes)")
+    fetched = requests_of(page)
+    page.reload()
+    wait_ready(page, LESSON)
+    shown = status(page)
+    assert shown["startedFrom"] == "snapshot:build" and "cached" in shown["given"].split(), shown
+    assert not [url for url in fetched if "snapshot.bin" in url], fetched  # not fetched, nor inflated
+    set_code(page, "print('from the kept copy', 2 + 2)")
+    run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("from the kept copy 4")

@@ -11,6 +11,9 @@ import { toWorker } from "../shared/protocol.js";
 import { answerBuffer } from "../shared/asking.js";
 import { endpointOrigin } from "../shared/keyscope.js";
 
+/** How long after ready a spare is started (then in idle time). */
+export const SPARE_AFTER_MS = 1000;
+
 /** A spare is dropped when the tab has been hidden this long (a new one comes when it is shown). */
 export const HIDDEN_MS = 5 * 60 * 1000;
 
@@ -143,7 +146,10 @@ export class WorkerPool {
       if (this.spare || !this.current || !this.current.ready || document.hidden) return;
       this.spare = this.spawn(this.endpoint ? this.endpoint() : { baseUrl: "", key: "" }, true);
     };
-    this.idle = self.requestIdleCallback ? { id: requestIdleCallback(start, { timeout: 3000 }), idle: true } : { id: setTimeout(start, 500) };
+    // A second after ready first (a Run clicked at once is not slowed by the spare's restore on a
+    // 2-core machine), then when the page is idle.
+    const idle = () => (this.idle = self.requestIdleCallback ? { id: requestIdleCallback(start, { timeout: 3000 }), idle: true } : { id: setTimeout(start, 0) });
+    this.idle = { id: setTimeout(idle, SPARE_AFTER_MS) };
   }
 
   visibility() {

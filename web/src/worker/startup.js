@@ -111,6 +111,7 @@ function snapshotBytes(build, wish, response, given) {
     times.snapshot = performance.now();
     checkFits(bytes, build.heapLimit);
     if (!given) kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
+    if (!given) kept.fromSite = kept.snapshot; // and the next visit (keepInflated)
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
     return bytes;
   });
@@ -129,19 +130,70 @@ function loadPython(loadPyodide, build, snapshot = null) {
   })]);
 }
 
-// What this worker can hand back to the page for the next worker: the compiled Module and the
-// inflated snapshot (set while starting; see handBack).
-const kept = { module: null, snapshot: null };
+// --- the inflated snapshot, kept for later visits ---------------------------------------------
+// A visit after the first reads the snapshot already inflated (30 MiB) from the service worker's
+// cache instead of fetching and gunzipping 7 MB (0.3 s of a core here, ../shared/RESEARCH.md §6).
+// It lives in that cache (`looplab-<version>`), so it goes when a new build's service worker
+// deletes the old cache; it is written only beside that cache, never into one of its own.
+
+const INFLATED = "py/snapshot.inflated"; // no file of the site: only ever a key in the cache
+
+async function siteCache(build) {
+  const name = `looplab-${build.version}`;
+  if (!cacheStorage || !build.version || !(await cacheStorage.has(name))) return null;
+  return cacheStorage.open(name);
+}
+
+/** The inflated snapshot from the cache, or null (none, another size, no cache). */
+async function readInflated(build) {
+  try {
+    const cache = await siteCache(build);
+    const hit = cache && (await cache.match(at(INFLATED)));
+    if (!hit) return null;
+    const bytes = new Uint8Array(await hit.arrayBuffer());
+    return bytes.byteLength === build.snapshot.rawBytes ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Forget a cached inflated snapshot that was refused. */
+function forgetInflated(build) {
+  siteCache(build).then((cache) => cache && cache.delete(at(INFLATED))).catch(() => {});
+}
 
 /**
- * What the page may keep for the next worker, once Python is ready: {module, snapshot} (either may be
- * null). The snapshot's buffer is Pyodide's no more after the restore (it copied it into its heap),
- * so it can be transferred, not copied.
+ * Keep the inflated snapshot in the site's cache for the next visit: once the service worker has
+ * made that cache (on a first visit it installs after Python is ready: asked again every second,
+ * for two minutes at most). `bytes` are this worker's own copy.
+ */
+export async function keepInflated(build, bytes) {
+  for (let tries = 0; tries < 120; tries++) {
+    const cache = await siteCache(build).catch(() => null);
+    if (cache) {
+      if (!(await cache.match(at(INFLATED)))) await cache.put(at(INFLATED), new Response(bytes));
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
+// What this worker can hand back to the page for the next worker: the compiled Module and the
+// inflated snapshot (set while starting; see handBack).
+const kept = { module: null, snapshot: null, fromSite: null };
+
+/**
+ * What the page may keep for the next worker, once Python is ready: {module, snapshot, fetched}
+ * (each may be null; `fetched`: the snapshot when it was fetched and inflated here, not read from the
+ * cache, for keepInflated). The snapshot's buffer is Pyodide's no more after the restore (it copied
+ * it into its heap), so it can be transferred, not copied.
  */
 export async function handBack() {
   const module = await Promise.resolve(wasmModule).catch(() => null);
-  const parts = { module: module || null, snapshot: kept.snapshot };
+  const parts = { module: module || null, snapshot: kept.snapshot, fetched: kept.fromSite };
   kept.snapshot = null;
+  kept.fromSite = null;
   return parts;
 }
 
@@ -162,8 +214,10 @@ export async function startPython(build, wish, send, given = {}) {
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
   compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
-  const givenSnapshot = useSnapshot && given.snapshot ? given.snapshot : null;
-  start.given = { module: Boolean(given.module), snapshot: Boolean(givenSnapshot) };
+  const cached = useSnapshot && !given.snapshot ? await readInflated(build) : null;
+  const givenSnapshot = useSnapshot ? given.snapshot || cached : null;
+  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), cached: Boolean(cached) };
+  if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
@@ -181,6 +235,7 @@ export async function startPython(build, wish, send, given = {}) {
     } catch (error) {
       start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
       kept.snapshot = null;
+      if (cached) forgetInflated(build);
       if (!givenSnapshot) forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
     }
   }

@@ -6,7 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { handBack, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, keepInflated, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
 import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
 
 let pyodide = null;
@@ -81,10 +81,11 @@ async function init(message) {
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
   }));
   if (start.source) warmStopPath();
-  if (keep) { // for the page's next workers (page/workerpool.js): the snapshot's buffer moves, not copied
-    const { module, snapshot } = await handBack();
-    self.postMessage(toPage.kept(module, snapshot), snapshot ? [snapshot.buffer] : []);
-  }
+  // For the page's next workers (page/workerpool.js), and the next visit (startup.js keepInflated):
+  // the snapshot's buffer moves to the page, unless this visit still has to keep a copy.
+  const { module, snapshot, fetched } = await handBack();
+  if (keep) self.postMessage(toPage.kept(module, snapshot), snapshot && !fetched ? [snapshot.buffer] : []);
+  if (fetched) keepInflated(build, fetched);
 }
 
 /** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
