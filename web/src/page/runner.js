@@ -27,7 +27,7 @@ export class Runner {
     this.current = null; // {id, resolve, timer, on}
     this.nextId = 1;
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
-    this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
+    this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, busy: () => this.running, query: self.location.search });
     this.start();
   }
 

@@ -52,10 +52,12 @@ class Hand {
 export class WorkerPool {
   /**
    * @param {object} build  build.json
-   * @param {object} options  {isolated, endpoint: () => {baseUrl, key}, query: the page's location.search}
+   * @param {object} options  {isolated, endpoint: () => {baseUrl, key}, busy: () => whether a run is
+   *                         going, query: the page's location.search}
    */
-  constructor(build, { isolated, endpoint, query = "" }) {
+  constructor(build, { isolated, endpoint, busy = () => false, query = "" }) {
     this.build = build;
+    this.busy = busy;
     this.isolated = isolated;
     this.endpoint = endpoint;
     this.query = new URLSearchParams(query);
@@ -144,6 +146,9 @@ export class WorkerPool {
     const start = () => {
       this.idle = null;
       if (this.spare || !this.current || !this.current.ready || document.hidden) return;
+      // Isolated, Stop interrupts and needs no spare: it waits until no run is going, so its
+      // restore never slows a run (or the Stop of one) on a 2-core machine.
+      if (this.isolated && this.busy()) return void (this.idle = { id: setTimeout(start, SPARE_AFTER_MS) });
       this.spare = this.spawn(this.endpoint ? this.endpoint() : { baseUrl: "", key: "" }, true);
     };
     // A second after ready first (a Run clicked at once is not slowed by the spare's restore on a
