@@ -8,8 +8,10 @@ For each run, alternating the two pages, each in a fresh browser profile:
   warm   second visit in the same profile (Loop Lab: from its service worker's cache; bare page:
          from the HTTP cache, Pyodide's files being immutable)
 Loop Lab only: time to first prose on screen, the longest main-thread task while loading
-(PerformanceObserver "longtask"), bytes transferred before the first run, and click Run -> checks
-shown for a scripted lesson.
+(PerformanceObserver "longtask"), bytes transferred before the first run, what was asked for twice,
+and click Run -> checks shown for a scripted lesson. Then, again alternating fresh profiles, on a
+page that is not cross-origin isolated: Stop during a sleep -> ready again, with the spare worker
+(page/workerpool.js, waited for) and without it (`?spare=off`; the kept Module and snapshot still used).
 
 The bare page (web/bench/bare.html) is the smallest page that loads the same Pyodide files and
 runs one line; the ratio Loop Lab / bare is what the site's own work costs on top of Pyodide.
@@ -83,6 +85,11 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
         wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
         wait_until(page, "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
                                60_000)
+        try:  # the inflated snapshot the worker keeps for the next visit, once that cache exists (worker/startup.js)
+            wait_until(page, """async () => { for (const name of await caches.keys()) {
+                if (await (await caches.open(name)).match('py/snapshot.inflated')) return true; } return false; }""", 20_000)
+        except Exception:  # noqa: BLE001 - a build that keeps none
+            pass
     page.close()
     return figures
 
@@ -107,13 +114,20 @@ def status_of(page) -> dict:
     return page.evaluate("() => ({ ...document.querySelector('[data-testid=status]').dataset })")
 
 
-def measure_restart(context, url: str, lesson: str, query: str) -> dict:
-    """Cold ready, then Stop during a sleep (no isolation: a new worker) -> ready again, in ms."""
+def measure_restart(context, url: str, lesson: str, query: str, spare: bool) -> dict:
+    """Cold ready, then Stop during a sleep (no isolation: a new worker) -> ready again, in ms; with
+    `spare`, Stop waits until the spare worker is ready (page/workerpool.js; a build without one:
+    up to 20 s, then Stop anyway)."""
     page = context.new_page()
     page.goto(f"{url}{query}#/{lesson}")
     enabled = "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'"
     wait_until(page, enabled, 120_000)
     first = status_of(page)
+    if spare:
+        try:
+            wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length > 0", 20_000)
+        except Exception:  # noqa: BLE001 - a build without a spare
+            pass
     set_code(page, SLEEP)
     page.get_by_test_id("run").click()
     wait_until(page, "() => document.querySelector('[data-testid=output]').innerText.includes('asleep')", 60_000)
@@ -123,7 +137,8 @@ def measure_restart(context, url: str, lesson: str, query: str) -> dict:
     again = status_of(page)
     page.close()
     return {"cold": float(first["readyAt"]), "restart": float(again["readyAt"]) - stopped,
-            "from": first.get("startedFrom"), "restart_from": again.get("startedFrom")}
+            "from": first.get("startedFrom"), "restart_from": again.get("startedFrom"),
+            "spare_used": again.get("spare") == "true"}
 
 
 def bare_bytes(context, url: str) -> float:
@@ -137,13 +152,16 @@ def bare_bytes(context, url: str) -> float:
     return total
 
 
-def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
-    """Worker restart (Stop without isolation) and cold ready with and without the site's snapshot
-    (`?snapshot=off` loads Python normally), and the bare page's bytes (returned); alternating fresh profiles."""
-    rows = {"snapshot": [], "off": []}
+RESTARTS = (("spare", "", True), ("no spare", "?spare=off", False))
+
+
+def restart_figures(p, url: str, runs: int, tmp: str) -> tuple[dict, float]:
+    """Worker restart (Stop on a page that is not isolated) with and without the spare worker, and
+    the bare page's bytes; alternating fresh profiles. Returns ({name: [rows]}, bare bytes)."""
+    rows = {name: [] for name, _, _ in RESTARTS}
     bare = []
     for i in range(runs):
-        for name, query in (("snapshot", ""), ("off", "?snapshot=off")):
+        for name, query, spare in RESTARTS:
             # service workers blocked: sw.js would add COOP/COEP itself and isolate the page (a Stop
             # would then interrupt, not restart), as on a static host from the second load on
             context = p.chromium.launch_persistent_context(f"{tmp}/restart-{name}-{i}", executable_path=CHROMIUM,
@@ -151,7 +169,7 @@ def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
                                                            service_workers="block")
             try:
                 serve_without_isolation(context, url)
-                rows[name].append(measure_restart(context, url, RESTART_LESSON, query))
+                rows[name].append(measure_restart(context, url, RESTART_LESSON, query, spare))
             finally:
                 context.close()
         context = p.chromium.launch_persistent_context(f"{tmp}/bare-bytes-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -159,17 +177,18 @@ def snapshot_figures(p, url: str, runs: int, tmp: str) -> float:
             bare.append(bare_bytes(context, url))
         finally:
             context.close()
-        print(f"  run {i + 1}/{runs}: restart with the snapshot {rows['snapshot'][-1]['restart']:.0f} ms "
-              f"({rows['snapshot'][-1]['restart_from']}), without {rows['off'][-1]['restart']:.0f} ms "
-              f"({rows['off'][-1]['restart_from']}); cold ready (not isolated) {rows['snapshot'][-1]['cold']:.0f} "
-              f"vs {rows['off'][-1]['cold']:.0f} ms", flush=True)
-    print(f"\nsnapshot: medians of {runs} runs (fresh profiles, page not cross-origin isolated so Stop restarts the worker)")
-    print(f"  {'':40} {'snapshot':>10} {'no snapshot':>12} {'ratio':>7}")
-    for key, label in (("cold", "navigation -> ready, cold (ms)"), ("restart", "Stop -> ready again, restart (ms)")):
-        mine, off = median([r[key] for r in rows["snapshot"]]), median([r[key] for r in rows["off"]])
-        print(f"  {label:40} {mine:10.0f} {off:12.0f} {mine / off:7.2f}")
-    print(f"  {'bare page bytes, cold':40} {median(bare) / 1e6:8.2f} MB")
-    return median(bare)
+        print(f"  restart run {i + 1}/{runs}: " + ", ".join(
+            f"{name} {rows[name][-1]['restart']:.0f} ms (spare used: {rows[name][-1]['spare_used']})" for name, _, _ in RESTARTS),
+            flush=True)
+    return rows, median(bare)
+
+
+def load_note() -> str:
+    """The machine's load while the bench ran (it is shared: figures on a busy machine are slower)."""
+    try:
+        return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "load average unknown"
 
 
 def median(values: list[float]) -> float:
@@ -179,10 +198,10 @@ def median(values: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
-    parser.add_argument("--only-snapshot", action="store_true", help="only the snapshot's figures (restart, no snapshot)")
+    parser.add_argument("--only-restart", action="store_true", help="only the restart's figures (with and without the spare)")
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
         print(f"startup: {args.dir} is not built; run `make build`", file=sys.stderr)
@@ -194,18 +213,12 @@ def main(argv: list[str] | None = None) -> int:
 
     server = SiteServer(args.dir)
     url = server.url
-    if args.only_snapshot:
-        try:
-            with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
-                snapshot_figures(p, url, args.runs, tmp)
-        finally:
-            server.stop()
-        return 0
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "bytes": [], "run": [], "warm_prose": [], "bare_paint": [], "twice": set()}
+    loads = [load_note()]
     try:
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
-            for i in range(args.runs):
+            for i in range(0 if args.only_restart else args.runs):
                 for name in ("looplab", "bare"):  # alternate, so drift hits both alike
                     context = p.chromium.launch_persistent_context(
                         f"{tmp}/{name}-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS,
@@ -228,26 +241,35 @@ def main(argv: list[str] | None = None) -> int:
                         context.close()
                 print(f"  run {i + 1}/{args.runs}: Loop Lab cold {rows['looplab']['cold'][-1]:.0f} ms, "
                       f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
-                      f"warm {rows['bare']['warm'][-1]:.0f} ms", flush=True)
-        with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
-            bare_total = snapshot_figures(p, url, args.runs, tmp)
+                      f"warm {rows['bare']['warm'][-1]:.0f} ms; ratios {rows['looplab']['cold'][-1] / rows['bare']['cold'][-1]:.2f} "
+                      f"/ {rows['looplab']['warm'][-1] / rows['bare']['warm'][-1]:.2f}", flush=True)
+            loads.append(load_note())
+            restarts, bare_total = restart_figures(p, url, args.runs, tmp)
+            loads.append(load_note())
     finally:
         server.stop()
 
-    print(f"\nstartup: medians of {args.runs} runs, headless Chromium, served by scripts/serve.py on 127.0.0.1 "
-          f"(lesson {lesson})")
-    print(f"  {'':34} {'Loop Lab':>10} {'bare page':>10} {'ratio':>7}")
-    for visit in ("cold", "warm"):
-        mine, bare = median(rows["looplab"][visit]), median(rows["bare"][visit])
-        print(f"  {'navigation -> ready, ' + visit + ' (ms)':34} {mine:10.0f} {bare:10.0f} {mine / bare:7.2f}")
-    print(f"  {'first prose on screen, cold (ms)':34} {median(extra['prose']):10.0f}")
-    print(f"  {'first prose on screen, warm (ms)':34} {median(extra['warm_prose']):10.0f}")
-    print(f"  {'first paint, bare page, cold (ms)':34} {median(extra['bare_paint']):10.0f}")
-    print(f"  {'longest main-thread task, cold (ms)':34} {median(extra['longest']):10.0f}")
-    print(f"  {'bytes before the first run, cold':34} {median(extra['bytes']) / 1e6:8.2f} MB"
-          f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
-    print(f"  {'click Run -> checks shown (ms)':34} {median(extra['run']):10.0f}")
-    print(f"  asked for twice before ready, cold (a 304 counts): {', '.join(sorted(extra['twice'])) or 'nothing'}")
+    print(f"\nstartup: medians of {args.runs} runs, alternating fresh profiles, headless Chromium, served by "
+          f"scripts/serve.py on 127.0.0.1 (lesson {lesson}; {'; '.join(loads)})")
+    print(f"  {'':40} {'Loop Lab':>10} {'bare page':>10} {'ratio':>7}")
+    if not args.only_restart:
+        for visit in ("cold", "warm"):
+            mine, bare = median(rows["looplab"][visit]), median(rows["bare"][visit])
+            pairs = " ".join(f"{a / b:.2f}" for a, b in zip(rows["looplab"][visit], rows["bare"][visit]))
+            print(f"  {'navigation -> ready, ' + visit + ' (ms)':40} {mine:10.0f} {bare:10.0f} {mine / bare:7.2f}  (each run: {pairs})")
+    for name, _, _ in RESTARTS:
+        used = sum(r["spare_used"] for r in restarts[name])
+        label = f"Stop -> ready again, {name} (ms)"
+        print(f"  {label:40} {median([r['restart'] for r in restarts[name]]):10.0f}  (spare used {used} of {len(restarts[name])})")
+    if not args.only_restart:
+        print(f"  {'first prose on screen, cold (ms)':40} {median(extra['prose']):10.0f}")
+        print(f"  {'first prose on screen, warm (ms)':40} {median(extra['warm_prose']):10.0f}")
+        print(f"  {'first paint, bare page, cold (ms)':40} {median(extra['bare_paint']):10.0f}")
+        print(f"  {'longest main-thread task, cold (ms)':40} {median(extra['longest']):10.0f}")
+        print(f"  {'bytes before the first run, cold':40} {median(extra['bytes']) / 1e6:8.2f} MB"
+              f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
+        print(f"  {'click Run -> checks shown (ms)':40} {median(extra['run']):10.0f}")
+        print(f"  asked for twice before ready, cold (a 304 counts): {', '.join(sorted(extra['twice'])) or 'nothing'}")
     return 0
 
 

@@ -20,7 +20,8 @@ from looplab.lessonfile import parse, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
-SIDES = {"toWorker": SRC / "page" / "runner.js", "toPage": SRC / "worker" / "worker.js"}  # who sends what
+SIDES = {"toWorker": [SRC / "page" / "runner.js", SRC / "page" / "workerpool.js"],  # who sends what
+         "toPage": [SRC / "worker" / "worker.js"]}
 READS = {"toPage": SRC / "page" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
 
 
@@ -42,7 +43,7 @@ def documented(direction: str) -> set[str]:
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
     assert types["toWorker"] == ["init", "run", "fork"]
-    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "fatal"]
+    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "kept", "fatal"]
     for direction, names in types.items():
         assert documented(direction) == set(names), direction
 
@@ -70,7 +71,7 @@ def handler_names(source: str, direction: str) -> set[str] | None:
 
 
 def test_sides_send_only_what_the_constructors_make(types):
-    for direction, path in SIDES.items():
+    for direction, path in ((d, p) for d, paths in SIDES.items() for p in paths):
         source = path.read_text()
         assert "../shared/protocol.js" in source, path.name
         assert not re.search(r'\btype: "', source.replace('{ type: "module" }', "")), (

@@ -6,6 +6,9 @@
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { LazyEditor } from "./lazyeditor.js";
+
+/** How long one task may draw a lesson's cells (ms): well under the 50 ms of a long task. */
+export const RENDER_BUDGET_MS = 15;
 import { fittingEdits, saveEdit, clearEdits } from "./storage.js";
 import { el } from "./dom.js";
 
@@ -51,21 +54,44 @@ export class LessonView {
   render() {
     this.root.replaceChildren();
     const { cells: edits, stale } = fittingEdits(this.lesson.slug, this.lesson, this.meta.hash);
-    const cells = this.lesson.cells;
+    this.edits = edits;
     if (stale) {
       this.root.append(el("p", { class: "stale-note", role: "note", "data-role": "stale-edits" },
         `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
         "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress."));
     }
-    let timed = false; // the first prose block's paint time, for bench/startup.py (Element Timing API)
-    cells.forEach((cell, index) => {
+    this.timed = false; // the first prose block's paint time, for bench/startup.py (Element Timing API)
+    this.next = 0; // the first cell not drawn yet
+    this.mark = el("span", { hidden: "" }); // gone from the root when another lesson is drawn there
+    this.root.append(this.mark);
+    // The cells in tasks of RENDER_BUDGET_MS each, the first ones at once: no long task however long
+    // the lesson, and a Run or a share in between draws the rest first (finish).
+    this.done = new Promise((resolve) => {
+      const more = () => {
+        if (!this.mark.isConnected) return resolve(false);
+        this.drawCells(performance.now() + RENDER_BUDGET_MS);
+        if (this.next < this.lesson.cells.length) setTimeout(more, 0);
+        else resolve(true);
+      };
+      this.finished = resolve;
+      more();
+    });
+  }
+
+  /** Draw cells from `this.next` on, until `deadline` (performance.now()) has passed: one at least. */
+  drawCells(deadline = Infinity) {
+    const cells = this.lesson.cells;
+    do {
+      if (this.next >= cells.length) return;
+      const index = this.next++;
+      const cell = cells[index];
       if (cell.role === "markdown") {
         const prose = renderMarkdown(cell.source);
-        if (!timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
-        timed = true;
+        if (!this.timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
+        this.timed = true;
         this.root.append(prose);
       } else if (cell.role === "code" || cell.role === "exercise") {
-        this.root.append(this.codeCell(cell, index, edits[index]));
+        this.root.append(this.codeCell(cell, index, this.edits[index]));
       } else if (cell.role === "check") {
         this.root.append(this.checkCell(cell, index));
       } else if (cell.role === "solution") {
@@ -74,7 +100,13 @@ export class LessonView {
         this.root.append(this.predictCell(cell.prediction, index));
       }
       // hint cells are drawn with the solution they come before (solutionCell)
-    });
+    } while (performance.now() < deadline);
+  }
+
+  /** Every cell drawn now (what a run, a share or Reset needs). */
+  finish() {
+    if (this.next < this.lesson.cells.length && this.mark.isConnected) this.drawCells();
+    if (this.next >= this.lesson.cells.length) this.finished(true);
   }
 
   codeCell(cell, index, edited) {
@@ -192,21 +224,24 @@ export class LessonView {
 
   /** The cells as the learner has them now: what a run sends to Python. */
   cells() {
+    this.finish();
     return this.lesson.cells.map((cell, index) => {
       const editor = this.editors.get(index);
       return { kind: cell.kind, tags: cell.tags, source: editor ? editor.text : cell.source };
     });
   }
 
-  modified() {
+  modified() { // a cell not drawn yet is modified when a saved edit of it differs
     return this.lesson.cells.some((cell, index) => {
       const editor = this.editors.get(index);
-      return editor && editor.text !== cell.source;
+      const text = editor ? editor.text : index >= this.next ? this.edits[index] : undefined;
+      return text !== undefined && text !== cell.source;
     });
   }
 
   /** Back to the lesson's own code; the saved edits go too. */
   reset() {
+    this.finish();
     this.editors.forEach((editor, index) => (editor.text = this.lesson.cells[index].source));
     clearEdits(this.lesson.slug); // after the new text: its change listeners save each cell once more
     this.hooks.onModified(false);

@@ -17,7 +17,8 @@ export function progressRecord(result) {
 /** How Python started, for the ready line: from a snapshot, or loaded (and which snapshot was refused). */
 function describeStart(how) {
   if (!how) return "";
-  if (how.source) return " from a snapshot";
+  // a spare (workerpool.js) was restored while the page was idle, before the restart that took it
+  if (how.source) return how.spare ? " from a snapshot (a spare, restored while the page was idle)" : " from a snapshot";
   return how.refused.length ? ` (snapshot refused: ${how.refused.join("; ")})` : "";
 }
 
@@ -110,7 +111,8 @@ export function reports({ status, output, checks, renderList, mode }) {
       const ms = Math.round(performance.now() - loadingSince);
       status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
-      status.stamp({ startedFrom: startedFrom(info.start) });
+      status.stamp({ startedFrom: startedFrom(info.start), spare: String(Boolean(info.start && info.start.spare)),
+        given: info.start && info.start.given ? Object.keys(info.start.given).filter((part) => info.start.given[part]).join(" ") : "" });
       const isolation = info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`;
       const fence = info.fenced === false ? " · Python's network is not fenced in here (no service worker gave its worker a policy): run only code you trust with your key" : "";
       status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${mode()} model${isolation}${fence}`, "ready", { stage: "ready" });

@@ -1,9 +1,10 @@
-// The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash.
+// The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash
+// (a worker comes from workerpool.js: the spare when there is one).
 // Messages: shared/protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS, reader, toWorker } from "../shared/protocol.js";
-import { answerBuffer, writeAnswer } from "../shared/asking.js";
-import { endpointOrigin } from "../shared/keyscope.js";
+import { writeAnswer } from "../shared/asking.js";
+import { WorkerPool } from "./workerpool.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
  * Python, or Python crashed (and is restarted when it had loaded). */
@@ -26,35 +27,21 @@ export class Runner {
     this.current = null; // {id, resolve, timer, on}
     this.nextId = 1;
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
+    this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, busy: () => this.running, query: self.location.search });
     this.start();
   }
 
   start() {
     const restart = this.worker !== null;
     this.ready = false;
-    this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-    this.answers = answerBuffer(this.isolated);
-    // The key goes to a worker once, in its init message, before Python exists; the endpoint's
-    // origin in the script's address gives the worker its policy (looplab/serve.py, sw.js):
-    // Python can reach the site and that origin, nothing else.
+    // The key goes to a worker once, in its init message, before Python exists (workerpool.js).
     this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
-    const script = new URL("worker.js", document.baseURI);
-    const origin = endpointOrigin(this.endpoint.baseUrl);
-    if (origin) script.searchParams.set("connect", origin);
-    const worker = new Worker(script, { type: "module" });
+    const hand = this.pool.take(this.endpoint); // the spare, when there is one for this endpoint
+    ({ interrupt: this.interrupt, answers: this.answers } = hand);
+    const worker = hand.worker;
     this.worker = worker;
-    const receive = this.reader(worker);
-    worker.onmessage = (event) => receive(event.data);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.crash(worker, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
-    };
-    // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
-    // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
-    const snapshot = new URLSearchParams(self.location.search).get("snapshot");
-    worker.postMessage(toWorker.init({ interrupt: this.interrupt ? this.interrupt.buffer : null, answers: this.answers, build: this.build, snapshot,
-      baseUrl: this.endpoint.baseUrl, key: this.endpoint.key }));
-    this.on.starting({ restart });
+    this.on.starting({ restart, spare: hand.spare });
+    hand.listen(this.reader(worker), (message) => this.crash(worker, message));
   }
 
   /** What this worker's messages do; a message from a worker already replaced is dropped. */
@@ -72,6 +59,7 @@ export class Runner {
       event: ofRun((run, { event }) => run.on.event(event)),
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
       done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
+      kept: (message) => this.pool.keep(message),
       fatal: mine(({ message }) => this.crash(worker, message)),
     });
   }

@@ -25,6 +25,7 @@ export class LessonScreen {
     document.title = `${meta.title} · Loop Lab`;
     ui.title.textContent = meta.title;
     this.modified = null;
+    const drawnBefore = this.now !== null;
     const view = new LessonView(ui.text, lesson, meta, { onModified: (modified) => this.onModified(modified), keys: hooks.keys });
     this.now = { view, lesson, meta, ticket };
     const aside = asideState(meta.slug);
@@ -38,10 +39,13 @@ export class LessonScreen {
     showChecks(ui.checks, (record && record.results) || [], { pending: !record });
     if (record && record.results) ui.checks.dataset.stale = "true";
     else delete ui.checks.dataset.stale;
-    ui.text.scrollTop = 0;
-    ui.scroller.scrollTop = 0;
+    if (drawnBefore) { // the page's first lesson is at the top already: no forced layout for it
+      ui.text.scrollTop = 0;
+      ui.scroller.scrollTop = 0;
+    }
     ui.text.dataset.slug = meta.slug;
-    document.body.dataset.lesson = meta.slug;
+    // once every cell is drawn (lessonview.js draws them in short tasks): what tests wait for
+    view.done.then((drawn) => drawn && this.now && this.now.view === view && (document.body.dataset.lesson = meta.slug));
     if (!performance.getEntriesByName("looplab:prose").length) {
       requestAnimationFrame(() => performance.mark("looplab:prose")); // first prose on screen (bench/startup.py)
     }

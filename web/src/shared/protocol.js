@@ -15,12 +15,16 @@
  * @typedef {{run: number, step: number, reply: object} | {run: number, step: number, result: string, call_id: string}} ForkRequest
  *   re-run kept run `run` from `step` with one edit: the model's reply, or one tool call's result
  * @typedef {{type: "init", interrupt: SharedArrayBuffer | null, answers: SharedArrayBuffer | null, build: object, snapshot: string | null,
- *   baseUrl: string, key: string}} Init
+ *   baseUrl: string, key: string, kept: {module: WebAssembly.Module | null, snapshot: Uint8Array | null} | null, keep: boolean,
+ *   spare: boolean}} Init
  *   load Pyodide and looplab from this site; `build` is build.json (indexURL, lockFileURL, sizes);
  *   `interrupt` and `answers` are null when the page is not cross-origin isolated; `snapshot` is the
  *   address's ?snapshot= ("off": load normally, "refuse": spoil the site's snapshot, for its test);
  *   `baseUrl` and `key`: the live endpoint and the API key, which the worker keeps from Python
- *   (worker/transport.js); sent once, before Python exists: a new endpoint or key is a new worker
+ *   (worker/transport.js); sent once, before Python exists: a new endpoint or key is a new worker;
+ *   `kept`: an earlier worker's compiled Pyodide Module and inflated snapshot (page/workerpool.js),
+ *   used instead of compiling and fetching; `keep`: hand them back (`kept`) once ready; `spare`: a
+ *   worker started in idle time, to be swapped in at the next restart (the ready line says so)
  * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[]>}} Run
  *   run a lesson's code cells then its checks (looplab.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
@@ -34,7 +38,8 @@
 
 export const toWorker = {
   /** @returns {Init} */
-  init: ({ interrupt, answers, build, snapshot, baseUrl = "", key = "" }) => ({ type: "init", interrupt, answers, build, snapshot, baseUrl, key }),
+  init: ({ interrupt, answers, build, snapshot, baseUrl = "", key = "", kept = null, keep = false, spare = false }) => (
+    { type: "init", interrupt, answers, build, snapshot, baseUrl, key, kept, keep, spare }),
   /** @returns {Run} */
   run: (id, { cells, solution = false, carried = {} }, env) => ({ type: "run", id, cells, solution, env, carried }),
   /** @returns {Fork} */
@@ -46,8 +51,9 @@ export const toWorker = {
 /**
  * @typedef {{type: "progress", stage: string, loaded: number, total: number}} Progress
  *   loading: `stage` is a word for the status line, bytes loaded of the expected total
- * @typedef {{source: "build" | null, refused: string[]}} Start  how Python started: from the site's
- *   snapshot, or loaded (with why the snapshot was refused)
+ * @typedef {{source: "build" | null, refused: string[], given: {module: boolean, snapshot: boolean}, spare: boolean}} Start
+ *   how Python started: from the site's snapshot, or loaded (with why the snapshot was refused);
+ *   `given`: what of an earlier worker's it used (init's `kept`); `spare`: it was started as a spare
  * @typedef {{type: "ready", python: string, pyodide: string, isolated: boolean, fenced: boolean, start: Start, times: object}} Ready
  *   Python is loaded; runs may start (`times`: ms marks of the load since the worker started, for
  *   bench/startup.py; `times.start` is ms since the time origin; `fenced`: the worker runs under its
@@ -69,6 +75,9 @@ export const toWorker = {
  * @typedef {{type: "done", id: number, result: Result, interrupted: boolean, extras: {packages: string[], ms: number} | null}} Done
  *   the run ended; `interrupted` when Stop's KeyboardInterrupt ended it; `extras` when this run
  *   first loaded extra packages
+ * @typedef {{type: "kept", module: WebAssembly.Module | null, snapshot: Uint8Array | null}} Kept  what the
+ *   page may keep for its next workers (asked for by init's `keep`): the compiled Module and the
+ *   inflated snapshot, sent once after ready
  * @typedef {{type: "fatal", message: string}} Fatal  the worker cannot go on (Pyodide failed to
  *   load, or crashed: out of memory ...); the page reports it and starts a fresh worker
  * (everything a run sends is redacted of keys first: redact.js)
@@ -89,6 +98,8 @@ export const toPage = {
   ask: (id, kind, request, blocking) => ({ type: "ask", id, kind, request, blocking }),
   /** @returns {Done} */
   done: (id, result, { interrupted = false, extras = null } = {}) => ({ type: "done", id, result, interrupted, extras }),
+  /** @returns {Kept} */
+  kept: (module, snapshot) => ({ type: "kept", module, snapshot }),
   /** @returns {Fatal} */
   fatal: (message) => ({ type: "fatal", message }),
 };

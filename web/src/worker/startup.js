@@ -63,11 +63,13 @@ function countingFetch(input, init) {
 // pyodide.asm.wasm is compiled from the first byte, beside the snapshot's download: Pyodide only
 // starts its own compile once the snapshot is in. Its instantiateStreaming gets the module
 // compiled here (compiling also warms the browser's code cache as before).
+// A restarted worker gets the first worker's compiled Module from the page instead (page/workerpool.js):
+// posting a Module shares its compiled code, so nothing is fetched or compiled again.
 let wasmModule = null;
 const realInstantiateStreaming = WebAssembly.instantiateStreaming;
 
-function compileEarly(wasmURL) {
-  wasmModule = WebAssembly.compileStreaming(countingFetch(wasmURL));
+function compileEarly(wasmURL, given) {
+  wasmModule = given ? Promise.resolve(given) : WebAssembly.compileStreaming(countingFetch(wasmURL));
   wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
@@ -103,10 +105,13 @@ const at = (path) => new URL(path, self.location.href).href;
 
 /** The bytes of the site's snapshot, checked to fit; `?snapshot=refuse` spoils their magic number
  * so that Pyodide itself refuses them (the fallback's test). */
-function snapshotBytes(build, wish, response) {
-  return readBuildSnapshot(response, build.snapshot.rawBytes, counted).then((bytes) => {
+function snapshotBytes(build, wish, response, given) {
+  const read = given ? Promise.resolve(given) : readBuildSnapshot(response, build.snapshot.rawBytes, counted);
+  return read.then((bytes) => {
     times.snapshot = performance.now();
     checkFits(bytes, build.heapLimit);
+    if (!given) kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
+    if (!given) kept.fromSite = kept.snapshot; // and the next visit (keepInflated)
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
     return bytes;
   });
@@ -125,12 +130,79 @@ function loadPython(loadPyodide, build, snapshot = null) {
   })]);
 }
 
+// --- the inflated snapshot, kept for later visits ---------------------------------------------
+// A visit after the first reads the snapshot already inflated (30 MiB) from the service worker's
+// cache instead of fetching and gunzipping 7 MB (0.3 s of a core here, ../shared/RESEARCH.md §6).
+// It lives in that cache (`looplab-<version>`), so it goes when a new build's service worker
+// deletes the old cache; it is written only beside that cache, never into one of its own.
+
+const INFLATED = "py/snapshot.inflated"; // no file of the site: only ever a key in the cache
+
+async function siteCache(build) {
+  const name = `looplab-${build.version}`;
+  if (!cacheStorage || !build.version || !(await cacheStorage.has(name))) return null;
+  return cacheStorage.open(name);
+}
+
+/** The inflated snapshot from the cache, or null (none, another size, no cache). */
+async function readInflated(build) {
+  try {
+    const cache = await siteCache(build);
+    const hit = cache && (await cache.match(at(INFLATED)));
+    if (!hit) return null;
+    const bytes = new Uint8Array(await hit.arrayBuffer());
+    return bytes.byteLength === build.snapshot.rawBytes ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Forget a cached inflated snapshot that was refused. */
+function forgetInflated(build) {
+  siteCache(build).then((cache) => cache && cache.delete(at(INFLATED))).catch(() => {});
+}
+
+/**
+ * Keep the inflated snapshot in the site's cache for the next visit: once the service worker has
+ * made that cache (on a first visit it installs after Python is ready: asked again every second,
+ * for two minutes at most). `bytes` are this worker's own copy.
+ */
+export async function keepInflated(build, bytes) {
+  for (let tries = 0; tries < 120; tries++) {
+    const cache = await siteCache(build).catch(() => null);
+    if (cache) {
+      if (!(await cache.match(at(INFLATED)))) await cache.put(at(INFLATED), new Response(bytes));
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
+// What this worker can hand back to the page for the next worker: the compiled Module and the
+// inflated snapshot (set while starting; see handBack).
+const kept = { module: null, snapshot: null, fromSite: null };
+
+/**
+ * What the page may keep for the next worker, once Python is ready: {module, snapshot, fetched}
+ * (each may be null; `fetched`: the snapshot when it was fetched and inflated here, not read from the
+ * cache, for keepInflated). The snapshot's buffer is Pyodide's no more after the restore (it copied
+ * it into its heap), so it can be transferred, not copied.
+ */
+export async function handBack() {
+  const module = await Promise.resolve(wasmModule).catch(() => null);
+  const parts = { module: module || null, snapshot: kept.snapshot, fetched: kept.fromSite };
+  kept.snapshot = null;
+  kept.fromSite = null;
+  return parts;
+}
+
 /**
  * Start Python: the steps in order, each its own function above. Returns {pyodide, start} (`start`:
  * {source: "build" | null, refused: [why the site's snapshot was refused]}); throws when Python
  * cannot load. Call stopCounting() afterwards, whatever happened.
  */
-export async function startPython(build, wish, send) {
+export async function startPython(build, wish, send, given = {}) {
   post = send;
   total = build.startupBytes || 1;
   self.fetch = countingFetch;
@@ -139,11 +211,16 @@ export async function startPython(build, wish, send) {
   times.start = performance.timeOrigin + performance.now();
   // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
   // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
-  compileEarly(at(build.indexURL + "pyodide.asm.wasm"));
+  // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
+  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
+  const cached = useSnapshot && !given.snapshot ? await readInflated(build) : null;
+  const givenSnapshot = useSnapshot ? given.snapshot || cached : null;
+  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), cached: Boolean(cached) };
+  if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
-  const siteResponse = useSnapshot ? realFetch(at(build.snapshot.file)) : null;
+  const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
   if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
   const mjs = import(build.indexURL + "pyodide.mjs");
   import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
@@ -153,11 +230,13 @@ export async function startPython(build, wish, send) {
   if (useSnapshot) {
     total = build.snapshot.startupBytes;
     try {
-      pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse));
+      pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse, givenSnapshot));
       start.source = "build";
     } catch (error) {
       start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
-      forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
+      kept.snapshot = null;
+      if (cached) forgetInflated(build);
+      if (!givenSnapshot) forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
     }
   }
   if (!pyodide) { // no snapshot, or it was refused: a normal load

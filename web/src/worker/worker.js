@@ -6,7 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, keepInflated, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
 import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
 
 let pyodide = null;
@@ -45,12 +45,13 @@ async function init(message) {
   holdKey(message.baseUrl, message.key);
   message.key = null;
   withdraw("caches"); // startup.js took its own copy, for a spoilt snapshot's cached copies
-  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish } = message;
+  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish, kept, keep, spare } = message;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   let start;
   try {
-    ({ pyodide, start } = await startPython(build, wish, post));
+    ({ pyodide, start } = await startPython(build, wish, post, kept || {}));
+    start.spare = Boolean(spare);
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
@@ -80,6 +81,11 @@ async function init(message) {
     //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
   }));
   if (start.source) warmStopPath();
+  // For the page's next workers (page/workerpool.js), and the next visit (startup.js keepInflated):
+  // the snapshot's buffer moves to the page, unless this visit still has to keep a copy.
+  const { module, snapshot, fetched } = await handBack();
+  if (keep) self.postMessage(toPage.kept(module, snapshot), snapshot && !fetched ? [snapshot.buffer] : []);
+  if (fetched) keepInflated(build, fetched);
 }
 
 /** After a restore none of the code a Stop runs has run yet (a KeyboardInterrupt raised in a sleep,
