@@ -158,8 +158,10 @@ async function loadExtras(id, cells, env) {
   return { packages: packages.map((p) => p.name), ms };
 }
 
-// A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
-async function run({ id, cells, solution, env: given, fork = null }) {
+// A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
+// or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
+async function run({ id, cells: runCells, solution, env: given, fork = null, chat = null }) {
+  const cells = chat ? chat.cells : runCells;
   runId = id;
   // Python sees where the key is, never the key; only a live run's requests may carry it.
   const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
@@ -187,7 +189,9 @@ async function run({ id, cells, solution, env: given, fork = null }) {
   try {
     const text = fork
       ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
-      : bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
+      : chat
+        ? bridge.chat(JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
+        : bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
@@ -240,6 +244,7 @@ const receive = reader("toWorker", {
   },
   run,
   fork: run,
+  chat: run,
 });
 self.addEventListener("message", (event) => {
   if (event.isTrusted) receive(event.data);
