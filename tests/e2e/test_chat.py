@@ -208,3 +208,25 @@ def test_the_chats_states_have_no_wcag_violations_and_a_reply_is_announced_once(
         assert len(found) == 4 and not problems, "axe-core found WCAG violations:\n" + problems
     finally:
         context.close()
+
+
+def test_a_live_chat_sends_the_kept_conversation_to_the_endpoint(page, site_url, fake):
+    from fakeserver import chat_text
+    from learner import configure_live, set_mode
+
+    open_lesson(page, site_url, CHAT)
+    configure_live(page, fake.url, key="sk-chat-test-0123456789")
+    set_mode(page, "live")
+    wait_ready(page)                                     # saved settings start Python again
+    open_chat(page)
+    expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)     # suggestions are the scripted brain's
+    fake.script(chat_text("Hello from the endpoint."), chat_text("You said hi before."))
+    first = say(page, "hi")
+    expect(first.locator(".chat-text")).to_have_text("Hello from the endpoint.")
+    second = say(page, "what did I say?")
+    expect(second.locator(".chat-text")).to_have_text("You said hi before.")
+    assert second.get_attribute("data-stopped") == "final"
+    posts = fake.posts("/v1/chat/completions")
+    sent = [[m.get("content") for m in post.body["messages"] if m["role"] != "system"] for post in posts]
+    assert sent == [["hi"], ["hi", "Hello from the endpoint.", "what did I say?"]]   # one memory across messages
+    assert "sk-chat-test" not in page.get_by_test_id("chat-log").inner_text()

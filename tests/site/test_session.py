@@ -188,6 +188,9 @@ def test_a_chat_turn_is_a_run_stop_ends_it_and_the_next_message_waits_for_its_en
     assert page.types(ended) == ["chatted"] and ended[0]["here"] is True and page.state["run"] is None
     assert page.types(page.send("chat", request={"message": "again"})) == ["chat"]
     page.end()
+    page.send("starting", restart=True)
+    assert page.send("chat", request={"message": "x"})[0]["error"].startswith("Python is not ready yet")
+    page.send("ready", info={})
     page.open("beta")  # on its way: a message waits for no lesson
     assert page.send("chat", request={"message": "x"})[0]["error"].startswith("The lesson is still opening")
 

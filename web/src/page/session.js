@@ -186,7 +186,8 @@ const EVENTS = {
 
   /** A message sent in the Chat tab: a turn for the lesson on screen, when Python is free. */
   chat(state, { request }, effects) {
-    const why = !state.lesson || state.shown !== state.showing ? "The lesson is still opening" : busy(state);
+    const why = !state.lesson || state.shown !== state.showing ? "The lesson is still opening"
+      : state.python !== "ready" ? "Python is not ready yet: wait for the status line to say Ready" : busy(state);
     effects.push(why ? { type: "refused", error: `${why}, then send it again.` } : { type: "chat", request, ticket: state.shown });
     return state;
   },
