@@ -118,6 +118,18 @@ def test_stop_ends_a_turn_within_2_s_and_the_next_message_works(page, site_url):
     expect(page.get_by_test_id("status")).to_contain_text("Stopped the turn")
     after = say(page, "hello again")
     expect(after.locator(".chat-text")).to_have_text("You said: hello again")
+    # the turn is run_agent's run: it can be forked from its step in the inspector
+    page.locator(".panel-tabs [data-panel=trace]").click()
+    runs = page.get_by_test_id("trace-runs").locator("button")
+    expect(runs).to_have_count(2)
+    expect(runs.first).to_contain_text("Stop was pressed")             # the cut run got its stop
+    runs.last.click()
+    page.get_by_test_id("fork").click()
+    page.locator(".insp-forkbox select").select_option(label="the model's reply")
+    page.get_by_test_id("fork-editor").fill("Forked hello.")
+    page.get_by_test_id("fork-run").click()
+    expect(page.get_by_test_id("trace-fork").locator("[data-role=fork] [data-field=answer]")).to_have_text("Forked hello.")
+    expect(runs.last).to_contain_text("fork of #")
 
 
 def test_an_approval_asks_inline_and_the_tool_call_shows_folded(page, site_url):
