@@ -92,3 +92,19 @@ def test_a_lesson_that_fails_or_offers_nothing_says_why():
 def test_judge_says_how_a_turn_ended(result, blocks, verdict):
     reply = result if isinstance(result, str) else ""
     assert judge(result, reply, blocks) == verdict
+
+
+OFFERING = sorted(p for p in FIFTEEN.parent.glob("*.py") if "chat_with(" in p.read_text(encoding="utf-8")) if FIFTEEN.exists() else []
+
+
+@pytest.mark.skipif(not OFFERING, reason="the lessons are not copied into Pyodide's file system (tests/pyodide/run.mjs)")
+@pytest.mark.parametrize("path", OFFERING, ids=[p.stem for p in OFFERING])
+def test_every_lesson_that_offers_a_chat_answers_each_of_its_suggestions(path, monkeypatch):
+    monkeypatch.setenv("LOOPLAB_MODEL", "scripted")
+    talk = Conversation()
+    assert talk.prepare(lesson.parse(path.read_text(encoding="utf-8")), True, "scripted") == (None, True)
+    assert talk.offer.suggestions, f"{path.name} offers a chat without suggestions for the scripted model"
+    for suggestion in talk.offer.suggestions:
+        turn = talk.turn(suggestion)
+        assert turn.reply.strip() and turn.kind in ("answer", "blocked", "redacted", "stopped"), (suggestion, turn)
+        assert turn.stopped in ("final", "blocked", "needs_person"), (suggestion, turn)   # never an error
