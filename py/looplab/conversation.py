@@ -2,8 +2,9 @@
 
 The lesson's code runs once (quietly: no output, no events), then each message goes to the entry
 point the lesson offers (chat.py's `chat_with`) in that same namespace, so memory and state carry
-from one message to the next. The code runs again when it changed since (an edit, another model,
-the solution), when "New conversation" asks for a fresh namespace, or when there is none yet.
+from one message to the next. A lesson run hands its namespace over (`adopt`), so a chat after a
+Run does not run the code again; it runs again when it changed since (an edit, another model, the
+solution), when "New conversation" asks for a fresh namespace, or when there is none yet.
 
 Each message is a run in the trace, which the inspector lists: the `run_agent` run the entry point
 made (its steps can be gone through and forked), or, for an agent that is a loop of the learner's
@@ -65,6 +66,11 @@ def judge(result, reply: str, blocks: list[dict]) -> tuple[str, str]:
     return "answer", "final"
 
 
+def made_from(cells: list[lesson.Cell], solution: bool, model: str) -> str:
+    """What a namespace was made with: the cells, the solution or not, the model."""
+    return json.dumps([[c.kind, c.source, c.tags] for c in cells] + [solution, model])
+
+
 class Conversation:
     """A lesson's namespace kept between messages, and the turns sent to its agent."""
 
@@ -72,12 +78,13 @@ class Conversation:
         self.namespace: dict | None = None
         self.made_from: str | None = None  # the cells, solution and model the namespace was made with
         self.offer: Offer | None = None
+        self.unseen = False  # a lesson run's namespace no message has been sent in yet
 
     def prepare(self, cells: list[lesson.Cell], solution: bool, model: str, fresh: bool = False) -> tuple[str | None, bool]:
         """Run the lesson's code into a new namespace when needed; (why the chat cannot start, started afresh)."""
-        made_from = json.dumps([[c.kind, c.source, c.tags] for c in cells] + [solution, model])
-        if not fresh and self.namespace is not None and made_from == self.made_from and self.offer is not None:
-            return None, False
+        if not fresh and self.namespace is not None and made_from(cells, solution, model) == self.made_from:
+            unseen, self.unseen = self.unseen, False
+            return None, unseen  # a namespace a lesson run handed over is new to the conversation
         self.namespace, self.offer, self.made_from = None, None, None
         namespace = {"__name__": "__lesson__"}
         code = [c for c in cells if c.role not in SKIPPED_ROLES and "tests" not in c.tags]
@@ -86,13 +93,22 @@ class Conversation:
         if result.error:
             last = result.error.strip().splitlines()[-1]
             return f"The lesson's code did not run to the end, so there is no agent to talk to yet: {last}", True
+        why = self.adopt(cells, solution, model, namespace)
+        self.unseen = False
+        return why, True
+
+    def adopt(self, cells: list[lesson.Cell], solution: bool, model: str, namespace: dict) -> str | None:
+        """Talk in a namespace the lesson's code just ran in (a lesson run): the chat then needs no run
+        of its own until the code changes. None, or why the namespace offers no chat."""
         offer = offered(namespace)
         if offer is None:
-            return "This lesson offers no agent to talk to: a lesson offers one with chat_with(...).", True
+            self.namespace, self.offer, self.made_from = None, None, None
+            return "This lesson offers no agent to talk to: a lesson offers one with chat_with(...)."
         with trace.muted(), contextlib.redirect_stdout(io.StringIO()):
             begin(offer)  # what the lesson's own runs left behind goes: the conversation starts fresh
-        self.namespace, self.offer, self.made_from = namespace, offer, made_from
-        return None, True
+        self.namespace, self.offer, self.made_from = namespace, offer, made_from(cells, solution, model)
+        self.unseen = True
+        return None
 
     def turn(self, message: str) -> Turn:
         """Send one message to the agent; the reply and how the turn ended, and the turn's run."""

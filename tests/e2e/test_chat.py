@@ -49,6 +49,7 @@ def test_lesson_15_remembers_alice_blocks_a_delete_and_forgets_in_a_new_conversa
                                        "delete the database"]
 
     first = say(page, "remember my name is Alice, then add 10 and 5")
+    expect(page.locator("[data-role=chat-empty]")).to_have_count(0)   # the empty log's hint went
     expect(first.locator(".chat-text")).to_contain_text("15")
     assert first.get_attribute("data-stopped") == "final" and first.get_attribute("data-kind") == "answer"
     printed = first.locator(".chat-printed")             # the learner's loop printed its own trace

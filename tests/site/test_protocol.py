@@ -192,3 +192,9 @@ def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, br
     )
     assert broken["ok"] is False and broken["chat"] is None and "ZeroDivisionError" in broken["error"]
     assert "the lesson ran" not in capsys.readouterr().out  # the lesson's code ran quietly
+    ran = json.loads(bridge.run(json.dumps(cells), False, env, lambda e: None))
+    assert ran["error"] is None and "the lesson ran" in capsys.readouterr().out  # a Run prints, as ever
+    adopted = json.loads(bridge.chat(json.dumps(cells), False, env, "after the run", False, lambda e: None))["chat"]
+    assert adopted["fresh"] is True and adopted["reply"] == "hello Alice"  # the Run's namespace, new to the chat
+    again = json.loads(bridge.chat(json.dumps(cells), False, env, "and again", False, lambda e: None))["chat"]
+    assert again["fresh"] is False and again["reply"] == "still here"  # no run between: the same namespace

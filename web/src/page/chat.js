@@ -154,6 +154,7 @@ export class Chat {
   }
 
   pendingTurn(message) {
+    this.ui.log.querySelector("[data-role=chat-empty]")?.remove();
     this.turns.push({ role: "user", text: message });
     this.save();
     this.ui.log.append(this.drawTurn(this.turns[this.turns.length - 1]));
@@ -283,7 +284,7 @@ export class Chat {
     const who = this.offer ? this.offer.name : "the lesson's agent";
     this.ui.who.textContent = `Talking to ${who}${this.hooks.scripted() ? " · scripted model" : ""}`;
     this.ui.log.replaceChildren(...this.turns.map((turn) => this.drawTurn(turn)));
-    if (!this.turns.length) this.ui.log.append(el("li", { class: "chat-note muted" }, "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages."));
+    if (!this.turns.length) this.ui.log.append(el("li", { class: "chat-note muted", "data-role": "chat-empty" }, "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages."));
     const chips = this.offer && this.hooks.scripted() ? this.offer.suggestions : [];
     this.ui.suggestions.replaceChildren(...chips.map((text) => {
       const chip = el("button", { type: "button", class: "chat-chip", "data-testid": "chat-suggestion" }, text);

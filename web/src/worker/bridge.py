@@ -52,8 +52,11 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     kept.clear()
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
              for c in json.loads(cells_json)]
-    result = lesson.run_cells(cells, solution=solution,
+    namespace = {"__name__": "__lesson__"}
+    result = lesson.run_cells(cells, solution=solution, namespace=namespace,
                               on_event=lambda event: send_event(json.dumps(event, default=str)))
+    if result.error is None and conversation.offered(namespace):  # the Chat tab talks here next, without a run of its own
+        talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
 
