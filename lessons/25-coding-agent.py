@@ -1,9 +1,14 @@
 # %% [markdown]
 # # 25 · A coding agent: read, edit, test, until the tests pass
 #
-# **Chapter 3 — the agents people use.** In this chapter you build a coding agent that fixes a
-# real project (this lesson) and a benchmark that says how good it is (lesson 26), both on parts
-# you wrote earlier.
+# **Chapter 3 — the agents people use.** In this chapter you build, on parts you wrote earlier, a
+# coding agent that fixes a real project (this lesson), a benchmark that says how good it is
+# ([lesson 26](#/26-coding-benchmark)), and chapter 2's research helper made ready for users
+# ([lesson 27](#/27-research-helper-ready)). By its end you will have three agents you could hand
+# to someone: one that reads, edits and tests code until the tests pass; a scoreboard that says,
+# in pass@1 and pass^k, how often it does; and a research helper that takes its tools from an MCP
+# server, retries only what is safe, withholds planted orders, keeps to a budget, compacts long
+# runs and answers in a strict shape — with your own grader's scores, before and after.
 #
 # A coding agent is the loop of lesson 4 with tools over a folder of files: list them, read a
 # window of one, replace a piece of text, write a new file, run the tests. The model reads the
@@ -21,9 +26,9 @@
 # There is no shell in the page (Pyodide cannot start processes), so the tests run with pytest
 # inside this Python — which works the same on your machine.
 #
-# What you reuse: the toolbox you wrote in lesson 2 (`MyToolbox`, through `mine(2)`), the shape
-# of your loop from lesson 4 with its four stops, approvals from lesson 10, a token budget from
-# lesson 20.
+# What you reuse: the toolbox you wrote in [lesson 2](#/02-tools) (`MyToolbox`, through
+# `mine(2)`), the shape of your loop from [lesson 4](#/04-the-loop) with its four stops, approvals
+# from [lesson 10](#/10-policy), a token budget from [lesson 20](#/20-tokens-cost-budgets).
 #
 # You build three things: `inside(root, path)`, which keeps every path in the project;
 # `make_toolbox(root)`, the five tools; and `coding_agent(task, model_fn, root)`, the loop.

@@ -19,8 +19,8 @@
 # passed), and **pass^k**, the chance that all k attempts succeed — what you need before you let
 # an agent work unattended. Beside them: steps, tokens and cost (lesson 20).
 #
-# What you reuse: your `coding_agent` and its tools from lesson 25 (through `mine(25)`), the
-# project tests in-process, lesson 17's idea of graders.
+# What you reuse: your `coding_agent` and its tools from [lesson 25](#/25-coding-agent) (through
+# `mine(25)`), the project tests in-process, [lesson 17](#/17-evaluate-your-agent)'s idea of graders.
 #
 # You build `trial(task, model_fn)`, which runs and grades one attempt, and `scoreboard(records,
 # k)`, which turns the attempts into the numbers.

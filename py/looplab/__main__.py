@@ -229,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     LESSONS_OPTION = args.lessons
+    lessonfolder.GIVEN = str(Path(args.lessons).resolve()) if args.lessons else None
     if args.command == "list":
         return list_lessons()
     if args.command == "lessons":

@@ -3,7 +3,7 @@
 The learner's own copy always wins over the one that came with the package, and the command line
 says on its first line which folder it uses and why. In order:
 
-1. a folder given with `--lessons DIR` (or LOOPLAB_LESSONS);
+1. a folder given with `--lessons DIR` (for the whole process: `mine(N)` reads it too) or LOOPLAB_LESSONS;
 2. the current folder, when it holds lessons, or its `lessons/` subfolder;
 3. the folder `looplab lessons DIR` last copied the course into (remembered in the user's
    config folder, `~/.config/looplab/lessons-folder`), while it still holds lessons;
@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import course
+
+GIVEN: str | None = None  # this process's `--lessons DIR`, made absolute (set by the command line)
 
 
 @dataclass
@@ -50,7 +52,10 @@ def remembered() -> Path | None:
 
 
 def choose(cwd: Path, given: str | None = None) -> Choice:
-    """The folder of lessons to use from `cwd` (see the module docstring for the order)."""
+    """The folder of lessons to use from `cwd` (see the module docstring for the order).
+
+    `given` defaults to GIVEN, so what a lesson reads later (mine(N)) comes from the same folder."""
+    given = given or GIVEN
     how = "given with --lessons" if given else "from LOOPLAB_LESSONS"
     given = given or os.environ.get("LOOPLAB_LESSONS") or None
     if given:

@@ -5,7 +5,7 @@
     my.yours, my.reference, my.note
 
 Lesson N is read as the learner has it: in the CLI (and a lesson run as a plain script) the lesson
-file as edited, from the lessons folder in use (lessonfolder.choose: $LOOPLAB_LESSONS, the current
+file as edited, from the lessons folder in use (lessonfolder.choose: `--lessons DIR`, $LOOPLAB_LESSONS, the current
 folder or its lessons/, the learner's copy, the packaged course); in the page, the worker's
 bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
 edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
@@ -14,9 +14,10 @@ and its checks decide:
 - every check passes with all your exercises: everything is yours;
 - otherwise each exercise is tried alone, yours beside the reference solutions of the others: an
   exercise whose cells pass that way is yours, the others are the reference, and `note` says so
-  in one sentence (also printed), naming the names that are yours and those that are not.
+  in one sentence, naming the names that are yours and those that are not.
 
-Each text is run once per process (cached on the text), so a lesson may call `mine(2)` freely.
+Either way `note` is printed (once per text: each is run once per process, cached on the text,
+so a lesson may call `mine(2)` freely).
 """
 
 import contextlib
@@ -180,8 +181,7 @@ def mine(number) -> Mine:
                 found.values[name] = ns[name]
                 (found.yours if i in yours else found.reference).append(name)
     found.note = describe(lesson, found, why)
-    if found.reference:
-        print(found.note)
+    print(found.note)  # the learner sees whose parts this lesson runs on, theirs or the reference
     _cache[text] = found
     return found
 

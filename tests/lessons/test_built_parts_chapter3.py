@@ -215,7 +215,7 @@ def test_mine_uses_the_learners_code_when_it_passes(provided, capsys):
     found = carried.mine(2)
     assert found.reference == [] and "MyToolbox" in found.yours and "calculate" in found.yours
     assert found.MyToolbox.__doc__.startswith("Mine:") and "all yours" in found.note
-    assert capsys.readouterr().out == ""  # nothing to say when everything is the learner's
+    assert capsys.readouterr().out.strip() == found.note  # the learner is told the parts are theirs
 
 
 def test_mine_falls_back_to_the_reference_and_says_which_parts_are_whose(provided, capsys):
@@ -316,3 +316,25 @@ def test_a_wrong_answer_fails_a_plain_check_that_names_its_cause(path, exercise,
     expects = {name for cell in cells if cell.role == "check" for name in re.findall(
         r"^# (.+)\nexpect\(", cell.source, flags=re.M)}
     assert any(c.name not in expects for c in naming), f"{mistake}: only expect() claims catch it"
+
+
+# ── the chapter reads as one ─────────────────────────────────────────────────────────────────
+
+LINK = re.compile(r"\]\(#/([a-z0-9-]+)\)")
+MINED = re.compile(r"\bmine\((\d+)\)")
+
+
+def test_every_lesson_link_names_a_lesson_and_chapter_3_links_to_each_lesson_it_reuses():
+    slugs = {p.stem for p in lesson_files(LESSONS)}
+    for path in lesson_files(LESSONS):
+        cells = parse(path.read_text(encoding="utf-8"))
+        prose = "\n".join(c.source for c in cells if c.kind == "markdown")
+        assert set(LINK.findall(prose)) <= slugs, (path.name, set(LINK.findall(prose)) - slugs)
+    opening = parse(CHAPTER3[0].read_text(encoding="utf-8"))[0].source
+    assert {"26-coding-benchmark", "27-research-helper-ready"} <= set(LINK.findall(opening))  # what the chapter builds
+    for path in CHAPTER3:
+        cells = parse(path.read_text(encoding="utf-8"))
+        code = "\n".join(c.source for c in cells if c.kind == "code" and c.role == "code")
+        linked = {slug[:2] for slug in LINK.findall("\n".join(c.source for c in cells if c.kind == "markdown"))}
+        reused = {f"{int(n):02d}" for n in MINED.findall(code)}
+        assert reused and reused <= linked, (path.name, reused - linked)

@@ -2,10 +2,12 @@
 
 import os
 import subprocess
+from dataclasses import replace
 import sys
 from pathlib import Path
 
 from looplab.course import lesson_files
+from looplab.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -163,3 +165,37 @@ def test_ask_person_asks_on_the_terminal(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Allow send({})? Type y to approve, or a reason to refuse: final" in done.stdout
     assert "needs_person send needs a person's approval: not today" in done.stdout
+
+
+def solved_02(broken: bool = False) -> str:
+    """Lesson 02 as a learner who solved it has it (every exercise holds its solution); `broken`:
+    the first exercise's MyToolbox is left without `register` and `run`."""
+    cells = parse((ROOT / "lessons" / "02-tools.py").read_text(encoding="utf-8"))
+    exercises = [i for i, c in enumerate(cells) if c.role == "exercise"]
+    for k, i in enumerate(exercises):
+        code = cells[solution_index(cells, i)].source
+        if broken and k == 0:
+            code = "class MyToolbox:\n    def __init__(self):\n        self.tools = {}\n"
+        cells[i] = replace(cells[i], source=code)
+    return to_text(cells)
+
+
+def test_run_with_lessons_dir_makes_mine_read_that_folder(tmp_path):
+    folder, elsewhere = tmp_path / "mine", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "02-tools.py").write_text(solved_02(), encoding="utf-8")
+    (folder / "03-uses.py").write_text(
+        '# %% [markdown]\n# # Uses lesson 02\n\n# %%\nfrom looplab.mine import mine\nmy = mine(2)\n'
+        'print("NOTE:", my.note)\n\n# %% tags=["check"]\n# the toolbox is mine\nassert "MyToolbox" in my.yours\n',
+        encoding="utf-8")
+    done = looplab("--lessons", str(folder), "run", "3", cwd=elsewhere)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == f"lessons: {folder.resolve()} (given with --lessons)"
+    assert "NOTE: From lesson 02: MyToolbox" in done.stdout and "all yours" in done.stdout
+
+    (folder / "02-tools.py").write_text(solved_02(broken=True), encoding="utf-8")
+    done = looplab("--lessons", "../mine", "run", "3", cwd=elsewhere)   # relative to where it is typed
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the reference solution: MyToolbox" in done.stdout and "once it passes in lesson 02" in done.stdout
+    assert "✗ the toolbox is mine" in done.stdout

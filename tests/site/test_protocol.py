@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from looplab import mine
+from looplab.lessonfile import parse, solution_index
+
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
@@ -198,3 +201,41 @@ def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, br
     assert adopted["fresh"] is True and adopted["reply"] == "hello Alice"  # the Run's namespace, new to the chat
     again = json.loads(bridge.chat(json.dumps(cells), False, env, "and again", False, lambda e: None))["chat"]
     assert again["fresh"] is False and again["reply"] == "still here"  # no run between: the same namespace
+
+
+def lesson_02_as_run(broken: bool = False) -> list[dict]:
+    """Lesson 02's cells as the page sends them, every exercise holding its solution (`broken`: the
+    first exercise's MyToolbox without register and run), as a learner's saved edits would."""
+    cells = parse((SRC.parents[1] / "lessons" / "02-tools.py").read_text(encoding="utf-8"))
+    out = []
+    for i, cell in enumerate(cells):
+        source = cell.source
+        if cell.role == "exercise":
+            source = cells[solution_index(cells, i)].source.replace('"""Tools', '"""Saved: tools', 1)
+            if broken and not any(c.role == "exercise" for c in cells[:i]):
+                source = "class MyToolbox:\n    def __init__(self):\n        self.tools = {}\n"
+        if cell.role != "wrong":  # the site never serves them
+            out.append({"kind": cell.kind, "tags": cell.tags, "source": source})
+    return out
+
+
+def test_a_run_carries_the_saved_cells_that_mine_then_uses(bridge, capsys):
+    uses = [
+        {"kind": "code", "tags": [], "source": "from looplab.mine import mine\nmy = mine(2)\n"},
+        {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
+    ]
+    try:
+        bridge.carry(json.dumps({"02": lesson_02_as_run()}))
+        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
+        assert run["ok"] is True, run
+        found = mine.mine(2)
+        assert found.MyToolbox.__doc__.startswith("Saved: tools")  # the saved cells' class, not the site's
+        assert "From lesson 02: MyToolbox" in capsys.readouterr().out and found.reference == []
+        bridge.carry(json.dumps({"02": lesson_02_as_run(broken=True)}))
+        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
+        printed = capsys.readouterr().out
+        assert run["ok"] is False and "the reference solution: MyToolbox" in printed
+        assert [c["ok"] for c in run["checks"]] == [False] and "reference" in run["checks"][0]["message"]
+    finally:
+        mine.provide(None)
+        bridge.carried_last = None

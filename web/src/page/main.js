@@ -27,6 +27,7 @@ import { reports } from "./report.js";
 import { modes } from "./modes.js";
 import { download, sharePayload, downloadNotebook } from "./exports.js";
 import { foreignSource, trustCode } from "./storage.js";
+import { carriedCells } from "./carried.js";
 import { notebookCells, takeForeign } from "./foreign.js";
 import { Chat, chatElements, chatHooks } from "./chat.js";
 import { runWiring } from "./runwiring.js";
@@ -129,10 +130,7 @@ async function main() {
   store.handle({
     empty: () => ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
     load: ({ ticket, meta }) => lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
-    draw(effect) {
-      screen.draw(effect);
-      chat.show(effect.meta.slug, screen.now.view.cells());
-    },
+    draw: (effect) => (screen.draw(effect), chat.show(effect.meta.slug, screen.now.view.cells())),
     follow: say.follow,
     toast({ say: what, meta }) {
       if (what === "loading") status.toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
@@ -147,7 +145,10 @@ async function main() {
       status.stamp({ runStarted: at, runEnded: undefined, extrasMs: undefined });
       status.show(`Running ${meta.title} with the ${mode.name()} model…`, "running", { about: ticket });
       if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
-      launch("run", runner.run(screen.now.view.cells(), { env: settings.env(mode.current()), on: runCallbacks(ticket) }), at);
+      const cells = screen.now.view.cells();
+      launch("run", carriedCells(cells, store.state.lessons, fetchLesson)
+        .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
+        .then((carried) => runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket) })), at);
     },
     stop({ say: saying, ticket }) {
       if (saying) status.show("Stopping…", "stopping", { about: ticket });

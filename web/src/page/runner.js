@@ -113,13 +113,13 @@ export class Runner {
   }
 
   /**
-   * Run a lesson's cells; `on` receives this run's stdout(text), stderr(text) and event(event),
+   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/carried.js); `on` receives this run's stdout(text), stderr(text) and event(event),
    * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
    * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
    * `message` says why Python crashed.
    */
-  run(cells, { solution = false, env = {}, on }) {
-    return this.send((id, known) => toWorker.run(id, { cells, solution }, known), env, on);
+  run(cells, { solution = false, carried = {}, env = {}, on }) {
+    return this.send((id, known) => toWorker.run(id, { cells, solution, carried }, known), env, on);
   }
 
   /** Fork a kept run from a step (shared/protocol.js `fork`): like a run, with the fork's events; the

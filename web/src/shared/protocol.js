@@ -21,10 +21,12 @@
  *   address's ?snapshot= ("off": load normally, "refuse": spoil the site's snapshot, for its test);
  *   `baseUrl` and `key`: the live endpoint and the API key, which the worker keeps from Python
  *   (worker/transport.js); sent once, before Python exists: a new endpoint or key is a new worker
- * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object}} Run
+ * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[]>}} Run
  *   run a lesson's code cells then its checks (looplab.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
- *   (LLM_API_KEY: the worker sets its placeholder, never the key)
+ *   (LLM_API_KEY: the worker sets its placeholder, never the key); `carried`: the learner's saved
+ *   cells of the lessons the code reuses through mine(N), by lesson id (page/carried.js; bridge.py
+ *   `carry` hands them to looplab.mine.provide)
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
  *   re-run a run of the last lesson run from a step with one edit (looplab.replay; bridge.py keeps
  *   those runs): earlier steps replayed from the record, later ones live. Answered like a run.
@@ -41,7 +43,7 @@ export const toWorker = {
   /** @returns {Init} */
   init: ({ interrupt, answers, build, snapshot, baseUrl = "", key = "" }) => ({ type: "init", interrupt, answers, build, snapshot, baseUrl, key }),
   /** @returns {Run} */
-  run: (id, { cells, solution = false }, env) => ({ type: "run", id, cells, solution, env }),
+  run: (id, { cells, solution = false, carried = {} }, env) => ({ type: "run", id, cells, solution, env, carried }),
   /** @returns {Fork} */
   fork: (id, fork, env) => ({ type: "fork", id, fork, env }),
   /** @returns {Chat} */

@@ -18,7 +18,7 @@ import random
 import sys
 import time
 
-from looplab import conversation, lesson, replay, trace
+from looplab import conversation, lesson, lessonfile, mine, replay, trace
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
 
@@ -44,6 +44,22 @@ def set_env(env_json: str) -> None:
         os.environ.pop(key, None)
         if env.get(key):
             os.environ[key] = str(env[key])
+
+
+def carry(carried_json: str) -> None:
+    """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/carried.js),
+    handed to looplab.mine.provide as lesson texts; the same as last time keeps mine()'s cache."""
+    global carried_last
+    if carried_json == carried_last:
+        return
+    carried_last = carried_json
+    texts = {lesson_id: lessonfile.to_text([lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
+                                            for c in cells])
+             for lesson_id, cells in json.loads(carried_json).items()}
+    mine.provide(texts.get)
+
+
+carried_last: str | None = None
 
 
 def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:

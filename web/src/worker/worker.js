@@ -160,7 +160,7 @@ async function loadExtras(id, cells, env) {
 
 // A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
 // or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
-async function run({ id, cells: runCells, solution, env: given, fork = null, chat = null }) {
+async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
   const cells = chat ? chat.cells : runCells;
   runId = id;
   // Python sees where the key is, never the key; only a live run's requests may carry it.
@@ -191,7 +191,8 @@ async function run({ id, cells: runCells, solution, env: given, fork = null, cha
       ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
       : chat
         ? bridge.chat(JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
-        : bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent);
+        : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
+          bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
