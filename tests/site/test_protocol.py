@@ -42,7 +42,7 @@ def documented(direction: str) -> set[str]:
 
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
-    assert types["toWorker"] == ["init", "run", "fork"]
+    assert types["toWorker"] == ["init", "run", "fork", "chat"]
     assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "kept", "fatal"]
     for direction, names in types.items():
         assert documented(direction) == set(names), direction
@@ -154,6 +154,54 @@ def test_bridge_results_have_the_keys_the_protocol_documents(protocol_js, bridge
     refused = json.loads(bridge.fork(json.dumps({"run": 999, "step": 1, "reply": "x"}), "{}", lambda e: None))
     assert sorted(refused) == sorted(result_keys) and "not kept" in refused["error"]
     assert "The sum is 5." in capsys.readouterr().out
+
+
+CHAT = """
+from looplab import Memory, Toolbox, final, run_agent, scripted
+from looplab.lesson import chat_with
+memory = Memory("You talk.")
+model = scripted([final("hello Alice"), final("still here")])
+chat_with(lambda m: run_agent(m, model, Toolbox(), memory), name="talker", suggestions=["hi"], start=memory.history.clear)
+print("the lesson ran")
+"""
+
+
+def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, bridge, capsys):
+    cells = [{"kind": "code", "source": CHAT, "tags": []}]
+    env = json.dumps({"LOOPLAB_MODEL": "scripted"})
+    ready = json.loads(bridge.chat(json.dumps(cells), False, env, None, False, lambda e: None))
+    assert sorted(ready) == sorted(protocol_js.get("RESULT_KEYS") + ["chat"]) and ready["ok"] is True
+    assert sorted(ready["chat"]) == sorted(protocol_js.get("CHAT_KEYS"))
+    assert ready["chat"]["offer"] == {"name": "talker", "suggestions": ["hi"]} and ready["chat"]["fresh"] is True
+    events = []
+    first = json.loads(
+        bridge.chat(json.dumps(cells), False, env, "my name is Alice", False, lambda e: events.append(json.loads(e)))
+    )["chat"]
+    second = json.loads(bridge.chat(json.dumps(cells), False, env, "and now?", False, lambda e: None))["chat"]
+    assert (first["reply"], first["kind"], first["stopped"], first["fresh"]) == (
+        "hello Alice",
+        "answer",
+        "final",
+        False,
+    )
+    assert second["reply"] == "still here" and second["run"] > first["run"]  # the same model: the namespace was kept
+    turn = [e for e in events if e["run"] == first["run"]]  # the turn is run_agent's run
+    assert [e["type"] for e in turn][:2] == ["run_start", "model_call"] and turn[0]["task"] == "my name is Alice"
+    assert {e["run"] for e in events} == {first["run"]}
+    edited = [{"kind": "code", "source": CHAT.replace("still here", "changed"), "tags": []}]
+    again = json.loads(bridge.chat(json.dumps(edited), False, env, "x", False, lambda e: None))["chat"]
+    assert again["fresh"] is True and again["reply"] == "hello Alice"  # an edit: the code ran again
+    broken = json.loads(
+        bridge.chat(json.dumps([{"kind": "code", "source": "1/0", "tags": []}]), False, env, "x", False, lambda e: None)
+    )
+    assert broken["ok"] is False and broken["chat"] is None and "ZeroDivisionError" in broken["error"]
+    assert "the lesson ran" not in capsys.readouterr().out  # the lesson's code ran quietly
+    ran = json.loads(bridge.run(json.dumps(cells), False, env, lambda e: None))
+    assert ran["error"] is None and "the lesson ran" in capsys.readouterr().out  # a Run prints, as ever
+    adopted = json.loads(bridge.chat(json.dumps(cells), False, env, "after the run", False, lambda e: None))["chat"]
+    assert adopted["fresh"] is True and adopted["reply"] == "hello Alice"  # the Run's namespace, new to the chat
+    again = json.loads(bridge.chat(json.dumps(cells), False, env, "and again", False, lambda e: None))["chat"]
+    assert again["fresh"] is False and again["reply"] == "still here"  # no run between: the same namespace
 
 
 def lesson_02_as_run(broken: bool = False) -> list[dict]:

@@ -35,9 +35,9 @@ class Page:
         self.state = step["state"]
         self.effects += step["effects"]
         for effect in step["effects"]:
-            if effect["type"] in ("start", "fork"):
+            if effect["type"] in ("start", "fork", "chat"):
                 self.clock += 1
-                self.send("started", kind="run" if effect["type"] == "start" else "fork", at=self.clock)
+                self.send("started", kind="run" if effect["type"] == "start" else effect["type"], at=self.clock)
         return step["effects"]
 
     def types(self, effects) -> list[str]:
@@ -169,6 +169,32 @@ def test_a_fork_of_a_fork_runs_after_the_first_ends_and_never_beside_it(session_
     assert page.types(page.end()) == ["forked"] and page.js.call("busy", page.state) is None
 
 
+def test_a_chat_turn_is_a_run_stop_ends_it_and_the_next_message_waits_for_its_end(session_js):
+    page = ready_on(session_js)
+    effects = page.send("chat", request={"message": "what is my name?"})
+    assert page.types(effects) == ["chat"] and effects[0]["request"]["message"] == "what is my name?"
+    assert page.state["run"]["kind"] == "chat" and page.controls() == {
+        "runDisabled": True,
+        "stopDisabled": False,
+        "running": True,
+    }
+    assert page.send("chat", request={"message": "again"}) == [
+        {"type": "refused", "error": "Python is busy: wait for the run to end, then send it again."}
+    ]
+    assert page.types(page.send("run")) == []  # Run waits for nothing: the turn is this lesson's run
+    stop = page.send("stop")
+    assert page.types(stop) == ["stop"] and stop[0]["say"] is True
+    ended = page.end({**DONE, "outcome": "interrupted", "chat": None})
+    assert page.types(ended) == ["chatted"] and ended[0]["here"] is True and page.state["run"] is None
+    assert page.types(page.send("chat", request={"message": "again"})) == ["chat"]
+    page.end()
+    page.send("starting", restart=True)
+    assert page.send("chat", request={"message": "x"})[0]["error"].startswith("Python is not ready yet")
+    page.send("ready", info={})
+    page.open("beta")  # on its way: a message waits for no lesson
+    assert page.send("chat", request={"message": "x"})[0]["error"].startswith("The lesson is still opening")
+
+
 def test_why_a_run_cannot_be_forked_names_the_reason(session_js):
     page = ready_on(session_js)
     ended, live = {"source": "live", "stop": {"stopped": "final"}}, {"source": "live", "stop": None}
@@ -186,7 +212,9 @@ def test_why_a_run_cannot_be_forked_names_the_reason(session_js):
 
 # Any order of what a learner and the worker do: never two runs at once, a run starts only for the
 # lesson on screen with nothing on its way, and a lesson's arrival is drawn only for the latest open.
-ACTIONS = st.sampled_from(["open", "shown", "shown-late", "run", "stop", "end", "restart", "ready", "crash", "fork"])
+ACTIONS = st.sampled_from(
+    ["open", "shown", "shown-late", "run", "stop", "end", "restart", "ready", "crash", "fork", "chat"]
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -214,13 +242,15 @@ def test_whatever_happens_one_run_at_a_time_for_the_lesson_on_screen(session_js,
             page.send("crashed", message="boom", restart=True)
         elif action == "fork":
             page.send("fork", request={"run": 1, "step": 1, "reply": "x"})
+        elif action == "chat":
+            page.send("chat", request={"message": "hi"})
         elif action in ("run", "stop", "ready"):
             page.send(action, **({"info": {}} if action == "ready" else {}))
         for effect in page.effects[start:]:
-            if effect["type"] in ("start", "fork"):
+            if effect["type"] in ("start", "fork", "chat"):
                 assert effect["ticket"] == page.state["shown"]
             if effect["type"] == "start":
                 assert effect["ticket"] == page.state["showing"] and effect["meta"] == page.state["lesson"]
-        starts = [e for e in page.effects[start:] if e["type"] in ("start", "fork")]
+        starts = [e for e in page.effects[start:] if e["type"] in ("start", "fork", "chat")]
         assert len(starts) <= 1 and (not starts or (before["run"] is None or action == "end"))
         assert page.state["python"] in ("starting", "ready", "failed")

@@ -1,5 +1,6 @@
 // What a screen reader hears about Python and runs: one sentence when Python is ready and one when
-// a run ends (its outcome, then the names of the checks that failed), in a polite live region.
+// a run ends (its outcome, then the names of the checks that failed; a chat turn's: the reply), in
+// a polite live region.
 // The status line changes too often to be a live region itself (a progress line while Python
 // loads) and the Output console must not be one (a print loop would flood the listener).
 // A crash is not repeated here: the page's toast (role="alert") says it already.
@@ -34,7 +35,8 @@ export function announceRuns(status, checks, region) {
     if (RUNNING.has(state)) {
       if (!RUNNING.has(was)) say("");
     } else if (RUNNING.has(was) && state !== "crashed") {
-      const failed = [...checks.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
+      // a chat turn's end ("replied", page/chat.js) is the agent's reply: the lesson's checks are not its
+      const failed = state === "replied" ? [] : [...checks.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
       say(runSummary(text, failed));
     } else if (state === "ready" && (was === undefined || was === "loading" || was === "crashed")) {
       say(runSummary(text, []));

@@ -29,6 +29,8 @@ import { download, sharePayload, downloadNotebook } from "./exports.js";
 import { foreignSource, trustCode } from "./storage.js";
 import { carriedCells } from "./carried.js";
 import { notebookCells, takeForeign } from "./foreign.js";
+import { Chat, chatElements, chatHooks } from "./chat.js";
+import { runWiring } from "./runwiring.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -99,6 +101,9 @@ async function main() {
     model: () => (settings.live ? settings.values.model : ""),
   });
 
+  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve });
+  const chat = new Chat(chatElements(byTest), chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }));
+
   function go(delta) {
     const { lessons, lesson } = store.state;
     if (!lesson) return;
@@ -122,43 +127,10 @@ async function main() {
       openRun: (shared) => inspector.load(shared, "the shared link's run") });
   }
 
-  /** What a run (or a fork) sends the page goes to the panels while its lesson is on screen; Python's
-   * questions (asking.js) go to the approval dialog (the inspector shows the pause) or the local model. */
-  function runCallbacks(ticket, eventOptions) {
-    const onScreen = (draw) => (value) => store.state.shown === ticket && draw(value);
-    let step = 0;
-    return {
-      stdout: onScreen((text) => output.write(text, "stdout")),
-      stderr: onScreen((text) => output.write(text, "stderr")),
-      event: onScreen((event) => {
-        if (event.type === "model_call") step = event.step;
-        events.add(event);
-        context.add(event);
-        inspector.add(event, eventOptions);
-      }),
-      ask(kind, request, options) {
-        if (kind === "model") return mode.askLocal(request, options);
-        if (kind !== "approval" || store.state.shown !== ticket) return { unavailable: `the page has no answer to a "${kind}" question here` };
-        inspector.paused(request);
-        return Promise.resolve(approve(request, { ...options, step })).finally(() => inspector.resumed());
-      },
-    };
-  }
-
-  // The runner takes the run, then the session hears it started, and later that it ended.
-  function launch(kind, promise, at) {
-    store.dispatch({ type: "started", kind, at });
-    return promise.then((result) => {
-      inspector.resumed();
-      store.dispatch({ type: "ended", result, at: performance.now() });
-      return result;
-    });
-  }
-
   store.handle({
     empty: () => ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
     load: ({ ticket, meta }) => lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
-    draw: (effect) => screen.draw(effect),
+    draw: (effect) => (screen.draw(effect), chat.show(effect.meta.slug, screen.now.view.cells())),
     follow: say.follow,
     toast({ say: what, meta }) {
       if (what === "loading") status.toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
@@ -187,6 +159,12 @@ async function main() {
       status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: ticket });
       return launch("fork", runner.fork(request, { env: settings.env(mode.current()), on: runCallbacks(ticket, { source: "fork" }) }), performance.now());
     },
+    chat({ request, ticket }) {
+      if (!mode.canRun(ticket)) return Promise.resolve({ ok: false, error: "The model is not ready: see the message above, then send again." });
+      status.show(`Sending your message to the lesson's agent (${mode.name()} model)…`, "running", { about: ticket });
+      return launch("chat", runner.chat(screen.now.view.cells(), { ...request, env: settings.env(mode.current()), on: chat.callbacks(runCallbacks(ticket)) }), performance.now());
+    },
+    chatted: (effect) => chat.ended(effect),
     refused: ({ error }) => Promise.resolve({ ok: false, error }),
     forked: say.forked,
     forget: () => inspector.forget(),

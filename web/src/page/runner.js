@@ -116,6 +116,12 @@ export class Runner {
     return this.send((id, known) => toWorker.fork(id, request, known), env, on);
   }
 
+  /** One chat message to the lesson's agent (shared/protocol.js `chat`): like a run, with the turn's
+   * events; the result carries `chat` (protocol.js ChatTurn). */
+  chat(cells, { message = null, fresh = false, solution = false, env = {}, on }) {
+    return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on);
+  }
+
   send(message, env, on) { // message(id, env): the protocol's run or fork
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;

@@ -12,7 +12,8 @@
 
 /**
  * @typedef {{slug: string, title: string, hash?: string}} Meta  a lesson's entry in lessons/index.json
- * @typedef {{kind: "run" | "fork", ticket: number, meta: Meta, at: number}} Run  the run in flight
+ * @typedef {{kind: "run" | "fork" | "chat", ticket: number, meta: Meta, at: number}} Run  the run in flight
+ *   (a chat turn, the Chat tab's message to the lesson's agent, is a run too: one at a time, Stop ends it)
  * @typedef {object} State
  * @property {Meta[]} lessons     lessons/index.json
  * @property {number} showing     the latest open: its lesson is on screen, or on its way
@@ -83,6 +84,8 @@ function startWanted(state, effects) {
   return state;
 }
 
+const ENDED = { run: "ended", fork: "forked", chat: "chatted" }; // the effect a run's end is, by its kind
+
 const EVENTS = {
   /** lessons/index.json arrived. */
   listed(state, { lessons }) {
@@ -147,7 +150,7 @@ const EVENTS = {
     if (!run) return state;
     state.run = null;
     const here = run.ticket === state.shown;
-    effects.push({ type: run.kind === "fork" ? "forked" : "ended", run, result, here, seconds: (at - run.at) / 1000, lesson: state.lesson });
+    effects.push({ type: ENDED[run.kind], run, result, here, seconds: (at - run.at) / 1000, lesson: state.lesson });
     return startWanted(state, effects);
   },
 
@@ -178,6 +181,14 @@ const EVENTS = {
   fork(state, { request }, effects) {
     const why = busy(state);
     effects.push(why ? { type: "refused", error: `${why}, then fork.` } : { type: "fork", request, ticket: state.shown });
+    return state;
+  },
+
+  /** A message sent in the Chat tab: a turn for the lesson on screen, when Python is free. */
+  chat(state, { request }, effects) {
+    const why = !state.lesson || state.shown !== state.showing ? "The lesson is still opening"
+      : state.python !== "ready" ? "Python is not ready yet: wait for the status line to say Ready" : busy(state);
+    effects.push(why ? { type: "refused", error: `${why}, then send it again.` } : { type: "chat", request, ticket: state.shown });
     return state;
   },
 };

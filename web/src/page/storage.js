@@ -1,4 +1,4 @@
-// What the page keeps on this device: the learner's edits and progress (localStorage), the
+// What the page keeps on this device: the learner's edits, chats and progress (localStorage), the
 // settings (localStorage, without the key), and the API key (sessionStorage, or localStorage
 // only when the learner ticked "remember on this device").
 
@@ -185,6 +185,20 @@ export function saveKey(key, remember) {
   } catch {
     /* storage disabled: the key lives in memory for this page only */
   }
+}
+
+// --- the Chat tab's conversation with a lesson's agent, kept beside its edits (page/chat.js) ------
+
+const CHAT_TURNS = 200; // the newest turns kept
+
+export function loadChat(slug) {
+  const turns = read("chat:" + slug, []);
+  return Array.isArray(turns) ? turns.filter((t) => t && typeof t.text === "string") : [];
+}
+
+export function saveChat(slug, turns) {
+  if (turns.length) write("chat:" + slug, turns.slice(-CHAT_TURNS));
+  else remove("chat:" + slug);
 }
 
 export function saveTheme(theme) {

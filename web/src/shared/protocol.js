@@ -34,6 +34,13 @@
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
  *   re-run a run of the last lesson run from a step with one edit (looplab.replay; bridge.py keeps
  *   those runs): earlier steps replayed from the record, later ones live. Answered like a run.
+ * @typedef {{cells: Cell[], solution: boolean, message: string | null, fresh: boolean}} ChatRequest
+ *   one Chat tab message to the agent the lesson offers (looplab/chat.py's chat_with), in a namespace
+ *   kept between messages (looplab/conversation.py); the lesson's cells run first when they changed
+ *   since that namespace was made, or when `fresh` (New conversation). `message` null: only make the
+ *   chat ready (the offer's suggestions)
+ * @typedef {{type: "chat", id: number, chat: ChatRequest, env: object}} Chat
+ *   a chat turn: its events and output come like a run's; answered like a run, with `chat` in the result
  */
 
 export const toWorker = {
@@ -44,6 +51,8 @@ export const toWorker = {
   run: (id, { cells, solution = false, carried = {} }, env) => ({ type: "run", id, cells, solution, env, carried }),
   /** @returns {Fork} */
   fork: (id, fork, env) => ({ type: "fork", id, fork, env }),
+  /** @returns {Chat} */
+  chat: (id, { cells, solution = false, message = null, fresh = false }, env) => ({ type: "chat", id, chat: { cells, solution, message, fresh }, env }),
 };
 
 // --- worker -> page ------------------------------------------------------------------------------
@@ -69,9 +78,13 @@ export const toWorker = {
  * @typedef {{answer: any, steps: number, stopped: string, tool_calls: number, detail?: string, run: number,
  *   first_difference: number | null, fork_of: {run: number, step: number}}} ForkOutcome  a fork's run:
  *   run_agent's result (looplab/loop.py), its run number, where it first differs, what it forks (bridge.py `fork`)
- * @typedef {{ok: boolean, error: string | null, checks: Check[], events?: [], fork?: ForkOutcome}} Result
+ * @typedef {{reply: string, kind: "answer" | "blocked" | "redacted" | "stopped" | "interrupted" | "error" | "ready", stopped: string,
+ *   run: number, fresh: boolean, offer: {name: string, suggestions: string[]}}} ChatTurn  a chat turn's end:
+ *   the reply, how it ended, its run number, whether the conversation started afresh (bridge.py `chat`)
+ * @typedef {{ok: boolean, error: string | null, checks: Check[], events?: [], fork?: ForkOutcome, chat?: ChatTurn | null}} Result
  *   a run's result (bridge.py `run`: looplab's LessonResult; its `events` is empty, each event was
- *   sent as it happened) or a fork's (with `fork`)
+ *   sent as it happened), a fork's (with `fork`) or a chat turn's (with `chat`; null when the chat
+ *   could not start, `error` says why)
  * @typedef {{type: "done", id: number, result: Result, interrupted: boolean, extras: {packages: string[], ms: number} | null}} Done
  *   the run ended; `interrupted` when Stop's KeyboardInterrupt ended it; `extras` when this run
  *   first loaded extra packages
@@ -111,6 +124,7 @@ export const TYPES = { toWorker: Object.keys(toWorker), toPage: Object.keys(toPa
  * outcome has `detail` too when run_agent gives one). */
 export const RESULT_KEYS = ["ok", "error", "checks"];
 export const RUN_KEYS = [...RESULT_KEYS, "events"];
+export const CHAT_KEYS = ["reply", "kind", "stopped", "run", "fresh", "offer"];
 export const FORK_KEYS = ["answer", "steps", "stopped", "tool_calls", "run", "first_difference", "fork_of"];
 
 /**

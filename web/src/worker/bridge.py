@@ -3,7 +3,8 @@
 Loaded by worker.js as module `looplab_bridge`. Events reach the page as they happen through
 `send_event`; stdout and stderr are Pyodide's streams, which the worker forwards. The runs of the
 last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
-them from a step: `fork`.
+them from a step: `fork`. The Chat tab's messages go to the lesson's agent in a namespace kept
+between them (looplab.conversation): `chat`.
 
 It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js:
 scripts/make_snapshot.mjs) and sets up one after a load or a restore (`start`).
@@ -17,7 +18,7 @@ import random
 import sys
 import time
 
-from looplab import lesson, lessonfile, mine, replay, trace
+from looplab import conversation, lesson, lessonfile, mine, replay, trace
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
 
@@ -33,6 +34,7 @@ _FILES: dict[str, bytes] = {}
 
 kept = replay.Keeper(limit=50)  # the runs of the last lesson run, and the forks made of them
 kept.start()
+talk = conversation.Conversation()  # the Chat tab's conversation: the lesson's namespace between messages
 
 
 def set_env(env_json: str) -> None:
@@ -66,8 +68,11 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     kept.clear()
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
              for c in json.loads(cells_json)]
-    result = lesson.run_cells(cells, solution=solution,
+    namespace = {"__name__": "__lesson__"}
+    result = lesson.run_cells(cells, solution=solution, namespace=namespace,
                               on_event=lambda event: send_event(json.dumps(event, default=str)))
+    if result.error is None and conversation.offered(namespace):  # the Chat tab talks here next, without a run of its own
+        talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
 
@@ -92,6 +97,31 @@ def fork(request_json: str, env_json: str, send_event) -> str:
     out = {**forked.result, "run": forked.run, "first_difference": forked.first_difference,
            "fork_of": {"run": of_run, "step": of_step}}
     return json.dumps({"ok": True, "error": None, "checks": [], "fork": trace.redact(out)}, default=str)
+
+
+def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fresh: bool, send_event) -> str:
+    """One Chat tab message (or, with no message, the chat made ready): the result as JSON text.
+
+    The lesson's code runs first when it changed since the conversation's namespace was made
+    (or `fresh`: New conversation). The turn's events reach the page like a run's; the result
+    carries `chat`: the reply, how the turn ended, its run, the offer (name, suggestions).
+    """
+    set_env(env_json)
+    cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
+    why, afresh = talk.prepare(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), fresh)
+    if why:
+        return json.dumps({"ok": False, "error": trace.redact_text(why), "checks": [], "chat": None})
+    if message is None:
+        turn = {"reply": "", "kind": "ready", "stopped": "", "run": 0, "fresh": afresh,
+                "offer": conversation.describe(talk.offer)}
+        return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn})
+    stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
+    try:
+        turn = talk.turn(message)
+    finally:
+        stop_listening()
+    turn.fresh = afresh
+    return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn.to_dict()}, default=str)
 
 
 def interruptible_sleep() -> None:

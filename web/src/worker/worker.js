@@ -164,8 +164,10 @@ async function loadExtras(id, cells, env) {
   return { packages: packages.map((p) => p.name), ms };
 }
 
-// A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
-async function run({ id, cells, solution, env: given, fork = null, carried = {} }) {
+// A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
+// or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
+async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
+  const cells = chat ? chat.cells : runCells;
   runId = id;
   // Python sees where the key is, never the key; only a live run's requests may carry it.
   const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
@@ -193,8 +195,10 @@ async function run({ id, cells, solution, env: given, fork = null, carried = {} 
   try {
     const text = fork
       ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
-      : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
-        bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
+      : chat
+        ? bridge.chat(JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
+        : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
+          bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
@@ -247,6 +251,7 @@ const receive = reader("toWorker", {
   },
   run,
   fork: run,
+  chat: run,
 });
 self.addEventListener("message", (event) => {
   if (event.isTrusted) receive(event.data);
