@@ -32,7 +32,7 @@ from . import __version__, course, lessonfolder, notebook, serve
 from . import lesson as lessons
 from . import talk, trace
 from .checks import MARKS
-from .models import model_mode
+from .modelmode import model_mode
 
 LESSONS_OPTION: str | None = None  # --lessons DIR, before the command
 
