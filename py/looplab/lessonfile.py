@@ -14,7 +14,8 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                solution, the CLI prints them with --hints; the last may hold the code
     # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
     # %% tags=["wrong"]        a wrong answer to the exercise above it, between its hints and its
-                               solution: never run with the lesson, never shown; see wrong.py
+                               solution (the whole cell, or the definitions it changes): never
+                               run with the lesson, never shown; see wrong.py
     # %% [markdown] tags=["predict"]
                                predict, then run: a question, its choices as a task list with the
                                right one ticked, then why (see `Prediction`):
