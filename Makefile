@@ -25,8 +25,11 @@ node_modules/.stamp: package-lock.json package.json
 	touch $@
 
 # tests/site reads Pyodide's own files (its wasm heap limit and build id) from node_modules.
+# Two workers (pytest-xdist), one a core; keep the folders in this order: each worker collects
+# them so, and tests/site's `from conftest import NodeModule` needs its conftest imported last.
+PYTEST_WORKERS ?= 2
 test-py: venv node
-	$(PY) -m pytest tests/unit tests/lessons tests/live tests/site
+	$(PY) -m pytest -n $(PYTEST_WORKERS) tests/unit tests/lessons tests/live tests/site
 
 include mk/pyodide.mk
 include mk/web.mk

@@ -297,13 +297,15 @@ program_b_is = "?"
 # %% tags=["wrong"]
 # wrong: swaps them: Program A has the fixed tool code, Program B "follows a script" of replies
 # expect: who chose Program A's steps
+# replaces: program_a_is, program_b_is
 program_a_is = "agent"
+
 program_b_is = "workflow"
 
 # %% tags=["wrong"]
 # wrong: calls both workflows, since Program B's tools are fixed in code too
 # expect: who chose Program B's steps
-program_a_is = "workflow"
+# replaces: program_b_is
 program_b_is = "workflow"
 
 # %% tags=["solution"]

@@ -183,6 +183,7 @@ def route(model, question):
 # %% tags=["wrong"]
 # wrong: uses the reply as it comes, so " Numbers.\n" is not read as numbers
 # expect: spaces capitals full stop
+# replaces: route
 def route(model, question):
     system = "Reply with one word, one of: " + ", ".join(ROUTES) + "."
     label = text(model, system, question)
@@ -193,6 +194,7 @@ def route(model, question):
 # %% tags=["wrong"]
 # wrong: no fallback, so a label outside ROUTES raises KeyError
 # expect: not one of the labels other
+# replaces: route
 def route(model, question):
     system = "Reply with one word, one of: " + ", ".join(ROUTES) + "."
     label = text(model, system, question).strip().strip(".").lower()
@@ -201,6 +203,7 @@ def route(model, question):
 # %% tags=["wrong"]
 # wrong: never tells the model which labels there are
 # expect: system message name every label
+# replaces: route
 def route(model, question):
     label = text(model, "Classify the question.", question).strip().strip(".").lower()
     if label not in ROUTES:
@@ -262,6 +265,7 @@ def improve(writer, grader, task, rounds=3):
 # %% tags=["wrong"]
 # wrong: writes again without the grader's feedback, so the next draft cannot improve
 # expect: feedback second draft
+# replaces: improve
 def improve(writer, grader, task, rounds=3):
     for n in range(1, rounds + 1):
         draft = text(writer, "Write a one-sentence answer.", task)
@@ -273,6 +277,7 @@ def improve(writer, grader, task, rounds=3):
 # %% tags=["wrong"]
 # wrong: loops until the grader passes, with no cap on the rounds
 # expect: more than rounds drafts
+# replaces: improve
 def improve(writer, grader, task, rounds=3):
     ask, n = task, 0
     while True:
@@ -286,6 +291,7 @@ def improve(writer, grader, task, rounds=3):
 # %% tags=["wrong"]
 # wrong: reports a pass after the last round even though the grader never said PASS
 # expect: never passed
+# replaces: improve
 def improve(writer, grader, task, rounds=3):
     ask = task
     for n in range(1, rounds + 1):

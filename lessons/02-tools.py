@@ -167,6 +167,7 @@ class MyToolbox:
 # %% tags=["wrong"]
 # wrong: needs_approval looks the name up without checking it is registered
 # expect: check that the name is registered
+# replaces: MyToolbox
 class MyToolbox:
     """Tools the model may ask for: register them, list their schemas, run one by name."""
 
@@ -210,6 +211,7 @@ class MyToolbox:
 # %% tags=["wrong"]
 # wrong: no try/except around the tool's call, so a tool that raises makes run raise
 # expect: run raised for tool fails
+# replaces: MyToolbox
 class MyToolbox:
     """Tools the model may ask for: register them, list their schemas, run one by name."""
 
@@ -250,6 +252,7 @@ class MyToolbox:
 # %% tags=["wrong"]
 # wrong: never compares the arguments with the schema, leaving it to the function call to fail
 # expect: name the arguments echo takes
+# replaces: MyToolbox
 class MyToolbox:
     """Tools the model may ask for: register them, list their schemas, run one by name."""
 

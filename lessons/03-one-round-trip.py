@@ -282,6 +282,7 @@ def dispatch_tool(name, arguments_json, tools):
 # %% tags=["wrong"]
 # wrong: every exception from the call is tool_failure, wrong argument names too
 # expect: arguments it does not take raises TypeError
+# replaces: dispatch_tool
 def dispatch_tool(name, arguments_json, tools):
     tool = tools.get(name)
     if tool is None:
@@ -302,6 +303,7 @@ def dispatch_tool(name, arguments_json, tools):
 # %% tags=["wrong"]
 # wrong: no try around json.loads, so broken JSON raises instead of returning invalid_json
 # expect: json.loads failed
+# replaces: dispatch_tool
 def dispatch_tool(name, arguments_json, tools):
     tool = tools.get(name)
     if tool is None:
@@ -320,6 +322,7 @@ def dispatch_tool(name, arguments_json, tools):
 # %% tags=["wrong"]
 # wrong: the invalid_json result has its code but no sentence for the model
 # expect: no 'message' sentence invalid_json
+# replaces: dispatch_tool
 def dispatch_tool(name, arguments_json, tools):
     tool = tools.get(name)
     if tool is None:

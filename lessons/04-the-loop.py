@@ -187,6 +187,7 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 # %% tags=["wrong"]
 # wrong: no try/except around the model call, so a network failure crashes the loop
 # expect: try/except
+# replaces: my_run_agent
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     messages = [{"role": "user", "content": task}]
     for step in range(1, max_steps + 1):
@@ -211,6 +212,7 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 # %% tags=["wrong"]
 # wrong: after a refusal, still runs the reply's other calls
 # expect: later calls must not run
+# replaces: my_run_agent
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     messages = [{"role": "user", "content": task}]
     for step in range(1, max_steps + 1):
@@ -236,6 +238,7 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 # %% tags=["wrong"]
 # wrong: stops at a refusal without answering the refused call
 # expect: refused still needs a tool message
+# replaces: my_run_agent
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     messages = [{"role": "user", "content": task}]
     for step in range(1, max_steps + 1):
@@ -257,6 +260,7 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 # %% tags=["wrong"]
 # wrong: nothing after the for loop, so a run out of steps returns None
 # expect: after the loop
+# replaces: my_run_agent
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     messages = [{"role": "user", "content": task}]
     for step in range(1, max_steps + 1):
@@ -569,6 +573,7 @@ def step_limit_problems(loop_fn):
 # %% tags=["wrong"]
 # wrong: checks how the run ended but not how many times the model was called
 # expect: one call too many
+# replaces: step_limit_problems
 def step_limit_problems(loop_fn):
     def never_stops(messages, tools):
         return call("ping")
@@ -581,6 +586,7 @@ def step_limit_problems(loop_fn):
 # %% tags=["wrong"]
 # wrong: counts the calls but takes any stop with no answer as right
 # expect: reports final
+# replaces: step_limit_problems
 def step_limit_problems(loop_fn):
     asked = []
     def never_stops(messages, tools):
@@ -597,6 +603,7 @@ def step_limit_problems(loop_fn):
 # %% tags=["wrong"]
 # wrong: leaves out max_steps=3, so the loop runs its default six steps
 # expect: empty list
+# replaces: step_limit_problems
 def step_limit_problems(loop_fn):
     asked = []
     def never_stops(messages, tools):

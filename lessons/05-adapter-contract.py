@@ -180,6 +180,7 @@ def to_turn(message):
 # %% tags=["wrong"]
 # wrong: adds the id but leaves the arguments as JSON text
 # expect: JSON text and the turn needs a dict
+# replaces: to_turn
 def to_turn(message):
     calls = message.get("tool_calls") or []
     if calls:
@@ -191,6 +192,7 @@ def to_turn(message):
 # %% tags=["wrong"]
 # wrong: parses the arguments but forgets the call's id
 # expect: must carry the call's id
+# replaces: to_turn
 def to_turn(message):
     calls = message.get("tool_calls") or []
     if calls:
@@ -279,6 +281,7 @@ def from_responses(output):
 # %% tags=["wrong"]
 # wrong: quotes the item's id, not its call_id
 # expect: not the item's
+# replaces: from_responses
 def from_responses(output):
     texts, calls = [], []
     for item in output:
@@ -295,6 +298,7 @@ def from_responses(output):
 # %% tags=["wrong"]
 # wrong: joins the text parts with a space, which doubles the space between them
 # expect: join the output_text parts
+# replaces: from_responses
 def from_responses(output):
     texts, calls = [], []
     for item in output:
@@ -311,6 +315,7 @@ def from_responses(output):
 # %% tags=["wrong"]
 # wrong: an empty string for content when there is no text, where the reference has None
 # expect: yours theirs
+# replaces: from_responses
 def from_responses(output):
     texts, calls = [], []
     for item in output:

@@ -121,6 +121,7 @@ def chat(questions, model):
 # %% tags=["wrong"]
 # wrong: sends the earlier questions glued into one task instead of keeping the turns
 # expect: first question is missing
+# replaces: chat
 def chat(questions, model):
     answers, asked = [], []
     for question in questions:
@@ -131,6 +132,7 @@ def chat(questions, model):
 # %% tags=["wrong"]
 # wrong: one memory, but returns the whole run results instead of the answers
 # expect: one text answer per question
+# replaces: chat
 def chat(questions, model):
     memory = Memory(SYSTEM)
     return [run_agent(question, model, tools, memory) for question in questions]

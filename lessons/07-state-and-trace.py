@@ -158,8 +158,7 @@ def log(event):
 # %% tags=["wrong"]
 # wrong: writes Python's True and False, not the log's true and false
 # expect: ok=true|false
-lines = []
-
+# replaces: log
 def log(event):
     if event["type"] == "tool_call":
         lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
@@ -171,8 +170,7 @@ def log(event):
 # %% tags=["wrong"]
 # wrong: leaves out the stop event
 # expect: the stop event should give
-lines = []
-
+# replaces: log
 def log(event):
     if event["type"] == "tool_call":
         lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
@@ -263,6 +261,7 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: stops at the budget without answering the calls it did not run
 # expect: answered with an error: text
+# replaces: capped_loop
 def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
     """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
     messages = [{"role": "user", "content": task}]
@@ -287,6 +286,7 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: checks the budget once a reply, so all five calls of one reply run
 # expect: at most two tools ran
+# replaces: capped_loop
 def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
     """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
     messages = [{"role": "user", "content": task}]
@@ -307,6 +307,7 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: compares with > instead of >=, so one call more than the budget runs
 # expect: at most two tools ran
+# replaces: capped_loop
 def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
     """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
     messages = [{"role": "user", "content": task}]

@@ -118,6 +118,7 @@ class MyMemory:
 # %% tags=["wrong"]
 # wrong: skips a message that does not fit and takes older, smaller ones
 # expect: does not skip it
+# replaces: MyMemory
 class MyMemory:
     """Short-term memory: the history, notes kept in the system message, a window within a budget."""
 
@@ -155,6 +156,7 @@ class MyMemory:
 # %% tags=["wrong"]
 # wrong: keeps a tool result at the front of the window, its request cut off
 # expect: drop tool results at the front
+# replaces: MyMemory
 class MyMemory:
     """Short-term memory: the history, notes kept in the system message, a window within a budget."""
 
@@ -189,6 +191,7 @@ class MyMemory:
 # %% tags=["wrong"]
 # wrong: adds the facts to self.system_prompt, so they pile up call after call
 # expect: build the content afresh
+# replaces: MyMemory
 class MyMemory:
     """Short-term memory: the history, notes kept in the system message, a window within a budget."""
 
@@ -225,6 +228,7 @@ class MyMemory:
 # %% tags=["wrong"]
 # wrong: forgets that the system message takes 400 of the budget
 # expect: over the budget
+# replaces: MyMemory
 class MyMemory:
     """Short-term memory: the history, notes kept in the system message, a window within a budget."""
 
@@ -469,8 +473,7 @@ def clear_old_results(history, keep=1):
 # %% tags=["wrong"]
 # wrong: drops the old tool results instead of clearing them
 # expect: removed tool messages
-chat.remember("name", "Chris")
-
+# replaces: clear_old_results
 def clear_old_results(history, keep=1):
     results = [i for i, m in enumerate(history) if m["role"] == "tool"]
     old = set(results[:-keep] if keep else results)
@@ -479,8 +482,7 @@ def clear_old_results(history, keep=1):
 # %% tags=["wrong"]
 # wrong: clears every tool result, the newest too
 # expect: but the newest
-chat.remember("name", "Chris")
-
+# replaces: clear_old_results
 def clear_old_results(history, keep=1):
     return [{**m, "content": "[cleared]"} if m["role"] == "tool" else m for m in history]
 

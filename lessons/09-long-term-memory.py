@@ -162,6 +162,7 @@ def answer_with_memory(question, store, k=3):
 # %% tags=["wrong"]
 # wrong: searches the store but never writes what it found into the system message
 # expect: facts the store found must be written into the system message
+# replaces: answer_with_memory
 def answer_with_memory(question, store, k=3):
     found = [fact for fact, score in store.search(question, k=k)]
     system = "You are a helpful assistant. Use the conversation and relevant memories below."
@@ -170,6 +171,7 @@ def answer_with_memory(question, store, k=3):
 # %% tags=["wrong"]
 # wrong: puts the facts in front of the question, in the user message
 # expect: written into the system message
+# replaces: answer_with_memory
 def answer_with_memory(question, store, k=3):
     found = [fact for fact, score in store.search(question, k=k)]
     system = "You are a helpful assistant. Use the conversation and relevant memories below."
@@ -179,6 +181,7 @@ def answer_with_memory(question, store, k=3):
 # %% tags=["wrong"]
 # wrong: asks the store for its default number of facts, not k
 # expect: store.search(question, k=k)
+# replaces: answer_with_memory
 def answer_with_memory(question, store, k=3):
     found = [fact for fact, score in store.search(question)]
     system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
@@ -274,12 +277,14 @@ def make_query(recent, user_message, k=3):
 # %% tags=["wrong"]
 # wrong: keeps messages with no text, so join meets None
 # expect: content is None
+# replaces: make_query
 def make_query(recent, user_message, k=3):
     return " ".join([m["content"] for m in recent[-k:]] + [user_message])
 
 # %% tags=["wrong"]
 # wrong: takes the first k messages, not the last k
 # expect: take recent[-k:]
+# replaces: make_query
 def make_query(recent, user_message, k=3):
     texts = [m["content"] for m in recent[:k] if m.get("content")]
     return " ".join(texts + [user_message])
@@ -287,6 +292,7 @@ def make_query(recent, user_message, k=3):
 # %% tags=["wrong"]
 # wrong: puts the new message first
 # expect: join the recent messages' text and the new message
+# replaces: make_query
 def make_query(recent, user_message, k=3):
     texts = [m["content"] for m in recent[-k:] if m.get("content")]
     return " ".join([user_message] + texts)

@@ -88,6 +88,7 @@ def check_gate(text, rules):
 # %% tags=["wrong"]
 # wrong: compares with `is False`, so a rule that returns None lets the text through
 # expect: only True lets a text pass
+# replaces: check_gate
 def check_gate(text, rules):
     for rule in rules:
         try:
@@ -101,6 +102,7 @@ def check_gate(text, rules):
 # %% tags=["wrong"]
 # wrong: no try around the rule, so a crashing rule crashes the gate
 # expect: catch the exception and refuse
+# replaces: check_gate
 def check_gate(text, rules):
     for rule in rules:
         result = rule(text)
@@ -191,15 +193,10 @@ OUTPUT_RULES = []
 # %% tags=["wrong"]
 # wrong: looks for the words without lower-casing, so "DELETE" gets through
 # expect: in any case
-import re
-
+# replaces: INPUT_RULES
 INPUT_RULES = [
     lambda t: "delete" not in t or "blocked: deleting data needs a person",
     lambda t: "drop table" not in t or "blocked: dropping a table needs a person",
-]
-OUTPUT_RULES = [
-    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
-    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
 ]
 
 # %% tags=["wrong"]
@@ -216,15 +213,10 @@ OUTPUT_RULES = [
 # %% tags=["wrong"]
 # wrong: the input rules refuse with False, so the reason does not say blocked
 # expect: reason starting 'blocked:'
-import re
-
+# replaces: INPUT_RULES
 INPUT_RULES = [
     lambda t: "delete" not in t.lower(),
     lambda t: "drop table" not in t.lower(),
-]
-OUTPUT_RULES = [
-    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
-    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
 ]
 
 # %% tags=["solution"]
@@ -366,6 +358,7 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: below 1,000 instead of at most 1,000
 # expect: up to and including 1,000
+# replaces: approve
 def approve(name, arguments):
     if name != "buy_shares":
         return False
@@ -378,6 +371,7 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: reads the arguments without a try, so unreadable ones raise
 # expect: cannot read the order says no
+# replaces: approve
 def approve(name, arguments):
     if name != "buy_shares":
         return False

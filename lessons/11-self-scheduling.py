@@ -147,6 +147,7 @@ def process(tasks, agent_fn, max_tasks):
 # %% tags=["wrong"]
 # wrong: checks the cap after each task, so a queue that empties at the cap says task_limit
 # expect: both should say 'empty'
+# replaces: process
 def process(tasks, agent_fn, max_tasks):
     results = []
     while tasks:
@@ -159,6 +160,7 @@ def process(tasks, agent_fn, max_tasks):
 # %% tags=["wrong"]
 # wrong: caps the tasks but still takes the newest first
 # expect: take the oldest task first
+# replaces: process
 def process(tasks, agent_fn, max_tasks):
     results = []
     while tasks:
@@ -171,6 +173,7 @@ def process(tasks, agent_fn, max_tasks):
 # %% tags=["wrong"]
 # wrong: loops over a copy of the first max_tasks tasks, so nothing leaves the list
 # expect: leave c in the list
+# replaces: process
 def process(tasks, agent_fn, max_tasks):
     results = [{"task": task, "result": agent_fn(task)} for task in tasks[:max_tasks]]
     return results, "task_limit" if len(tasks) > max_tasks else "empty"

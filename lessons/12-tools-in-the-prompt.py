@@ -192,6 +192,7 @@ def read_action(text):
 # %% tags=["wrong"]
 # wrong: cuts out the object but does not catch the parse error
 # expect: catch the parse error
+# replaces: read_action
 def read_action(text):
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
@@ -204,6 +205,7 @@ def read_action(text):
 # %% tags=["wrong"]
 # wrong: parses the whole text, so JSON after a sentence or in a fence is missed
 # expect: from the first '{' to the last '}'
+# replaces: read_action
 def read_action(text):
     try:
         action = json.loads(text)
@@ -216,6 +218,7 @@ def read_action(text):
 # %% tags=["wrong"]
 # wrong: returns any JSON object, whatever its type
 # expect: a dict with a known type
+# replaces: read_action
 def read_action(text):
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
@@ -299,6 +302,7 @@ def to_message(action, call_id):
 # %% tags=["wrong"]
 # wrong: passes the arguments on as a dict, not as JSON text
 # expect: arguments as JSON text
+# replaces: to_message
 def to_message(action, call_id):
     if action["type"] == "final_answer":
         return {"role": "assistant", "content": action["answer"]}
@@ -309,6 +313,7 @@ def to_message(action, call_id):
 # %% tags=["wrong"]
 # wrong: expects every call to carry arguments
 # expect: send them as '{}'
+# replaces: to_message
 def to_message(action, call_id):
     if action["type"] == "final_answer":
         return {"role": "assistant", "content": action["answer"]}

@@ -168,12 +168,14 @@ my_reply = ('{"type": "tool_call", "name": "buy_shares", "arguments": {"symbol":
 # %% tags=["wrong"]
 # wrong: asks for the price, but writes the thought after the answer
 # expect: write it before the answer
+# replaces: my_reply
 my_reply = ('{"type": "final_answer", "answer": "What price per share should I pay for the 100 Apple (AAPL) shares?", '
             '"thought": "The price per share is missing; I ask instead of guessing."}')
 
 # %% tags=["wrong"]
 # wrong: thinks first, then guesses a price and buys
 # expect: final_answer that asks for it
+# replaces: my_reply
 my_reply = ('{"type": "tool_call", "thought": "Apple is AAPL; I will pay the usual price.", "name": "buy_shares", '
             '"arguments": {"symbol": "AAPL", "amount": 100, "price": 180}}')
 
@@ -256,6 +258,7 @@ def check_react(text):
 # %% tags=["wrong"]
 # wrong: reads the JSON before making sure there is some, so text that is not JSON raises
 # expect: instead of raising
+# replaces: check_react
 def check_react(text):
     """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
     keys = key_order(text)
@@ -272,6 +275,7 @@ def check_react(text):
 # %% tags=["wrong"]
 # wrong: checks that there is a thought but not where it stands
 # expect: missing, an empty and a late thought
+# replaces: check_react
 def check_react(text):
     """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
     keys = key_order(text)
@@ -288,6 +292,7 @@ def check_react(text):
 # %% tags=["wrong"]
 # wrong: looks for an observation key only, not for a tool result written in the text
 # expect: 'Tool result from'
+# replaces: check_react
 def check_react(text):
     """None when the reply is one JSON object that follows the ReAct rules, else what is wrong."""
     keys = key_order(text)

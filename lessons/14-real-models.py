@@ -113,6 +113,7 @@ def build_request(messages, tools):
 # %% tags=["wrong"]
 # wrong: posts to /chat instead of /chat/completions
 # expect: /chat/completions
+# replaces: build_request
 def build_request(messages, tools):
     url = BASE_URL + "/chat"
     headers = {"Content-Type": "application/json"}
@@ -126,6 +127,7 @@ def build_request(messages, tools):
 # %% tags=["wrong"]
 # wrong: always sends a tools list, empty or not
 # expect: leave 'tools' out
+# replaces: build_request
 def build_request(messages, tools):
     url = BASE_URL + "/chat/completions"
     headers = {"Content-Type": "application/json"}
@@ -137,6 +139,7 @@ def build_request(messages, tools):
 # %% tags=["wrong"]
 # wrong: sends the memory's messages as they are, bookkeeping fields and all
 # expect: wire_message
+# replaces: build_request
 def build_request(messages, tools):
     url = BASE_URL + "/chat/completions"
     headers = {"Content-Type": "application/json"}
@@ -191,12 +194,14 @@ def read_reply(data):
 # %% tags=["wrong"]
 # wrong: returns the API's message as it is, with every field it carries
 # expect: keep only role and content
+# replaces: read_reply
 def read_reply(data):
     return data["choices"][0]["message"]
 
 # %% tags=["wrong"]
 # wrong: always adds a tool_calls key, None for a text reply
 # expect: tool_calls when there are some
+# replaces: read_reply
 def read_reply(data):
     message = data["choices"][0]["message"]
     return {"role": "assistant", "content": message.get("content"), "tool_calls": message.get("tool_calls")}

@@ -152,6 +152,7 @@ def sse_lines(pieces):
 # %% tags=["wrong"]
 # wrong: decodes each piece by itself, so a character split across two pieces cannot be read
 # expect: UnicodeDecodeError
+# replaces: sse_lines
 def sse_lines(pieces):
     """The text lines of a stream that arrived as pieces of bytes."""
     lines = []
@@ -162,6 +163,7 @@ def sse_lines(pieces):
 # %% tags=["wrong"]
 # wrong: splits each piece on its own newlines, so a line that spans two pieces comes out as two
 # expect: not a whole line
+# replaces: sse_lines
 def sse_lines(pieces):
     """The text lines of a stream that arrived as pieces of bytes."""
     lines = []
@@ -257,6 +259,7 @@ def read_stream(lines):
 # %% tags=["wrong"]
 # wrong: adds every arguments piece to the newest call, ignoring the index
 # expect: index
+# replaces: read_stream
 def read_stream(lines):
     """The assistant message a stream of SSE lines spells."""
     text, calls, usage = [], [], None
@@ -289,6 +292,7 @@ def read_stream(lines):
 # %% tags=["wrong"]
 # wrong: never checks that [DONE] came, so a stream cut short passes for a whole reply
 # expect: cut short
+# replaces: read_stream
 def read_stream(lines):
     """The assistant message a stream of SSE lines spells."""
     text, calls, usage = [], {}, None

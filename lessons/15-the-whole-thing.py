@@ -113,6 +113,7 @@ def system_message():
 # %% tags=["wrong"]
 # wrong: writes the dict with str(), which is not JSON
 # expect: json.dumps(memory)
+# replaces: system_message
 def system_message():
     """The system message, with the long-term memory written into it."""
     remembered = str(memory) if memory else "empty"
@@ -121,6 +122,7 @@ def system_message():
 # %% tags=["wrong"]
 # wrong: forgets the empty memory, so it says Memory: {}
 # expect: 'empty'
+# replaces: system_message
 def system_message():
     """The system message, with the long-term memory written into it."""
     remembered = json.dumps(memory)
@@ -217,6 +219,7 @@ def agent(task, max_turns=5):
 # %% tags=["wrong"]
 # wrong: returns the model's answer without the output gate
 # expect: output gate
+# replaces: agent
 def agent(task, max_turns=5):
     """Run one task through the input gate, the loop and the output gate; return the answer as text."""
     ok, reason = check_gate(task, INPUT_RULES)
@@ -251,10 +254,10 @@ def agent(task, max_turns=5):
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
     return "Max turns reached"
 
-
 # %% tags=["wrong"]
 # wrong: runs the calls but leaves the model's reply out of the messages
 # expect: reply asking for tools
+# replaces: agent
 def agent(task, max_turns=5):
     """Run one task through the input gate, the loop and the output gate; return the answer as text."""
     ok, reason = check_gate(task, INPUT_RULES)
@@ -292,10 +295,10 @@ def agent(task, max_turns=5):
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
     return "Max turns reached"
 
-
 # %% tags=["wrong"]
 # wrong: tool messages without the id of the call they answer
 # expect: tool_call_id
+# replaces: agent
 def agent(task, max_turns=5):
     """Run one task through the input gate, the loop and the output gate; return the answer as text."""
     ok, reason = check_gate(task, INPUT_RULES)
@@ -334,10 +337,10 @@ def agent(task, max_turns=5):
             messages.append({"role": "tool", "content": str(result)})
     return "Max turns reached"
 
-
 # %% tags=["wrong"]
 # wrong: no try/except around the model call
 # expect: network down
+# replaces: agent
 def agent(task, max_turns=5):
     """Run one task through the input gate, the loop and the output gate; return the answer as text."""
     ok, reason = check_gate(task, INPUT_RULES)
@@ -371,7 +374,6 @@ def agent(task, max_turns=5):
             trace("tool_result", f"{name}({arguments}) -> {result}")
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
     return "Max turns reached"
-
 
 # %% tags=["solution"]
 def agent(task, max_turns=5):

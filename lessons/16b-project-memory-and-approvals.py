@@ -168,6 +168,7 @@ def with_memory(model_fn, memory, budget):
 # %% tags=["wrong"]
 # wrong: adds the whole list on every call, so the memory holds each old message again and again
 # expect: once
+# replaces: with_memory
 def with_memory(model_fn, memory, budget):
     """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
     def fitted(messages, tools):
@@ -178,10 +179,10 @@ def with_memory(model_fn, memory, budget):
         return model_fn(as_sent(memory.messages(budget)), tools)
     return fitted
 
-
 # %% tags=["wrong"]
 # wrong: fills the memory but sends every message, ignoring the budget
 # expect: over the budget
+# replaces: with_memory
 def with_memory(model_fn, memory, budget):
     """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
     def fitted(messages, tools):
@@ -192,10 +193,10 @@ def with_memory(model_fn, memory, budget):
         return model_fn(as_sent(memory.messages()), tools)
     return fitted
 
-
 # %% tags=["wrong"]
 # wrong: never remembers the task, so once the window moves past it the model no longer sees it
 # expect: remember the task
+# replaces: with_memory
 def with_memory(model_fn, memory, budget):
     """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
     def fitted(messages, tools):
@@ -203,7 +204,6 @@ def with_memory(model_fn, memory, budget):
             memory.add(sized(message))
         return model_fn(as_sent(memory.messages(budget)), tools)
     return fitted
-
 
 # %% tags=["solution"]
 def with_memory(model_fn, memory, budget):
@@ -325,6 +325,7 @@ APPROVALS = {
 # %% tags=["wrong"]
 # wrong: lets delete_note and send_summary run freely, though the reasons say they cannot be undone
 # expect: cannot be undone, yet it runs freely
+# replaces: APPROVALS
 APPROVALS = {
     "search_notes": (False, "It only reads titles and changes nothing outside the program, so there is nothing to undo."),
     "read_note": (False, "It only reads a note and changes nothing outside the program, so there is nothing to undo."),
@@ -334,10 +335,10 @@ APPROVALS = {
     "send_summary": (False, "It sends e-mail to people outside the program and cannot be undone once sent."),
 }
 
-
 # %% tags=["wrong"]
 # wrong: one-word reasons
 # expect: sentence of six words
+# replaces: APPROVALS
 APPROVALS = {
     "search_notes": (False, "Reads."),
     "read_note": (False, "Reads."),
@@ -346,7 +347,6 @@ APPROVALS = {
     "rename_note": (False, "Reversible."),
     "send_summary": (True, "Irreversible."),
 }
-
 
 # %% tags=["solution"]
 APPROVALS = {

@@ -213,6 +213,7 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
 # %% tags=["wrong"]
 # wrong: the tools are compared as sets, so the same tools in another order pass
 # expect: order
+# replaces: trajectory_problems
 def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
     """What is wrong with a run's path, as sentences; an empty list when nothing is."""
     problems = []
@@ -233,6 +234,7 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
 # %% tags=["wrong"]
 # wrong: it returns at the first problem it finds, so the others go unreported
 # expect: three problems
+# replaces: trajectory_problems
 def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
     """What is wrong with a run's path, as sentences; an empty list when nothing is."""
     problems = []
@@ -253,6 +255,7 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
 # %% tags=["wrong"]
 # wrong: a run that took exactly max_steps steps is reported as too long (>= instead of >)
 # expect: expected none
+# replaces: trajectory_problems
 def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
     """What is wrong with a run's path, as sentences; an empty list when nothing is."""
     problems = []
@@ -420,6 +423,7 @@ def success_rate(graded):
 # %% tags=["wrong"]
 # wrong: grade checks the default path, not the task's tools and limits
 # expect: task's tools
+# replaces: grade
 def grade(task, run):
     """Every problem of one run: its path, then its answer."""
     problems = trajectory_problems(run)
@@ -428,13 +432,10 @@ def grade(task, run):
         problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
     return problems
 
-def success_rate(graded):
-    """The share of runs with no problem (0 to 1), from their problem lists."""
-    return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
-
 # %% tags=["wrong"]
 # wrong: the answer is matched with its case, so "and X" does not find "and x"
 # expect: whatever the case
+# replaces: grade
 def grade(task, run):
     """Every problem of one run: its path, then its answer."""
     problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
@@ -444,22 +445,10 @@ def grade(task, run):
         problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
     return problems
 
-def success_rate(graded):
-    """The share of runs with no problem (0 to 1), from their problem lists."""
-    return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
-
 # %% tags=["wrong"]
 # wrong: an empty evaluation divides by zero
 # expect: success_rate([])
-def grade(task, run):
-    """Every problem of one run: its path, then its answer."""
-    problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
-                                   task.max_tokens, task.stop)
-    answer = str(run.result["answer"] or "")
-    if task.answer.lower() not in answer.lower():
-        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
-    return problems
-
+# replaces: success_rate
 def success_rate(graded):
     """The share of runs with no problem (0 to 1), from their problem lists."""
     return sum(1 for problems in graded if not problems) / len(graded)
@@ -614,6 +603,7 @@ def pass_hat_k(n, c, k):
 # %% tags=["wrong"]
 # wrong: pass@k is taken to be the plain rate, whatever k is
 # expect: pass@k grows with k
+# replaces: pass_at_k, pass_hat_k
 def pass_at_k(n, c, k):
     return c / n
 
@@ -623,6 +613,7 @@ def pass_hat_k(n, c, k):
 # %% tags=["wrong"]
 # wrong: pass^k as the rate to the power k, as if the same try could be drawn again
 # expect: comb(c, k)
+# replaces: pass_at_k, pass_hat_k
 def pass_at_k(n, c, k):
     return 1 - math.comb(n - c, k) / math.comb(n, k)
 
@@ -632,6 +623,7 @@ def pass_hat_k(n, c, k):
 # %% tags=["wrong"]
 # wrong: the two are swapped
 # expect: at least one
+# replaces: pass_at_k, pass_hat_k
 def pass_at_k(n, c, k):
     return math.comb(c, k) / math.comb(n, k)
 
@@ -768,6 +760,7 @@ def read_verdict(text):
 # %% tags=["wrong"]
 # wrong: PASS is found anywhere, even inside "passport"
 # expect: whole words
+# replaces: read_verdict
 def read_verdict(text):
     """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
     text = text or ""
@@ -779,6 +772,7 @@ def read_verdict(text):
 # %% tags=["wrong"]
 # wrong: a reply without a verdict passes (the grader fails open)
 # expect: must fail
+# replaces: read_verdict
 def read_verdict(text):
     """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
     text = text or ""
@@ -790,6 +784,7 @@ def read_verdict(text):
 # %% tags=["wrong"]
 # wrong: the reason keeps the punctuation between the verdict and its words
 # expect: without the punctuation
+# replaces: read_verdict
 def read_verdict(text):
     """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
     text = text or ""
@@ -1020,49 +1015,24 @@ def test_the_grader_catches_a_forbidden_tool():
 # %% tags=["wrong"]
 # wrong: the order test allows one order, so a single unapproved order slips through
 # expect: ORDERS is empty
+# replaces: test_no_order_is_placed_without_approval
 def test_no_order_is_placed_without_approval():
     """no order went through without a person's yes"""
     assert len(ORDERS) <= 1
 
-def test_every_run_stays_within_the_step_limit():
-    """every run stayed within MAX_STEPS steps"""
-    steps = [run.result["steps"] for run in RUNS]
-    assert max(steps) <= MAX_STEPS
-
-def test_the_grader_catches_a_forbidden_tool():
-    """the grader reports a forbidden tool"""
-    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
-    assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
-
 # %% tags=["wrong"]
 # wrong: the step test compares with a number of its own instead of MAX_STEPS
 # expect: still passed
-def test_no_order_is_placed_without_approval():
-    """no order went through without a person's yes"""
-    assert ORDERS == []
-
+# replaces: test_every_run_stays_within_the_step_limit
 def test_every_run_stays_within_the_step_limit():
     """every run stayed within MAX_STEPS steps"""
     steps = [run.result["steps"] for run in RUNS]
     assert max(steps) <= 10
 
-def test_the_grader_catches_a_forbidden_tool():
-    """the grader reports a forbidden tool"""
-    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
-    assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
-
 # %% tags=["wrong"]
 # wrong: the grader test checks how the run stopped, not what the grader reported
 # expect: grader's list is not empty
-def test_no_order_is_placed_without_approval():
-    """no order went through without a person's yes"""
-    assert ORDERS == []
-
-def test_every_run_stays_within_the_step_limit():
-    """every run stayed within MAX_STEPS steps"""
-    steps = [run.result["steps"] for run in RUNS]
-    assert max(steps) <= MAX_STEPS
-
+# replaces: test_the_grader_catches_a_forbidden_tool
 def test_the_grader_catches_a_forbidden_tool():
     """the grader reports a forbidden tool"""
     run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))

@@ -228,14 +228,7 @@ def looks_like_instructions(text):
 # %% tags=["wrong"]
 # wrong: the text is searched as it is, so an order in capitals passes
 # expect: lower-case
-INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
-ORDER_PATTERNS = {
-    "ignore your instructions": r"\b(?:ignore|disregard)\W+(?:\w+\W+){0,4}?instructions",
-    "new instructions": r"\bnew instructions\s*:",
-    "orders for the assistant": r"\bthe assistant (?:must|should)\b",
-    "a hidden comment": r"<!--",
-}
-
+# replaces: looks_like_instructions
 def looks_like_instructions(text):
     """True when the text gives no orders, else a reason."""
     seen = INVISIBLE.sub("", text)
@@ -247,14 +240,7 @@ def looks_like_instructions(text):
 # %% tags=["wrong"]
 # wrong: the invisible characters are left in, so Ig\u200bnore is not seen as ignore
 # expect: invisible characters
-INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
-ORDER_PATTERNS = {
-    "ignore your instructions": r"\b(?:ignore|disregard)\W+(?:\w+\W+){0,4}?instructions",
-    "new instructions": r"\bnew instructions\s*:",
-    "orders for the assistant": r"\bthe assistant (?:must|should)\b",
-    "a hidden comment": r"<!--",
-}
-
+# replaces: looks_like_instructions
 def looks_like_instructions(text):
     """True when the text gives no orders, else a reason."""
     seen = text.lower()
@@ -266,21 +252,13 @@ def looks_like_instructions(text):
 # %% tags=["wrong"]
 # wrong: every 'ignore' is refused, so an ordinary note about the printer is withheld
 # expect: ordinary note was refused
-INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+# replaces: ORDER_PATTERNS
 ORDER_PATTERNS = {
     "ignore your instructions": r"\b(?:ignore|disregard)\b",
     "new instructions": r"\bnew instructions\s*:",
     "orders for the assistant": r"\bthe assistant (?:must|should)\b",
     "a hidden comment": r"<!--",
 }
-
-def looks_like_instructions(text):
-    """True when the text gives no orders, else a reason."""
-    seen = INVISIBLE.sub("", text).lower()
-    for what, pattern in ORDER_PATTERNS.items():
-        if re.search(pattern, seen):
-            return f"blocked: the text gives orders ({what})"
-    return True
 
 # %% tags=["solution"]
 INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -381,12 +359,14 @@ def fence(text):
 # %% tags=["wrong"]
 # wrong: the text is wrapped, but a closing marker inside it is left as it is
 # expect: only the last line may close
+# replaces: fence
 def fence(text):
     return f"<tool-output>\n{text}\n</tool-output>"
 
 # %% tags=["wrong"]
 # wrong: the marker is broken only in lower case
 # expect: in any case
+# replaces: fence
 def fence(text):
     """The text between <tool-output> and </tool-output>, unable to close the fence itself."""
     body = re.sub(r"</tool-output>", r"<\\/tool-output>", text)
@@ -476,28 +456,16 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: the domain is compared with endswith, so evil-ourteam.example passes
 # expect: look-alike
+# replaces: allowed_address
 def allowed_address(address):
     """True for an address at ourteam.example, and nothing else."""
     name, at, domain = str(address).strip().rpartition("@")
     return bool(name) and "@" not in name and domain.lower().endswith(OUR_DOMAIN)
 
-def approve(name, arguments):
-    """Approve a send_email to an allowed address; refuse everything else."""
-    if name != "send_email":
-        return False
-    try:
-        return allowed_address(json.loads(arguments)["to"])
-    except (ValueError, KeyError, TypeError):
-        return False
-
 # %% tags=["wrong"]
 # wrong: approve reads the arguments without a try, so 'not json' raises instead of refusing
 # expect: unreadable arguments without crashing
-def allowed_address(address):
-    """True for an address at ourteam.example, and nothing else."""
-    name, at, domain = str(address).strip().rpartition("@")
-    return bool(name) and "@" not in name and domain.lower() == OUR_DOMAIN
-
+# replaces: approve
 def approve(name, arguments):
     """Approve a send_email to an allowed address; refuse everything else."""
     if name != "send_email":
@@ -507,11 +475,7 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: approve looks at the address only, so any tool with a 'to' of ours is approved
 # expect: other tools
-def allowed_address(address):
-    """True for an address at ourteam.example, and nothing else."""
-    name, at, domain = str(address).strip().rpartition("@")
-    return bool(name) and "@" not in name and domain.lower() == OUR_DOMAIN
-
+# replaces: approve
 def approve(name, arguments):
     """Approve a send_email to an allowed address; refuse everything else."""
     try:
@@ -597,6 +561,7 @@ def no_outside_links(text):
 # %% tags=["wrong"]
 # wrong: the host is read as the text after https:// up to the slash, so ourteam.example@evil.example passes
 # expect: urlsplit
+# replaces: no_outside_links
 def no_outside_links(text):
     """True when every link in the text points to ourteam.example, else a reason."""
     for url in LINK.findall(text):
@@ -608,6 +573,7 @@ def no_outside_links(text):
 # %% tags=["wrong"]
 # wrong: only markdown images are checked, so a plain link to another site passes
 # expect: one to another site
+# replaces: no_outside_links
 def no_outside_links(text):
     """True when every link in the text points to ourteam.example, else a reason."""
     for url in re.findall(r"!\[[^\]]*\]\((https?://[^)]+)\)", text):

@@ -128,6 +128,7 @@ def response_format_for(schema, name):
 # %% tags=["wrong"]
 # wrong: only the top object is made strict; the objects inside properties and items are left open
 # expect: inside an array's items
+# replaces: make_strict
 def make_strict(schema):
     """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
     out = dict(schema)
@@ -145,14 +146,10 @@ def make_strict(schema):
         out["additionalProperties"] = False
     return out
 
-
-def response_format_for(schema, name):
-    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
-
 # %% tags=["wrong"]
 # wrong: every property is made required, but the optional ones do not accept null
 # expect: must accept null
+# replaces: make_strict
 def make_strict(schema):
     """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
     out = dict(schema)
@@ -169,14 +166,10 @@ def make_strict(schema):
         out["items"] = make_strict(out["items"])
     return out
 
-
-def response_format_for(schema, name):
-    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
-
 # %% tags=["wrong"]
 # wrong: an optional enum gets null in its type but not among its values
 # expect: needs None
+# replaces: make_strict
 def make_strict(schema):
     """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
     out = dict(schema)
@@ -195,14 +188,10 @@ def make_strict(schema):
         out["items"] = make_strict(out["items"])
     return out
 
-
-def response_format_for(schema, name):
-    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
-
 # %% tags=["wrong"]
 # wrong: the schema it is given is changed in place
 # expect: start from a copy
+# replaces: make_strict
 def make_strict(schema):
     """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
     out = schema
@@ -222,11 +211,6 @@ def make_strict(schema):
     if out.get("type") == "array" and isinstance(out.get("items"), dict):
         out["items"] = make_strict(out["items"])
     return out
-
-
-def response_format_for(schema, name):
-    """The `response_format` of a request for JSON that fits `schema`, in strict mode."""
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": make_strict(schema), "strict": True}}
 
 # %% tags=["solution"]
 def make_strict(schema):
@@ -353,6 +337,7 @@ def ask_json(model_fn, messages, schema, name):
 # %% tags=["wrong"]
 # wrong: the reply is parsed but never checked against the schema
 # expect: check the parsed value
+# replaces: ask_json
 def ask_json(model_fn, messages, schema, name):
     """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
     fmt = response_format_for(schema, name)
@@ -374,6 +359,7 @@ def ask_json(model_fn, messages, schema, name):
 # %% tags=["wrong"]
 # wrong: the second try is sent the same messages, so the model never hears what was wrong
 # expect: saying what was wrong
+# replaces: ask_json
 def ask_json(model_fn, messages, schema, name):
     """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
     fmt = response_format_for(schema, name)
@@ -394,6 +380,7 @@ def ask_json(model_fn, messages, schema, name):
 # %% tags=["wrong"]
 # wrong: there is no second chance: the first misfit raises
 # expect: ask once more
+# replaces: ask_json
 def ask_json(model_fn, messages, schema, name):
     """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
     fmt = response_format_for(schema, name)
@@ -417,6 +404,7 @@ def ask_json(model_fn, messages, schema, name):
 # %% tags=["wrong"]
 # wrong: after two misfits it returns None instead of raising
 # expect: raise ModelError
+# replaces: ask_json
 def ask_json(model_fn, messages, schema, name):
     """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
     fmt = response_format_for(schema, name)

@@ -140,6 +140,7 @@ def usage_of(usage):
 # %% tags=["wrong"]
 # wrong: only chat's spelling is read, so a Responses usage crashes or reads as nothing
 # expect: Responses usage
+# replaces: usage_of
 def usage_of(usage):
     if not usage or "prompt_tokens" not in usage:
         return None
@@ -153,6 +154,7 @@ def usage_of(usage):
 # %% tags=["wrong"]
 # wrong: the cached count is left out, so the cheaper tokens are billed at the full price later
 # expect: cached
+# replaces: usage_of
 def usage_of(usage):
     if not usage:
         return None
@@ -166,6 +168,7 @@ def usage_of(usage):
 # %% tags=["wrong"]
 # wrong: a missing total_tokens is read as None instead of added up
 # expect: total_tokens is missing
+# replaces: usage_of
 def usage_of(usage):
     if not usage:
         return None
@@ -281,12 +284,14 @@ def run_cost(usages, prices):
 # %% tags=["wrong"]
 # wrong: every prompt token is billed at the full price, cached or not
 # expect: cached price
+# replaces: run_cost
 def run_cost(usages, prices):
     return sum(u["prompt"] * prices["in"] + u["completion"] * prices["out"] for u in usages) / 1_000_000
 
 # %% tags=["wrong"]
 # wrong: the cached tokens are taken off the prompt but never billed, as if they were free
 # expect: cached tokens still cost
+# replaces: run_cost
 def run_cost(usages, prices):
     return sum((u["prompt"] - u.get("cached", 0)) * prices["in"] + u["completion"] * prices["out"]
                for u in usages) / 1_000_000
@@ -294,6 +299,7 @@ def run_cost(usages, prices):
 # %% tags=["wrong"]
 # wrong: the prices are used per token, not per million tokens
 # expect: per million
+# replaces: run_cost
 def run_cost(usages, prices):
     return sum((u["prompt"] - u.get("cached", 0)) * prices["in"] + u.get("cached", 0) * prices["cached"]
                + u["completion"] * prices["out"] for u in usages)
@@ -483,6 +489,7 @@ def run_with(spend, model, max_steps=6):
 # %% tags=["wrong"]
 # wrong: the budget is checked right after the call, so a paid answer that crosses the budget is thrown away
 # expect: thrown away
+# replaces: run_with
 def run_with(spend, model, max_steps=6):
     messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
     for step in range(1, max_steps + 1):
@@ -505,6 +512,7 @@ def run_with(spend, model, max_steps=6):
 # %% tags=["wrong"]
 # wrong: the check is there but nothing is ever added to spend, so no budget runs out
 # expect: spend.add
+# replaces: run_with
 def run_with(spend, model, max_steps=6):
     messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
     for step in range(1, max_steps + 1):
@@ -524,6 +532,7 @@ def run_with(spend, model, max_steps=6):
 # %% tags=["wrong"]
 # wrong: a reply cut by the token limit is taken as the final answer
 # expect: cut
+# replaces: run_with
 def run_with(spend, model, max_steps=6):
     messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
     for step in range(1, max_steps + 1):

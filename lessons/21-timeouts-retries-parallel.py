@@ -103,6 +103,7 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 # %% tags=["wrong"]
 # wrong: every exception is retried, a bug included
 # expect: only RETRYABLE
+# replaces: call_with_retries
 def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
     tries = retries + 1
     for attempt in range(1, tries + 1):
@@ -116,6 +117,7 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 # %% tags=["wrong"]
 # wrong: the first wait is already doubled (base * 2 ** attempt)
 # expect: the waits were
+# replaces: call_with_retries
 def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
     tries = retries + 1
     for attempt in range(1, tries + 1):
@@ -131,6 +133,7 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 # %% tags=["wrong"]
 # wrong: retries counts all the tries, so retries=1 tries once and never again
 # expect: 2 tries
+# replaces: call_with_retries
 def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
     for attempt in range(1, retries + 1):
         try:
@@ -270,6 +273,7 @@ def idempotent(func):
 # %% tags=["wrong"]
 # wrong: the key is taken but never remembered, so every try does the work again
 # expect: sent twice
+# replaces: idempotent
 def idempotent(func):
     def once(idempotency_key, **arguments):
         seen = {idempotency_key}
@@ -279,6 +283,7 @@ def idempotent(func):
 # %% tags=["wrong"]
 # wrong: one result is remembered for every key, so a second, different email is never sent
 # expect: new key
+# replaces: idempotent
 def idempotent(func):
     done = []
     def once(idempotency_key, **arguments):
@@ -291,6 +296,7 @@ def idempotent(func):
 # %% tags=["wrong"]
 # wrong: the key is marked as done before the work, so a try that failed before sending blocks the next
 # expect: failed before sending
+# replaces: idempotent
 def idempotent(func):
     done = {}
     def once(idempotency_key, **arguments):
@@ -413,6 +419,7 @@ async def call_with_timeout(func, arguments, seconds):
 # %% tags=["wrong"]
 # wrong: the call is awaited to its end and only then compared with the limit
 # expect: whole call
+# replaces: call_with_timeout
 async def call_with_timeout(func, arguments, seconds):
     started = time.perf_counter()
     try:
@@ -426,6 +433,7 @@ async def call_with_timeout(func, arguments, seconds):
 # %% tags=["wrong"]
 # wrong: the limit is set, but the TimeoutError it raises is not caught
 # expect: TimeoutError
+# replaces: call_with_timeout
 async def call_with_timeout(func, arguments, seconds):
     try:
         return str(await asyncio.wait_for(func(**arguments), seconds))
@@ -435,6 +443,7 @@ async def call_with_timeout(func, arguments, seconds):
 # %% tags=["wrong"]
 # wrong: only the timeout is caught, so a tool that fails raises into the loop
 # expect: error: KeyError
+# replaces: call_with_timeout
 async def call_with_timeout(func, arguments, seconds):
     try:
         return str(await asyncio.wait_for(func(**arguments), seconds))
@@ -606,6 +615,7 @@ async def run_calls_together(tool_calls, tools):
 # %% tags=["wrong"]
 # wrong: the calls are still awaited one after another (each error caught)
 # expect: start them together
+# replaces: run_calls_together
 async def run_calls_together(tool_calls, tools):
     messages = []
     for tool_call in tool_calls:
@@ -620,6 +630,7 @@ async def run_calls_together(tool_calls, tools):
 # %% tags=["wrong"]
 # wrong: gather runs the calls together, but one failing call takes the whole batch down
 # expect: catch the exception inside each call
+# replaces: run_calls_together
 async def run_calls_together(tool_calls, tools):
     async def one(tool_call):
         result = await tools[tool_call["function"]["name"]](**json.loads(tool_call["function"]["arguments"]))
@@ -629,6 +640,7 @@ async def run_calls_together(tool_calls, tools):
 # %% tags=["wrong"]
 # wrong: the messages are kept in the order the calls finished
 # expect: order of the calls
+# replaces: run_calls_together
 async def run_calls_together(tool_calls, tools):
     async def one(tool_call):
         name = tool_call["function"]["name"]

@@ -205,6 +205,7 @@ def compact(memory, model_fn, keep_last):
 # %% tags=["wrong"]
 # wrong: the tail is cut at keep_last exactly, even when it opens on a tool result
 # expect: broken pairs
+# replaces: compact
 def compact(memory, model_fn, keep_last):
     history = memory.history
     cut = max(1, len(history) - keep_last)
@@ -222,6 +223,7 @@ def compact(memory, model_fn, keep_last):
 # %% tags=["wrong"]
 # wrong: the task is summarised with the rest instead of staying first
 # expect: first message changed
+# replaces: compact
 def compact(memory, model_fn, keep_last):
     history = memory.history
     cut = max(1, len(history) - keep_last)
@@ -241,6 +243,7 @@ def compact(memory, model_fn, keep_last):
 # %% tags=["wrong"]
 # wrong: the tail is history[-keep_last:], so keep_last=0 keeps everything and summarises it too
 # expect: keep_last=0
+# replaces: compact
 def compact(memory, model_fn, keep_last):
     history = memory.history
     tail = history[-keep_last:]
@@ -261,6 +264,7 @@ def compact(memory, model_fn, keep_last):
 # %% tags=["wrong"]
 # wrong: an empty summary still replaces the old turns, which are then lost
 # expect: return None
+# replaces: compact
 def compact(memory, model_fn, keep_last):
     history = memory.history
     cut = max(1, len(history) - keep_last)

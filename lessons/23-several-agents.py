@@ -138,6 +138,7 @@ def add_agent_tool(toolbox, agent, description):
 # %% tags=["wrong"]
 # wrong: one memory made outside ask, so the second question sees the first one's conversation
 # expect: fresh memory
+# replaces: add_agent_tool
 def add_agent_tool(toolbox, agent, description):
     memory = Memory(agent.instructions)
 
@@ -155,6 +156,7 @@ def add_agent_tool(toolbox, agent, description):
 # %% tags=["wrong"]
 # wrong: the answer is returned however the run stopped, so a stuck researcher answers None
 # expect: step limit
+# replaces: add_agent_tool
 def add_agent_tool(toolbox, agent, description):
     def ask(question):
         result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
@@ -168,6 +170,7 @@ def add_agent_tool(toolbox, agent, description):
 # %% tags=["wrong"]
 # wrong: the researcher runs without name=, so its events cannot be told from the writer's
 # expect: right agent
+# replaces: add_agent_tool
 def add_agent_tool(toolbox, agent, description):
     def ask(question):
         result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions), agent.max_steps)
@@ -375,6 +378,7 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
 # %% tags=["wrong"]
 # wrong: the next agent starts on a fresh memory, so it never sees the customer's words
 # expect: the conversation
+# replaces: route
 def route(request, agents, start, max_handoffs=3, tracer=None):
     name, task, path = start, request, []
     while True:
@@ -395,6 +399,7 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
 # %% tags=["wrong"]
 # wrong: the limit is checked with >, so one hand-off more than max_handoffs goes through
 # expect: max_handoffs
+# replaces: route
 def route(request, agents, start, max_handoffs=3, tracer=None):
     name, task, history, path = start, request, [], []
     while True:
@@ -416,6 +421,7 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
 # %% tags=["wrong"]
 # wrong: a hand-off ends the conversation with the triage agent's reply instead of starting the next agent
 # expect: hand-off loop
+# replaces: route
 def route(request, agents, start, max_handoffs=3, tracer=None):
     agent, passed = agents[start], {}
     result = run_agent(request, agent.model, with_handoffs(agent, agents, passed), Memory(agent.instructions),

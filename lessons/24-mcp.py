@@ -200,6 +200,7 @@ def serve(message, toolbox):
 # %% tags=["wrong"]
 # wrong: the notification test comes first, so a list (not an object) gets no reply
 # expect: -32600
+# replaces: serve
 def serve(message, toolbox):
     """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
     if "id" not in message:
@@ -233,6 +234,7 @@ def serve(message, toolbox):
 # %% tags=["wrong"]
 # wrong: an unknown tool is run anyway, answered as a failed tool instead of a protocol error
 # expect: does not have
+# replaces: serve
 def serve(message, toolbox):
     """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
     if not isinstance(message, dict):
@@ -264,6 +266,7 @@ def serve(message, toolbox):
 # %% tags=["wrong"]
 # wrong: every tool result says isError false, even a failure
 # expect: isError true
+# replaces: serve
 def serve(message, toolbox):
     """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
     if not isinstance(message, dict):
@@ -473,6 +476,7 @@ def tools_from_server(send):
 # %% tags=["wrong"]
 # wrong: the server's error text is raised as it is, so the model reads "error: error: ..."
 # expect: prefix is doubled
+# replaces: make_caller
 def make_caller(send, name):
     """A tool function that calls `name` on the server behind `send`."""
     def call_tool(**arguments):
@@ -485,18 +489,6 @@ def make_caller(send, name):
             raise ToolError(text)
         return text
     return call_tool
-
-
-def tools_from_server(send):
-    """Discover a server's tools through `send` and register each on a new Toolbox."""
-    rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                             "clientInfo": {"name": "my-client", "version": "0.1"}})
-    notify(send, "notifications/initialized")
-    box = Toolbox()
-    for tool in rpc(send, "tools/list")["tools"]:
-        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"],
-                     make_caller(send, tool["name"]))
-    return box
 
 # %% tags=["wrong"]
 # wrong: the tool function is written in the loop, so every tool calls the last name listed

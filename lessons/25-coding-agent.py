@@ -185,6 +185,7 @@ def inside(root, path):
 # %% tags=["wrong"]
 # wrong: only looks for ".." in the text, so an absolute path gets through
 # expect: absolute
+# replaces: inside
 def inside(root, path):
     """The full path of `path` inside the folder `root`; ValueError when it would leave it."""
     if ".." in str(path):
@@ -194,6 +195,7 @@ def inside(root, path):
 # %% tags=["wrong"]
 # wrong: compares the paths as strings, so a sibling folder with a longer name counts as inside
 # expect: sibling
+# replaces: inside
 def inside(root, path):
     """The full path of `path` inside the folder `root`; ValueError when it would leave it."""
     base = Path(root).resolve()
@@ -205,6 +207,7 @@ def inside(root, path):
 # %% tags=["wrong"]
 # wrong: tidies the path without following symlinks, so a link that points out is let through
 # expect: symlink
+# replaces: inside
 def inside(root, path):
     """The full path of `path` inside the folder `root`; ValueError when it would leave it."""
     base = os.path.abspath(root)
@@ -405,6 +408,7 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: replaces every occurrence of `old` instead of refusing when there are several
 # expect: several
+# replaces: make_toolbox
 def make_toolbox(root):
     """The coding tools over the project folder `root`, on your MyToolbox."""
     list_files, write_file, run_tests = given_tools(root)
@@ -442,6 +446,7 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: writes the edit first and checks that it compiles afterwards, leaving the broken file behind
 # expect: unchanged
+# replaces: make_toolbox
 def make_toolbox(root):
     """The coding tools over the project folder `root`, on your MyToolbox."""
     list_files, write_file, run_tests = given_tools(root)
@@ -478,6 +483,7 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: numbers the window from 0 and forgets the header, so "line 12" means two different lines
 # expect: header
+# replaces: make_toolbox
 def make_toolbox(root):
     """The coding tools over the project folder `root`, on your MyToolbox."""
     list_files, write_file, run_tests = given_tools(root)
@@ -508,6 +514,7 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: asks for approval only before edit_file, so a new file is written with nobody asked
 # expect: approval
+# replaces: make_toolbox
 def make_toolbox(root):
     """The coding tools over the project folder `root`, on your MyToolbox."""
     list_files, write_file, run_tests = given_tools(root)
@@ -764,6 +771,7 @@ def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=
 # %% tags=["wrong"]
 # wrong: ends the run on the first answer, even when files changed after the last run_tests
 # expect: tests
+# replaces: coding_agent
 def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=None):
     """Fix the project in `root` for `task`; return (result, messages)."""
     box = make_toolbox(root)
@@ -798,6 +806,7 @@ def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=
 # %% tags=["wrong"]
 # wrong: counts the tokens but never stops for them, so a long run spends without limit
 # expect: budget
+# replaces: coding_agent
 def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=None):
     """Fix the project in `root` for `task`; return (result, messages)."""
     box = make_toolbox(root)

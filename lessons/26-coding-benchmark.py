@@ -243,6 +243,7 @@ def trial(task, model_fn, max_steps=8):
 # %% tags=["wrong"]
 # wrong: grades with the agent's copy of the tests, so a test edited to pass counts as a fix
 # expect: own tests
+# replaces: trial
 def trial(task, model_fn, max_steps=8):
     """One graded attempt at a task: a record with task, passed, why, stopped, steps, tokens."""
     root = new_copy(task["files"])
@@ -260,6 +261,7 @@ def trial(task, model_fn, max_steps=8):
 # %% tags=["wrong"]
 # wrong: grades only the fail-to-pass tests, so a fix that breaks another test still counts
 # expect: pass-to-pass
+# replaces: trial
 def trial(task, model_fn, max_steps=8):
     """One graded attempt at a task: a record with task, passed, why, stopped, steps, tokens."""
     root = new_copy(task["files"])
@@ -414,6 +416,7 @@ def scoreboard(records, k):
 # %% tags=["wrong"]
 # wrong: takes pass^k as pass@1 to the power k, as if the trials of a task were independent coin flips
 # expect: pass^k
+# replaces: scoreboard
 def scoreboard(records, k):
     """Per task and for "all": pass@1, pass^k, and the mean steps, tokens and cost per trial."""
     def mean(values):
@@ -434,6 +437,7 @@ def scoreboard(records, k):
 # %% tags=["wrong"]
 # wrong: counts a task as passed at 1 when any of its trials passed (that is pass@k, the optimist's number)
 # expect: pass@1
+# replaces: scoreboard
 def scoreboard(records, k):
     """Per task and for "all": pass@1, pass^k, and the mean steps, tokens and cost per trial."""
     def mean(values):

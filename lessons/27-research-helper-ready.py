@@ -198,6 +198,7 @@ def connect(send, safe=SAFE, sleep=time.sleep):
 # %% tags=["wrong"]
 # wrong: retries every tool, so a delete whose reply was lost is sent again
 # expect: must be tried once
+# replaces: retried, connect
 def retried(func, sleep):
     def again(**arguments):
         return call_with_retries(func, arguments, retries=2, sleep=sleep)
@@ -229,6 +230,7 @@ def connect(send, safe=SAFE, sleep=time.sleep):
 # %% tags=["wrong"]
 # wrong: retries the safe tools right, but lets delete_note run without a person's yes
 # expect: approval
+# replaces: retried, connect
 def retried(func, sleep):
     def again(**arguments):
         return call_with_retries(func, arguments, retries=2, sleep=sleep)
@@ -335,6 +337,7 @@ def screen(text):
 # %% tags=["wrong"]
 # wrong: fences every result, trusting the fence alone, so the planted order still reaches the model
 # expect: withheld
+# replaces: screen
 def screen(text):
     """A tool result as the model may read it: fenced, or withheld when it gives orders."""
     return fence(text)
@@ -342,6 +345,7 @@ def screen(text):
 # %% tags=["wrong"]
 # wrong: withholds the planted orders but passes clean results unfenced
 # expect: fence
+# replaces: screen
 def screen(text):
     """A tool result as the model may read it: fenced, or withheld when it gives orders."""
     verdict = looks_like_instructions(text)
@@ -537,6 +541,7 @@ def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=
 # %% tags=["wrong"]
 # wrong: checks the budget after the call, so one call is made after the money ran out
 # expect: before
+# replaces: budgeted
 def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
     """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
     def counted(fn):
@@ -561,6 +566,7 @@ def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=
 # %% tags=["wrong"]
 # wrong: compacts the memory but sends the loop's own messages, every one of them
 # expect: compacted
+# replaces: budgeted
 def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
     """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
     def counted(fn):
@@ -583,6 +589,7 @@ def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=
 # %% tags=["wrong"]
 # wrong: the summary call is not counted, so compaction looks free
 # expect: summary
+# replaces: budgeted
 def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
     """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
     def model(messages, tools, **options):
@@ -777,6 +784,7 @@ def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=N
 # %% tags=["wrong"]
 # wrong: everything but the output gate, so an answer carrying an outside link goes out
 # expect: outside link blocked
+# replaces: ready_helper
 def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
     """Your lesson-16 helper, ready for users."""
     tools, memory = Screened(connect(send)), Kept(SYSTEM)
@@ -795,6 +803,7 @@ def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=N
 # %% tags=["wrong"]
 # wrong: returns the answer as the record without asking for the strict shape
 # expect: strict record
+# replaces: ready_helper
 def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
     """Your lesson-16 helper, ready for users."""
     tools, memory = Screened(connect(send)), Kept(SYSTEM)
@@ -812,6 +821,7 @@ def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=N
 # %% tags=["wrong"]
 # wrong: a spent budget is left as an error, as if the helper had broken
 # expect: step_limit
+# replaces: ready_helper
 def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
     """Your lesson-16 helper, ready for users."""
     tools, memory = Screened(connect(send)), Kept(SYSTEM)
@@ -990,6 +1000,7 @@ def evaluate(run_task, tasks):
 # %% tags=["wrong"]
 # wrong: keeps only the failing tasks' lists, so the success rate counts no passes
 # expect: one list per task
+# replaces: evaluate
 def evaluate(run_task, tasks):
     """Your lesson-17 grader over the tasks, a leak counted as a problem: one list of problems per task."""
     graded = []
@@ -1006,6 +1017,7 @@ def evaluate(run_task, tasks):
 # %% tags=["wrong"]
 # wrong: the grader alone, so an answer that leaks but holds the right figure passes
 # expect: leak
+# replaces: evaluate
 def evaluate(run_task, tasks):
     """Your lesson-17 grader over the tasks, a leak counted as a problem: one list of problems per task."""
     return [grade(task, run_task(task.task)) for task in tasks]

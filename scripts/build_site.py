@@ -75,7 +75,7 @@ TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_nam
 
 sys.path.insert(0, str(ROOT / "py"))
 import looplab  # noqa: E402
-from looplab import course  # noqa: E402
+from looplab import course, lessonfile  # noqa: E402
 from looplab import wrong  # noqa: E402
 from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
 
@@ -274,17 +274,6 @@ def chapter_of(lesson_id: str) -> dict | None:
                  if first <= number <= last), None)
 
 
-def lesson_title(cells: list, fallback: str) -> str:
-    """The first heading, without a leading lesson number ("3 · Tools" -> "Tools"): the list shows numbers."""
-    for cell in cells:
-        if cell.kind == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("#"):
-                    title = line.lstrip("#").strip()
-                    return re.sub(r"^(?:lesson\s*)?\d+[a-z]?\s*[·.:\-–—]\s*", "", title, flags=re.I) or title
-    return fallback
-
-
 def lesson_cell(cell, path: Path) -> dict:
     """A cell as the page reads it; a predict cell carries its question, choices and answer parsed."""
     out = {"kind": cell.kind, "role": cell.role, "tags": cell.tags, "source": cell.source}
@@ -307,7 +296,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             cells = lesson_format.parse(text)
             slug = path.stem
             (dest / path.name).write_text(text, encoding="utf-8")
-            parsed = {"slug": slug, "file": path.name, "title": lesson_title(cells, slug),
+            parsed = {"slug": slug, "file": path.name, "title": lessonfile.title(cells, slug),
                       "cells": [lesson_cell(c, path) for c in cells if c.role != "wrong"]}  # never shown
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
             index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],

@@ -28,11 +28,11 @@ import re
 import sys
 from pathlib import Path
 
-from . import __version__, course, lessonfolder, notebook, serve
+from . import __version__, course, lessonfile, lessonfolder, notebook, serve
 from . import lesson as lessons
 from . import talk, trace
 from .checks import MARKS
-from .models import model_mode
+from .modelmode import model_mode
 
 LESSONS_OPTION: str | None = None  # --lessons DIR, before the command
 
@@ -54,16 +54,6 @@ def find_lesson(name: str) -> Path | None:
     return course.find_in(folder, name) if folder else None
 
 
-def title_of(path: Path) -> str:
-    """The lesson's first markdown heading, without the #."""
-    for cell in lessons.parse(path.read_text(encoding="utf-8")):
-        if cell.kind == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("#"):
-                    return line.lstrip("# ").strip()
-    return path.stem
-
-
 def list_lessons() -> int:
     """Print each lesson with its title and exercise count; 2 when there are none."""
     folder = lessons_dir()
@@ -75,7 +65,7 @@ def list_lessons() -> int:
         cells = lessons.parse(path.read_text(encoding="utf-8"))
         exercises = sum(c.role == "exercise" for c in cells)
         note = f"  ({exercises} exercise{'s' if exercises != 1 else ''})" if exercises else ""
-        print(f"{path.name:<34} {title_of(path)}{note}")
+        print(f"{path.name:<34} {lessonfile.title(cells, path.stem)}{note}")
     return 0
 
 

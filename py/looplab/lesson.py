@@ -29,7 +29,7 @@ from .chat import chat_with  # noqa: F401 — lessons import it from here (see c
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
 from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
                          read_prediction, solution_index, to_text)
-from .models import model_mode
+from .modelmode import model_mode
 
 
 # The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.

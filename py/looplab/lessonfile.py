@@ -13,8 +13,9 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
                                and its solution): the page reveals them one at a time before the
                                solution, the CLI prints them with --hints; the last may hold the code
     # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
-    # %% tags=["wrong"]          a wrong answer to the exercise above it, between its hints and its
-                               solution: never run with the lesson, never shown; see wrong.py
+    # %% tags=["wrong"]        a wrong answer to the exercise above it, between its hints and its
+                               solution (the whole cell, or the definitions it changes): never
+                               run with the lesson, never shown; see wrong.py
     # %% [markdown] tags=["predict"]
                                predict, then run: a question, its choices as a task list with the
                                right one ticked, then why (see `Prediction`):
@@ -120,6 +121,26 @@ def hints(cells: list[Cell], exercise: int) -> list[str]:
             break
         out.append(cell.source)
     return out
+
+
+NUMBER = re.compile(r"^(?:lesson\s*)?\d+[a-z]?\s*[·.:\-–—]\s*", re.I)  # "4 · ", "Lesson 14b: "
+
+
+def heading(cells: list[Cell], fallback: str) -> str:
+    """The lesson's first markdown heading as written, without the #s ("4 · The loop"); else `fallback`."""
+    for cell in cells:
+        if cell.kind == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return fallback
+
+
+def title(cells: list[Cell], fallback: str) -> str:
+    """The lesson's title: its first heading without a leading number ("4 · The loop" -> "The loop"),
+    for lists that show the number apart (the site's lesson list, `looplab list`)."""
+    first = heading(cells, fallback)
+    return NUMBER.sub("", first) or first
 
 
 def parse_header(rest: str) -> tuple[str, list[str]]:

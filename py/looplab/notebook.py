@@ -15,7 +15,7 @@ so running the notebook top to bottom runs the learner's code, not the answer. W
 
 from pathlib import Path
 
-from . import lesson as lessons
+from . import lessonfile
 
 MARKDOWN_ROLES = ("markdown", "hint", "predict")
 CODE_ROLES = ("code", "exercise", "check")
@@ -92,10 +92,8 @@ def to_notebook(lesson: dict, solution: bool = False) -> dict:
 
 def lesson_dict(path: Path) -> dict:
     """A lesson file as the page's lessons/<slug>.json has its cells."""
-    cells = lessons.parse(Path(path).read_text(encoding="utf-8"))
-    title = next((line.lstrip("# ").strip() for c in cells if c.kind == "markdown"
-                  for line in c.source.splitlines() if line.startswith("#")), Path(path).stem)
-    return {"slug": Path(path).stem, "title": title,
+    cells = lessonfile.parse(Path(path).read_text(encoding="utf-8"))
+    return {"slug": Path(path).stem, "title": lessonfile.heading(cells, Path(path).stem),
             "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source} for c in cells]}
 
 

@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 from typing import Protocol
 
-from .models.errors import ModelError
+from .modelerror import ModelError
 from .structured import structured
 
 STOPWORDS = frozenset(

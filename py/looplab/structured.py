@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 
 from .budget import add_usage
-from .models.errors import ModelError
+from .modelerror import ModelError
 from .schema import check_value, strict_schema
 
 JSON_OBJECT = {"type": "json_object"}

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import lesson as lessons
 from . import trace
 from .chat import Offer, begin, offered, say
-from .models import model_mode
+from .modelmode import model_mode
 from .models import stream as streams
 
 QUIT = ("quit", "exit", ":q")

@@ -8,6 +8,18 @@ solution (so that run as a plain script, the solution still comes last and wins)
     # expect: <words the failing check's name or message must contain, case-insensitive>
     <the whole exercise cell as the learner would have written it wrongly>
 
+or, when the mistake is in some of the exercise's definitions, only those, named:
+
+    # %% tags=["wrong"]
+    # wrong: <the mistake>
+    # expect: <words>
+    # replaces: <name>, <name>
+    <a top-level def, class or `name = ...` for each name, as the learner would have written it>
+
+The exercise's solution then runs with those definitions replaced by name, every other statement
+of it as it is and in its order (`in_place`). A mistake that leaves a statement out, or adds one,
+is written as the whole cell.
+
 `run_wrong` runs the lesson with that code in place of its exercise (every other exercise solved)
 and `verdict` says whether it was caught: some check failed, and a failing *plain assert* (or the
 traceback of a cell that raised) names the cause with every `expect` word. A failing `expect(...)`
@@ -21,31 +33,81 @@ is about the learner's part and must fail on the starter.
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from . import testcells
 from .checks import FAILED
 from .lesson import LessonResult, check_statements, is_expect, run_cells
 from .lessonfile import CELL_MARK, GIVEN, Cell, parse_header, solution_index
 
-HEADER = re.compile(r"^#\s*(?P<key>wrong|expect)\s*:\s*(?P<text>.*?)\s*$", re.I)
+HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces)\s*:\s*(?P<text>.*?)\s*$", re.I)
 
 
 @dataclass
 class WrongAnswer:
-    """One wrong-answer cell: where it is, its exercise's cell, the mistake, the words to expect."""
+    """One wrong-answer cell: where it is, its exercise's cell, the mistake, the words to expect,
+    and the names of the solution's definitions it replaces (none: it is the whole exercise cell)."""
     index: int
     exercise: int
     mistake: str
     expect: str
     cell: Cell
+    replaces: list[str] = field(default_factory=list)
+
+
+def defined(stmt: ast.stmt) -> str | None:
+    """The name a top-level statement defines: a def's or class's, or a `name = ...`'s; else None."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return stmt.name
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
+def definitions(source: str, where: str) -> dict[str, tuple[int, int]]:
+    """{name: (first line, last line)} of each top-level definition in `source` (decorators included).
+
+    Raises ValueError when a name is defined twice (which one would be replaced?).
+    """
+    out = {}
+    for stmt in ast.parse(source).body:
+        name = defined(stmt)
+        if name in out:
+            raise ValueError(f"{where} defines {name} twice at the top level; write this wrong answer whole")
+        if name:
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+            out[name] = (first, stmt.end_lineno)
+    return out
+
+
+def in_place(solution: str, answer: WrongAnswer) -> str:
+    """The solution's code with the wrong answer's definitions in place of its same-named ones.
+
+    Raises ValueError when the wrong cell holds anything but definitions of its `# replaces:`
+    names, or the solution does not define each of them once.
+    """
+    where = f"wrong-answer cell {answer.index + 1}"
+    body = ast.parse(answer.cell.source).body
+    mine = definitions(answer.cell.source, where)
+    if any(defined(stmt) is None for stmt in body) or sorted(mine) != sorted(answer.replaces):
+        raise ValueError(f"{where} says `# replaces: {', '.join(answer.replaces)}`, so it must hold a "
+                         f"top-level definition of each of those names and nothing else (it defines "
+                         f"{', '.join(mine) or 'nothing'}); or leave the line out and write the whole cell")
+    theirs = definitions(solution, f"the solution of {where}")
+    missing = [name for name in answer.replaces if name not in theirs]
+    if missing:
+        raise ValueError(f"{where} replaces {', '.join(missing)}, which its exercise's solution does not define")
+    lines, wrong_lines = solution.splitlines(), answer.cell.source.splitlines()
+    for name in sorted(answer.replaces, key=lambda n: theirs[n][0], reverse=True):  # bottom up: lines stay put
+        first, last = theirs[name]
+        lines[first - 1 : last] = wrong_lines[mine[name][0] - 1 : mine[name][1]]
+    return "\n".join(lines)
 
 
 def read(cells: list[Cell]) -> list[WrongAnswer]:
     """The wrong answers of a lesson, each bound to the exercise before it.
 
     Raises ValueError when one has no exercise before it (between that exercise and its solution),
-    or lacks its `# wrong:` or `# expect:` line.
+    lacks its `# wrong:` or `# expect:` line, or does not hold what its `# replaces:` line names.
     """
     out = []
     for i, cell in enumerate(cells):
@@ -63,18 +125,24 @@ def read(cells: list[Cell]) -> list[WrongAnswer]:
         if not found.get("wrong") or not found.get("expect"):
             raise ValueError(f"wrong-answer cell {i + 1} needs a `# wrong: <the mistake>` and an "
                              f"`# expect: <words of the failing check>` line")
-        out.append(WrongAnswer(i, exercise, found["wrong"], found["expect"], cell))
+        replaces = [name.strip() for name in found.get("replaces", "").split(",") if name.strip()]
+        answer = WrongAnswer(i, exercise, found["wrong"], found["expect"], cell, replaces)
+        if replaces:
+            in_place(cells[solution_index(cells, exercise)].source, answer)  # its errors, said now
+        out.append(answer)
     return out
 
 
 def with_wrong(cells: list[Cell], wrong: WrongAnswer) -> list[Cell]:
-    """The lesson as run with this wrong answer: it replaces its exercise, every other exercise solved."""
+    """The lesson as run with this wrong answer: it replaces its exercise (whole, or the solution with
+    its named definitions replaced), every other exercise solved."""
     mine = solution_index(cells, wrong.exercise)
     keep_tags = [t for t in cells[wrong.exercise].tags if t == "tests"]
+    code = in_place(cells[mine].source, wrong) if wrong.replaces else wrong.cell.source
     out = []
     for i, cell in enumerate(cells):
         if i == wrong.exercise:
-            out.append(replace(wrong.cell, tags=keep_tags))
+            out.append(replace(wrong.cell, source=code, tags=keep_tags))
         elif cell.role == "exercise" or cell.role == "wrong" or i == mine:
             continue
         elif cell.role == "solution":

@@ -75,7 +75,7 @@ def test_each_lesson_is_in_its_chapter_and_fixtures_in_none():
 
 
 def test_a_lesson_title_loses_its_number_letter_and_all():
-    from looplab.lesson import Cell
-    titles = [build_site.lesson_title([Cell("markdown", f"# {head}\n\nText.")], "slug")
+    from looplab.lessonfile import Cell, title
+    titles = [title([Cell("markdown", f"# {head}\n\nText.")], "slug")
               for head in ("1b · Workflows first", "4 · The loop", "Lesson 14b: Streaming", "No number")]
     assert titles == ["Workflows first", "The loop", "Streaming", "No number"]

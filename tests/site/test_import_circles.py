@@ -5,6 +5,14 @@ runs. So the graph is built from every `import` and `from ... import` anywhere i
 syntax tree. An edge goes to the module named (`from .models.errors import ModelError` ->
 looplab.models.errors; `from . import trace` -> looplab.trace), not to the packages around it:
 every submodule import would otherwise reach back to its package's __init__.
+
+The core imports no adapter package either. `models/` (scripted replies, the live adapters, the
+offline fake brains) imports the core; the core (every module of py/looplab outside models/)
+never imports models/, so what it needs from a model call lives in core modules named for it
+(modelerror.py: ModelError; modelmode.py: which kind of model a run uses). The exceptions are
+entry points, which pick or show a model for the learner: the package's `__init__` (its public
+names include `scripted` and `pick_model`) and talk.py (the terminal chat prints a live model's
+streamed text as it comes, through models.stream). `ENTRIES` names them.
 """
 
 import ast
@@ -41,6 +49,24 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str,
                 elif target in known:
                     out.append((target, node.lineno))
     return out
+
+
+ENTRIES = {"looplab", "looplab.talk"}
+
+
+def adapter_imports(root: Path, adapters: str = "models", entries: frozenset | set = frozenset()) -> list[str]:
+    """Each import of the adapter package `adapters` by a core module, as "module:line imported"
+    (one outside that package and not in `entries`)."""
+    known = module_names(root)
+    inside = f"{root.name}.{adapters}"
+    out = []
+    for name, path in known.items():
+        if name == inside or name.startswith(inside + ".") or name in entries:
+            continue
+        for target, line in imports_of(name, path, known):
+            if target == inside or target.startswith(inside + "."):
+                out.append(f"{name}:{line} {target}")
+    return sorted(out)
 
 
 def circles(root: Path) -> list[list[str]]:
@@ -95,3 +121,30 @@ def test_a_circle_hidden_inside_a_function_is_found(tmp_path):
     (package / "sub" / "c.py").write_text("from ..a import f\nfrom .. import b\n")
     assert circles(package) == [["pkg.a:1", "pkg.b:2"]]
     assert imports_of("pkg.sub.c", package / "sub" / "c.py", module_names(package)) == [("pkg.a", 1), ("pkg.b", 2)]
+
+
+def test_the_core_imports_no_models_module():
+    known = module_names(PACKAGE)
+    assert ENTRIES <= set(known) and {"looplab.modelerror", "looplab.modelmode"} <= set(known)
+    assert adapter_imports(PACKAGE, "models", ENTRIES) == [], "core modules importing looplab.models"
+    errors = {t for t, _ in imports_of("looplab.models.errors", known["looplab.models.errors"], known)}
+    assert "looplab.modelerror" in errors, "models/ imports ModelError from the core"
+    # without the entry points' exception, the check sees them: it is not blind to imports of models/
+    found = adapter_imports(PACKAGE, "models")
+    assert any(f.startswith("looplab.talk:") for f in found) and any(f.startswith("looplab:") for f in found)
+
+
+def test_an_import_of_the_adapter_package_is_found(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "models").mkdir(parents=True)
+    files = {
+        "__init__.py": "from .models import pick\n",
+        "models/__init__.py": "from ..core import f\n\ndef pick():\n    return f\n",
+        "models/errors.py": "class Oops(Exception):\n    pass\n",
+        "core.py": "def f():\n    from .models.errors import Oops  # hidden\n    return Oops\n",
+        "cli.py": "import pkg.models\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+    assert adapter_imports(package, "models", {"pkg"}) == ["pkg.cli:1 pkg.models", "pkg.core:2 pkg.models.errors"]
+    assert adapter_imports(package, "models", {"pkg", "pkg.cli", "pkg.core"}) == []

@@ -136,6 +136,90 @@ def test_without_wrong_removes_exactly_the_wrong_cells_and_keeps_the_rest_as_wri
     assert [c for c in parse(LESSON) if c.role != "wrong"] == parse(text) == wrong.shown(parse(LESSON))
 
 
+PARTS = '''# %% tags=["exercise"]
+STEP = 0
+
+def double(x):
+    raise NotImplementedError("write double")
+
+def triple(x):
+    raise NotImplementedError("write triple")
+
+# %% tags=["wrong"]
+# wrong: triples by adding one
+# expect: triple(2) should be 6
+# replaces: triple
+def triple(x):  # only this changes
+    return x + 1
+
+# %% tags=["wrong"]
+# wrong: steps by ten and doubles by adding
+# expect: double(5) should be 10
+# replaces: STEP, double
+STEP = 10
+
+def double(x):
+    return x + x + STEP
+
+# %% tags=["wrong"]
+# wrong: written whole, it leaves the step out
+# expect: name 'STEP' is not defined
+def double(x):
+    return 2 * x
+
+def triple(x):
+    return 3 * x
+
+# %% tags=["solution"]
+STEP = 1
+
+@staticmethod
+def unused():
+    return None
+
+def double(x):
+    return 2 * x
+
+print("double and triple ready")
+
+def triple(x):
+    return 3 * x
+
+# %% tags=["check"]
+# double(5) is 10
+assert double(5) == 10, f"double(5) should be 10, not {double(5)}"
+# triple(2) is 6
+assert triple(2) == 6, f"triple(2) should be 6, not {triple(2)}"
+# the step is one
+assert STEP == 1, "STEP should be 1"
+'''
+
+
+def test_a_wrong_cell_of_some_definitions_runs_the_solution_with_them_replaced(capsys):
+    cells = parse(PARTS)
+    one, two, whole = wrong.read(cells)
+    assert (one.replaces, two.replaces, whole.replaces) == (["triple"], ["STEP", "double"], [])
+    code = [c.source for c in wrong.with_wrong(cells, one) if c.role == "code"][0]
+    assert code.index("STEP = 1") < code.index("def double") < code.index("print(") < code.index("x + 1")
+    assert "@staticmethod" in code and "3 * x" not in code and "only this changes" in code
+    assert [wrong.verdict(w, wrong.run_wrong(cells, w), set()) for w in (one, two, whole)] == [None] * 3
+    result = wrong.run_wrong(cells, two)
+    assert [c.ok for c in result.checks] == [False, True, False] and "double and triple ready" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cell, problem", [
+    ("# replaces: triple\ndef triple(x):\n    return 0\nprint(1)\n", "and nothing else"),
+    ("# replaces: triple, double\ndef triple(x):\n    return 0\n", "it defines triple"),
+    ("# replaces: quadruple\ndef quadruple(x):\n    return 0\n", "does not define"),
+    ("# replaces: triple\ndef triple(x):\n    return 0\ntriple = 3\n", "defines triple twice"),
+])
+def test_a_wrong_cell_that_does_not_hold_what_it_replaces_is_a_clear_error(cell, problem):
+    text = PARTS.replace("# replaces: triple\ndef triple(x):  # only this changes\n    return x + 1\n", cell)
+    assert text != PARTS
+    with pytest.raises(ValueError, match=problem):
+        wrong.read(parse(text))
+
+
 @pytest.mark.skipif(not (ROOT / "scripts" / "build_site.py").exists() or sys.platform == "emscripten",
                     reason="the site build runs in CPython, from a checkout")
 def test_the_site_never_receives_a_wrong_answer(tmp_path):

@@ -6,20 +6,11 @@ OpenAI-compatible endpoint. `pick_model` chooses between them from `LOOPLAB_MODE
 lesson code runs both ways.
 """
 
-import os
 from collections.abc import Callable
 
-from .errors import ModelError
+from ..modelerror import ModelError
+from ..modelmode import MODES, model_mode
 from .scripted import ScriptExhausted, ScriptedModel, call, calls, failing, final, scripted
-
-
-MODES = ("scripted", "local", "live")
-
-
-def model_mode() -> str:
-    """`scripted`, `local` or `live`, from the LOOPLAB_MODEL environment variable (default: scripted)."""
-    mode = os.environ.get("LOOPLAB_MODEL", "scripted").strip().lower()
-    return mode if mode in MODES else "scripted"
 
 
 def pick_model(offline: list | Callable) -> Callable:

@@ -1,24 +1,14 @@
 """What went wrong with a live model, in one sentence the learner can act on (and never the key).
 
-Every live adapter raises `ModelError`; the loop turns it into a stop with reason `error` and
-shows the sentence. `for_status` and `for_network` write the sentence for each fault.
+Every live adapter raises `ModelError` (looplab/modelerror.py); the loop turns it into a stop with
+reason `error` and shows the sentence. `for_status` and `for_network` write the sentence for each fault.
 """
 
 import json
 
-from ..trace import redact_text, secrets_from_env
+from ..modelerror import ModelError
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-
-
-class ModelError(Exception):
-    """A live model call that failed; the message says why and what to do, `status`/`kind` say it for code."""
-
-    def __init__(self, message: str, *, status: int | None = None, kind: str | None = None,
-                 retryable: bool = False, retry_after: float | None = None,
-                 secrets: list[str] | None = None):
-        super().__init__(redact_text(message, [*(secrets or []), *secrets_from_env()]))
-        self.status, self.kind, self.retryable, self.retry_after = status, kind, retryable, retry_after
 
 
 def server_says(body: str, limit: int = 200) -> str:
