@@ -18,8 +18,9 @@ import sys
 import time
 
 from looplab import lesson, lessonfile, mine, replay, trace
+from looplab.models import stream
 
-ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
+ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
 
 # The whole environment Python starts a session with, however it started (a load or a snapshot),
 # besides Pyodide's LD_LIBRARY_PATH: nothing of the machine that made a snapshot.
@@ -69,6 +70,12 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     result = lesson.run_cells(cells, solution=solution,
                               on_event=lambda event: send_event(json.dumps(event, default=str)))
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
+
+
+def listen_deltas(send_delta):
+    """Send the text of every streamed model reply, piece by piece as it arrives, to `send_delta`
+    (the worker posts each as a `delta` message); once a session. Returns the function that stops it."""
+    return stream.listen(lambda text: send_delta(text))
 
 
 def fork(request_json: str, env_json: str, send_event) -> str:

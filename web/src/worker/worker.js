@@ -61,6 +61,7 @@ async function init(message) {
     pyodide.registerJsModule("looplab_transport", { send, send_async }); // looplab/http.py, httpx2_jsfetch
     bridge = pyodide.pyimport("looplab_bridge");
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
+    bridge.listen_deltas(sendDelta);
     for (const name of JSON.parse(bridge.start(Boolean(interrupt)))) pyodide.loadedPackages[name] ??= "default channel";
     times.looplab = performance.now();
   } catch (error) {
@@ -120,6 +121,12 @@ function write(stream, text) {
     sentInWindow = 0;
   }
   if (sentInWindow < PER_WINDOW || pending[stream].length > 16384) flush();
+}
+
+// A piece of a model reply's text as it arrives (looplab/models/stream.py): to the page at once,
+// for the screen; the trace's model_reply event carries the whole reply.
+function sendDelta(text) {
+  if (runId !== null && text) post(toPage.delta(runId, hide(text)));
 }
 
 function flush() {
