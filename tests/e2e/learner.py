@@ -98,7 +98,7 @@ def status(page: Page) -> dict:
 
 
 def configure_live(page: Page, base_url: str, model: str = "fake-model", key: str = "", remember: bool = False,
-                   api: str = "chat", max_tokens: int | None = None) -> None:
+                   api: str = "chat", max_tokens: int | None = None, stream: bool | None = None) -> None:
     """Fill the settings dialog (custom endpoint) and save; leaves the mode as it was."""
     page.get_by_test_id("settings").click()
     dialog = page.locator("dialog[open]")
@@ -108,6 +108,8 @@ def configure_live(page: Page, base_url: str, model: str = "fake-model", key: st
     dialog.locator("select[name=api]").select_option(api)
     if max_tokens is not None:
         dialog.get_by_test_id("max-tokens").fill(str(max_tokens))
+    if stream is not None:
+        dialog.get_by_test_id("stream-replies").set_checked(stream)
     dialog.locator("input[name=apiKey]").fill(key)
     dialog.locator("input[name=remember]").set_checked(remember)
     dialog.get_by_role("button", name="Save").click()

@@ -130,6 +130,10 @@ async function main() {
     return {
       stdout: onScreen((text) => output.write(text, "stdout")),
       stderr: onScreen((text) => output.write(text, "stderr")),
+      delta: onScreen((text) => { // a model reply's text as it is written (runner.js)
+        inspector.streaming(text);
+        status.writing(text);
+      }),
       event: onScreen((event) => {
         if (event.type === "model_call") step = event.step;
         events.add(event);

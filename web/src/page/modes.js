@@ -78,7 +78,7 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     askLocal(request, { blocking, signal, delta = null }) {
       if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
       if (current() !== "local") return { error: "the model toggle is not on local", kind: "setup" };
-      return local.answer(request, { signal, temperature: settings.temperature, onText: delta });
+      return local.answer(request, { signal, temperature: settings.temperature, onText: settings.stream ? delta : null });
     },
   };
 }

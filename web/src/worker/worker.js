@@ -7,7 +7,8 @@ import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
 import { loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
-import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
+import { watchTrampoline } from "./trampoline.js";
+import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck } from "./transport.js";
 
 let pyodide = null;
 let bridge = null;
@@ -49,8 +50,10 @@ async function init(message) {
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   let start;
+  const mendTrampoline = watchTrampoline();
   try {
     ({ pyodide, start } = await startPython(build, wish, post));
+    mendTrampoline(pyodide); // after a restore: calls without a JavaScript frame, so run_sync works
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
@@ -58,7 +61,8 @@ async function init(message) {
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
-    pyodide.registerJsModule("looplab_transport", { send, send_async }); // looplab/http.py, httpx2_jsfetch
+    pyodide.registerJsModule("looplab_transport", { send, send_async, open_stream, read_stream, close_stream }); // looplab/http.py, httpx2_jsfetch
+    setStopCheck(takeStop);
     bridge = pyodide.pyimport("looplab_bridge");
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
     bridge.listen_deltas(sendDelta);
@@ -68,6 +72,7 @@ async function init(message) {
     post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
     return;
   } finally {
+    mendTrampoline(null); // (when loading failed: stops watching)
     stopCounting();
   }
   loadedAll();
@@ -165,6 +170,24 @@ async function loadExtras(id, cells, env) {
   return { packages: packages.map((p) => p.name), ms };
 }
 
+// With JavaScript Promise integration (Chromium), Python runs on a stack that can be suspended:
+// looplab/http.py then reads a live reply's body piece by piece (pyodide.ffi.run_sync on
+// transport.js's read_stream), and its text reaches the page as it arrives. Without it, a call is
+// plain and a reply comes whole (still read as a stream, in one piece).
+const JSPI = typeof WebAssembly === "object" && "Suspending" in WebAssembly;
+
+function callPython(fn, ...args) {
+  return JSPI ? fn.callPromising(...args) : fn(...args);
+}
+
+/** Stop, seen while Python waits on a Promise (a stream's next piece): taken from the interrupt
+ * buffer, as Pyodide's own check does, and raised in Python as KeyboardInterrupt by http.py. */
+function takeStop() {
+  if (!interrupt || interrupt[0] === 0) return false;
+  interrupt[0] = 0;
+  return true;
+}
+
 // A lesson run, or a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork).
 async function run({ id, cells, solution, env: given, fork = null, carried = {} }) {
   runId = id;
@@ -192,10 +215,10 @@ async function run({ id, cells, solution, env: given, fork = null, carried = {} 
     post(toPage.event(id, JSON.parse(hide(text))));
   };
   try {
-    const text = fork
-      ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
+    const text = await (fork
+      ? callPython(bridge.fork, JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
       : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
-        bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
+        callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));

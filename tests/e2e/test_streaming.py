@@ -1,0 +1,87 @@
+"""Streamed live replies in the page: the worker reads the fake server's body piece by piece
+(transport.js open_stream / read_stream through pyodide.ffi.run_sync), and the text shows in the
+inspector's current step and the status line before the reply has ended. Stop mid-stream, a broken
+stream, and Settings → Stream replies off."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from fakeserver import chat_call, chat_text
+from learner import checks, configure_live, open_lesson, run, set_mode, start_run, status, wait_ready, wait_run_end
+
+ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothing else was needed."
+
+
+def answer_in_trace(page) -> str:
+    return page.evaluate("""() => { const out = document.querySelector('[data-testid=output]').innerText;
+        const line = out.split('\\n').find((l) => l.startsWith('answer: ')); return line ? line.slice(8) : null; }""")
+
+
+def live(page, site_url, fake, **settings):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, **settings)
+    set_mode(page, "live")
+    wait_ready(page)
+
+
+def test_a_streamed_reply_shows_as_it_arrives_and_ends_as_the_unstreamed_one(page, site_url, fake):
+    live(page, site_url, fake)
+    fake.streaming = {"split": 4, "chunk_delay": 0.12}  # ~23 text events, ~3 s in all
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    start_run(page)
+    stream = page.get_by_test_id("stream-text")
+    expect(stream).to_contain_text("The sum is", timeout=20_000)
+    shown = stream.inner_text()
+    assert shown.startswith("The sum is") and len(shown) < len(ANSWER)  # a part, before the whole
+    assert page.get_by_test_id("stop").is_enabled()  # the run is still going on
+    assert "The model writes: “The sum" in status(page)["text"]
+    wait_run_end(page)
+    assert [c.ok for c in checks(page)] == [True, True]
+    streamed = answer_in_trace(page)
+    assert streamed == ANSWER
+    assert page.get_by_test_id("stream-text").count() == 0  # the step shows the whole reply now
+    posts = fake.posts("/v1/chat/completions")
+    assert [p.body.get("stream") for p in posts] == [True, True]
+
+    # Stream replies off: the same reply comes whole (no stream asked for) and ends the same.
+    configure_live(page, fake.url, stream=False)
+    wait_ready(page)
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    assert [c.ok for c in run(page)] == [True, True]
+    assert answer_in_trace(page) == streamed
+    assert [p.body.get("stream") for p in fake.posts("/v1/chat/completions")[2:]] == [None, None]
+
+
+def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_url, fake):
+    live(page, site_url, fake)
+    fake.streaming = {"split": 2, "chunk_delay": 0.5}  # ~45 events: 20 s of streaming
+    fake.script(chat_text(ANSWER))
+    start_run(page)
+    expect(page.get_by_test_id("stream-text")).to_contain_text("Th", timeout=20_000)
+    stop_at = page.evaluate("() => performance.now()")
+    page.get_by_test_id("stop").click()
+    wait_run_end(page, timeout=10_000)
+    took = float(status(page)["runEnded"]) - stop_at
+    assert took < 1000, f"Stop took {took:.0f} ms"
+    said = status(page)["text"]
+    assert said.startswith("Stopped") and "Starting Python again" not in said, said  # the worker survived
+    expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt.")
+
+    fake.streaming = {}
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."))
+    assert [c.ok for c in run(page)] == [True, True]  # the same worker runs the next one
+    assert answer_in_trace(page) == "The sum is 5."
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("hangup", "broke: the connection closed in the middle of it"),
+    ("not_json", "broke: a data: line was not JSON"),
+])
+def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, fault, words):
+    live(page, site_url, fake)
+    fake.script({**chat_text(ANSWER), "stream": {"fault": fault, "split": 5}})
+    results = run(page)
+    assert results and not results[0].ok
+    assert words in results[0].message and "Stream replies in Settings" in results[0].message, results
