@@ -175,26 +175,16 @@ def _page_stream(method, url, data, headers, timeout):
     if not can_run_sync():
         return None
     reply = run_sync(open_stream(method, url, json.dumps(headers), data, int(timeout * 1000)))
-    error = getattr(reply, "error", None)
-    if error == "stopped":
-        raise KeyboardInterrupt("stopped")
-    if error == "timeout":
-        raise NetworkError("timeout", url, f"no answer within {timeout:g} s")
-    if error:
-        raise NetworkError("blocked", url, "the request failed with no HTTP status")
+    _fail_if(getattr(reply, "error", None), url, f"no answer within {timeout:g} s", "blocked",
+             "the request failed with no HTTP status")
     handle = int(reply.stream)
 
     def pieces() -> Iterator[bytes]:
         try:
             while True:
                 got = run_sync(read_stream(handle))
-                error = getattr(got, "error", None)
-                if error == "stopped":
-                    raise KeyboardInterrupt("stopped")
-                if error == "timeout":
-                    raise NetworkError("timeout", url, f"nothing arrived for {timeout:g} s")
-                if error:
-                    raise NetworkError("dropped", url, "the connection failed in the middle of the reply")
+                _fail_if(getattr(got, "error", None), url, f"nothing arrived for {timeout:g} s", "dropped",
+                         "the connection failed in the middle of the reply")
                 if getattr(got, "done", False):
                     return
                 yield got.chunk.to_bytes()
@@ -202,6 +192,17 @@ def _page_stream(method, url, data, headers, timeout):
             close_stream(handle)
 
     return int(reply.status), _parse_headers(str(reply.headers or "")), pieces()
+
+
+def _fail_if(error, url: str, waited: str, kind: str, detail: str) -> None:
+    """What the page's stream functions answered instead of a reply, raised: Stop (pressed while
+    Python waited) as KeyboardInterrupt, a timeout, any other failure as NetworkError `kind`."""
+    if error == "stopped":
+        raise KeyboardInterrupt("stopped")
+    if error == "timeout":
+        raise NetworkError("timeout", url, waited)
+    if error:
+        raise NetworkError(kind, url, detail)
 
 
 def _plain_xhr(method, url, data, headers, timeout):

@@ -61,6 +61,14 @@ def wait_run_end(page: Page, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("status")).to_have_attribute("data-run-ended", re.compile(r"\d"), timeout=timeout)
 
 
+def stop_timed(page: Page, timeout: float = 10_000) -> float:
+    """Press Stop and wait for the run's end: how long it took (ms, the page's own clock)."""
+    stop_at = page.evaluate("() => performance.now()")
+    page.get_by_test_id("stop").click()
+    wait_run_end(page, timeout=timeout)
+    return float(page.get_by_test_id("status").get_attribute("data-run-ended")) - stop_at
+
+
 def run(page: Page) -> list[Shown]:
     """Click Run, wait for the run to end, return the checklist."""
     page.get_by_test_id("run").click()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
-from learner import checks, configure_live, open_lesson, run, set_mode, start_run, status, wait_ready, wait_run_end
+from learner import checks, configure_live, open_lesson, run, set_mode, start_run, status, stop_timed, wait_ready, wait_run_end
 
 ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothing else was needed."
 
@@ -60,10 +60,7 @@ def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_u
     fake.script(chat_text(ANSWER))
     start_run(page)
     expect(page.get_by_test_id("stream-text")).to_contain_text("Th", timeout=20_000)
-    stop_at = page.evaluate("() => performance.now()")
-    page.get_by_test_id("stop").click()
-    wait_run_end(page, timeout=10_000)
-    took = float(status(page)["runEnded"]) - stop_at
+    took = stop_timed(page)
     assert took < 1000, f"Stop took {took:.0f} ms"
     said = status(page)["text"]
     assert said.startswith("Stopped") and "Starting Python again" not in said, said  # the worker survived

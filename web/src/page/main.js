@@ -4,6 +4,7 @@
 // (runner.js, the one owner of a run in flight); the page never blocks on it.
 
 import { Runner } from "./runner.js";
+import { askLine } from "./stdin.js";
 import { LessonScreen } from "./screen.js";
 import { Output } from "./output.js";
 import { EventLog } from "./eventlog.js";
@@ -142,6 +143,7 @@ async function main() {
       }),
       ask(kind, request, options) {
         if (kind === "model") return mode.askLocal(request, options);
+        if (kind === "stdin") return askLine(output, request, options);
         if (kind !== "approval" || store.state.shown !== ticket) return { unavailable: `the page has no answer to a "${kind}" question here` };
         inspector.paused(request);
         return Promise.resolve(approve(request, { ...options, step })).finally(() => inspector.resumed());

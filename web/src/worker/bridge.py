@@ -17,7 +17,7 @@ import random
 import sys
 import time
 
-from looplab import lesson, lessonfile, mine, replay, trace
+from looplab import lesson, lessonfile, mine, replay, stdin, trace
 from looplab.models import stream
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
@@ -158,7 +158,7 @@ def installed_files(distribution: str) -> dict[str, bytes]:
 def start(interruptible: bool) -> str:
     """Set up a session after a load or a restore: looplab's files laid again where a restore lost
     them, the same environment either way, a fresh RNG, and (when the page can interrupt Python)
-    a `time.sleep` that Stop can end. Returns JSON: the distributions whose files were laid."""
+    a `time.sleep` that Stop can end, and input() that asks the page. Returns JSON: the distributions whose files were laid."""
     laid = False
     for path, data in _FILES.items():
         if not os.path.exists(path):
@@ -177,4 +177,5 @@ def start(interruptible: bool) -> str:
         tempfile._name_sequence = None
     if interruptible:
         interruptible_sleep()
+    stdin.install()  # input() and sys.stdin ask the page (an EOFError that says why when it cannot)
     return json.dumps(["looplab"] if laid else [])
