@@ -30,9 +30,14 @@ export class StatusLine {
   }
 
   /** A model reply's text as it is written (a streamed reply), after the running sentence: its
-   * last words, so the line stays one line. */
+   * last words, so the line stays one line; null when a new reply begins. */
   writing(text) {
     if (this.state !== "running") return;
+    if (text === null) { // a new reply begins: the running sentence alone again
+      this.written = "";
+      this.text.textContent = this.said;
+      return;
+    }
     this.written = (this.written + text).replace(/\s+/g, " ").slice(-80);
     this.text.textContent = `${this.said} The model writes: “${this.written.trimStart()}”`;
   }

@@ -15,6 +15,7 @@ export const VERSION = wllamaPackage.version;
 export const WASM_PATH = `wllama/${VERSION}/wllama.wasm`;
 
 const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps) fits
+const FIRST_TOKEN = "local-first-token"; // a performance mark at each reply's first token
 
 /** Threads for the engine: half the logical cores (about the physical ones) when the page may share memory. */
 export function threadCount() {
@@ -100,7 +101,11 @@ export class Engine {
       onData: (chunk) => {
         const choice = (chunk.choices || [])[0] || {};
         const delta = choice.delta || {};
-        if (firstTokenMs === null && (delta.content || delta.tool_calls)) firstTokenMs = performance.now() - started;
+        if (firstTokenMs === null && (delta.content || delta.tool_calls)) {
+          firstTokenMs = performance.now() - started;
+          performance.mark(FIRST_TOKEN); // bench/streaming.py: from here to the screen
+          if (performance.getEntriesByName(FIRST_TOKEN).length > 200) performance.clearMarks(FIRST_TOKEN);
+        }
         if (delta.content) {
           message.content += delta.content;
           if (onText) onText(delta.content);

@@ -136,7 +136,10 @@ async function main() {
         status.writing(text);
       }),
       event: onScreen((event) => {
-        if (event.type === "model_call") step = event.step;
+        if (event.type === "model_call") {
+          step = event.step;
+          status.writing(null);
+        }
         events.add(event);
         context.add(event);
         inspector.add(event, eventOptions);
