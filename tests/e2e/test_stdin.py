@@ -4,6 +4,7 @@ is not cross-origin isolated."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from learner import checks, open_lesson, set_code, start_run, status, stop_timed, wait_ready, wait_run_end
@@ -18,6 +19,7 @@ result = {"stopped": "final", "answer": "5"}
 """
 
 
+@pytest.mark.plain_host
 def test_input_asks_in_the_output_panel_and_enter_answers(page, site_url):
     open_lesson(page, site_url)
     set_code(page, ASKS)

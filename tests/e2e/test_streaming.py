@@ -28,6 +28,7 @@ def live(page, site_url, fake, **settings):
     wait_ready(page)
 
 
+@pytest.mark.plain_host
 def test_a_streamed_reply_shows_as_it_arrives_and_ends_as_the_unstreamed_one(page, site_url, fake):
     live(page, site_url, fake)
     fake.streaming = {"split": 4, "chunk_delay": 0.12}  # ~23 text events, ~3 s in all
