@@ -10,9 +10,11 @@
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
+#   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
+#                    server's first byte (live, fake server) and the engine's first token (local)
 
 BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-flood \
-	bench-inspector bench-local
+	bench-inspector bench-local bench-streaming
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -46,3 +48,6 @@ bench-inspector: build chromium
 
 bench-local: venv node wheels-site wheels-openai chromium $(LOCAL_TEST_MODEL)
 	$(PY) bench/local_model.py
+
+bench-streaming: venv node wheels-site chromium $(LOCAL_TEST_MODEL)
+	$(PY) bench/streaming.py

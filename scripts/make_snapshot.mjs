@@ -51,6 +51,18 @@ nodeCrypto.randomFillSync = (view) => {
   return view;
 };
 
+// Pyodide fixes at start-up whether pyodide.ffi.run_sync works (a C function pointer, which the
+// snapshot keeps), by whether the runtime has JavaScript Promise integration; Node.js 20 has none,
+// and a snapshot made without it refuses run_sync in every browser, which the page's streamed
+// replies need (looplab/http.py). So Pyodide sees JSPI's two entry points while the snapshot is
+// made: nothing here suspends (no run_sync, no callPromising), so plain stand-ins do. A browser
+// builds the real wrappers on every restore; one without JSPI never enters Python through
+// callPromising (worker.js), so can_run_sync() is false there and replies come whole.
+if (!("Suspending" in WebAssembly)) {
+  WebAssembly.Suspending = function Suspending(fn) { return fn; };
+  WebAssembly.promising = (fn) => (...args) => Promise.resolve(fn(...args));
+}
+
 const { loadPyodide } = await import(indexURL + "pyodide.mjs");
 const lockFileContents = readFileSync(at(request.lockFile), "utf8");
 const quiet = { stdout: (line) => console.error(line), stderr: (line) => console.error(line) };

@@ -281,6 +281,7 @@ class FakeServer:
                  cors: bool = True, streaming: dict | None = None):
         self.key, self.models, self.cors = key, models, cors
         self.streaming = dict(streaming or {})  # how replies stream: split, chunk_bytes, chunk_delay
+        self.first_bytes: list[float] = []  # time.time() of each stream's first body write (bench/streaming.py)
         self.queues: dict[str | None, deque] = {}
         self.requests: list[Recorded] = []
         self.lock = threading.Lock()
@@ -600,6 +601,8 @@ def make_handler(server: FakeServer):
                         time.sleep(float(how.get("stall", 5)))
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                     self.wfile.flush()
+                    if n == 0:
+                        server.first_bytes.append(time.time())
                 if fault == "hangup":
                     self.close_connection = True
                     self.connection.shutdown(2)

@@ -60,11 +60,14 @@ def open_stream(method: str, url: str, data: str | None, headers: dict,
 
     In CPython each piece is what the socket had (`timeout` is then the longest wait between two
     pieces: a server that stops sending raises NetworkError "timeout" from the iterator, one that
-    hangs up mid-body "dropped"). A synchronous XHR cannot hand over a body before it is whole,
-    so in the browser the body comes as one piece; a transport that feeds chunks (the page's
-    fetch) calls the same stream readers with each chunk.
+    hangs up mid-body "dropped"). In Loop Lab's page, with JavaScript Promise integration, each
+    piece is what the worker's fetch read (`_page_stream`); elsewhere in a browser a synchronous
+    XHR cannot hand over a body before it is whole, so the body comes as one piece.
     """
     if IN_BROWSER:
+        streamed = _page_stream(method, url, data, headers, timeout)
+        if streamed is not None:
+            return streamed
         status, found, text = _xhr(method, url, data, headers, timeout)
         return status, found, iter([text.encode("utf-8")])
     with network_errors(url, timeout):
@@ -156,6 +159,50 @@ def _xhr(method, url, data, headers, timeout):
         raise NetworkError("blocked", url, "the request failed with no HTTP status")
     text = reply.body.to_bytes().decode("utf-8", errors="replace")
     return int(reply.status), _parse_headers(str(reply.headers or "")), text
+
+
+def _page_stream(method, url, data, headers, timeout):
+    """The page worker's fetch, read piece by piece (web/src/worker/transport.js `open_stream`):
+    Python waits for each piece with pyodide.ffi.run_sync, suspended while the network delivers.
+    None when that cannot be: no such worker, or no stack switching (JSPI) in this browser or this
+    call — the caller then reads the body whole. Stop, pressed while Python waits, is raised as
+    KeyboardInterrupt (the worker took it from the interrupt buffer)."""
+    try:
+        from looplab_transport import close_stream, open_stream, read_stream  # web/src/worker/worker.js
+        from pyodide.ffi import can_run_sync, run_sync
+    except ImportError:
+        return None
+    if not can_run_sync():
+        return None
+    reply = run_sync(open_stream(method, url, json.dumps(headers), data, int(timeout * 1000)))
+    _fail_if(getattr(reply, "error", None), url, f"no answer within {timeout:g} s", "blocked",
+             "the request failed with no HTTP status")
+    handle = int(reply.stream)
+
+    def pieces() -> Iterator[bytes]:
+        try:
+            while True:
+                got = run_sync(read_stream(handle))
+                _fail_if(getattr(got, "error", None), url, f"nothing arrived for {timeout:g} s", "dropped",
+                         "the connection failed in the middle of the reply")
+                if getattr(got, "done", False):
+                    return
+                yield got.chunk.to_bytes()
+        finally:
+            close_stream(handle)
+
+    return int(reply.status), _parse_headers(str(reply.headers or "")), pieces()
+
+
+def _fail_if(error, url: str, waited: str, kind: str, detail: str) -> None:
+    """What the page's stream functions answered instead of a reply, raised: Stop (pressed while
+    Python waited) as KeyboardInterrupt, a timeout, any other failure as NetworkError `kind`."""
+    if error == "stopped":
+        raise KeyboardInterrupt("stopped")
+    if error == "timeout":
+        raise NetworkError("timeout", url, waited)
+    if error:
+        raise NetworkError(kind, url, detail)
 
 
 def _plain_xhr(method, url, data, headers, timeout):

@@ -61,6 +61,14 @@ def wait_run_end(page: Page, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("status")).to_have_attribute("data-run-ended", re.compile(r"\d"), timeout=timeout)
 
 
+def stop_timed(page: Page, timeout: float = 10_000) -> float:
+    """Press Stop and wait for the run's end: how long it took (ms, the page's own clock)."""
+    stop_at = page.evaluate("() => performance.now()")
+    page.get_by_test_id("stop").click()
+    wait_run_end(page, timeout=timeout)
+    return float(page.get_by_test_id("status").get_attribute("data-run-ended")) - stop_at
+
+
 def run(page: Page) -> list[Shown]:
     """Click Run, wait for the run to end, return the checklist."""
     page.get_by_test_id("run").click()
@@ -98,7 +106,7 @@ def status(page: Page) -> dict:
 
 
 def configure_live(page: Page, base_url: str, model: str = "fake-model", key: str = "", remember: bool = False,
-                   api: str = "chat", max_tokens: int | None = None) -> None:
+                   api: str = "chat", max_tokens: int | None = None, stream: bool | None = None) -> None:
     """Fill the settings dialog (custom endpoint) and save; leaves the mode as it was."""
     page.get_by_test_id("settings").click()
     dialog = page.locator("dialog[open]")
@@ -108,6 +116,8 @@ def configure_live(page: Page, base_url: str, model: str = "fake-model", key: st
     dialog.locator("select[name=api]").select_option(api)
     if max_tokens is not None:
         dialog.get_by_test_id("max-tokens").fill(str(max_tokens))
+    if stream is not None:
+        dialog.get_by_test_id("stream-replies").set_checked(stream)
     dialog.locator("input[name=apiKey]").fill(key)
     dialog.locator("input[name=remember]").set_checked(remember)
     dialog.get_by_role("button", name="Save").click()

@@ -181,6 +181,20 @@ def share_open(page: Page, site_url: str) -> None:
     expect(page.get_by_test_id("share-url")).to_be_visible()
 
 
+def input_waiting(page: Page, site_url: str) -> None:
+    """input() waits: its prompt and answer field in the Output panel."""
+    show(page, site_url, FIXTURE)
+    page.get_by_test_id("reset").click()
+    set_code(page, 'name = input("Your name? ")')
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("stdin")).to_be_visible()
+
+
+def input_answered(page: Page) -> None:
+    page.get_by_test_id("stdin").press("Enter")
+    wait_run_end(page)
+
+
 FAILING = 'model = pick_model([final("six")])\nresult = run_agent("?", model, box, Memory("s"))'
 
 STATES = [
@@ -193,6 +207,7 @@ STATES = [
     State("Settings dialog", settings_open, close_dialog),
     State("keyboard help", help_open, close_dialog),
     State("approval dialog (a paused run)", approval_open, approval_answered),
+    State("input() waiting for an answer", input_waiting, input_answered, layouts=("desktop", "phone")),
     State("a hint and a prediction shown", hint_and_prediction),
     State("run inspector: a step and its fork", inspector_forked, layouts=("desktop", "phone")),
     State("share dialog", share_open, close_dialog, layouts=("desktop", "phone")),

@@ -43,7 +43,7 @@ def documented(direction: str) -> set[str]:
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
     assert types["toWorker"] == ["init", "run", "fork", "chat"]
-    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "kept", "fatal"]
+    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "delta", "ask", "done", "kept", "fatal"]
     for direction, names in types.items():
         assert documented(direction) == set(names), direction
 
@@ -240,3 +240,21 @@ def test_a_run_carries_the_saved_cells_that_mine_then_uses(bridge, capsys):
     finally:
         mine.provide(None)
         bridge.carried_last = None
+
+
+def test_the_bridge_hands_each_streamed_text_piece_to_the_worker_as_it_arrives(bridge):
+    from looplab.models.stream import ChatStream
+
+    pieces = []
+    stop = bridge.listen_deltas(pieces.append)
+    try:
+        reader = ChatStream("http://fake/v1")
+        for text in ("Hel", "lo, ", "wörld"):
+            chunk = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+            reader.feed(f"data: {json.dumps(chunk)}\n\n".encode())
+            assert pieces[-1] == text  # each piece as soon as its event is whole
+        reader.feed(b"data: [DONE]\n\n")
+    finally:
+        stop()
+    assert pieces == ["Hel", "lo, ", "wörld"]
+    assert reader.finish()["choices"][0]["message"]["content"] == "Hello, wörld"

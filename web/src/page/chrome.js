@@ -22,9 +22,24 @@ export class StatusLine {
   /** Show a sentence; `extra` goes to the element's data attributes, `about` is its lesson's ticket. */
   show(text, state, { about = null, ...extra } = {}) {
     this.text.textContent = text;
+    this.said = text;
+    this.written = "";
     this.root.dataset.state = state;
     this.about = about;
     for (const [key, value] of Object.entries(extra)) this.root.dataset[key] = value;
+  }
+
+  /** A model reply's text as it is written (a streamed reply), after the running sentence: its
+   * last words, so the line stays one line; null when a new reply begins. */
+  writing(text) {
+    if (this.state !== "running") return;
+    if (text === null) { // a new reply begins: the running sentence alone again
+      this.written = "";
+      this.text.textContent = this.said;
+      return;
+    }
+    this.written = (this.written + text).replace(/\s+/g, " ").slice(-80);
+    this.text.textContent = `${this.said} The model writes: “${this.written.trimStart()}”`;
   }
 
   /** Set (or, with undefined, remove) the timestamps kept as data attributes: runStarted ... */

@@ -64,6 +64,9 @@ export class Inspector {
     this.forkBox = el("div", { class: "insp-forkbox", hidden: "" });
     this.compare = el("section", { class: "insp-compare", "data-testid": "trace-fork", hidden: "", "aria-label": "Fork and original" });
     this.note = el("p", { class: "insp-note", role: "status" });
+    // The current step's reply as the model writes it (a streamed reply), until its model_reply
+    // event brings the whole reply; not a live region: the finished run is announced once.
+    this.streamBox = el("p", { class: "insp-stream", "data-testid": "stream-text" });
     this.controls = el("div", { class: "insp-controls", role: "group", "aria-label": "Step through the run" },
       this.prev, this.play, this.next, this.scrubber, this.stepLabel);
     this.empty = el("p", { class: "muted insp-empty" }, "Run the lesson: each run of run_agent shows here as steps you can go through, fork, export and share.");
@@ -91,6 +94,7 @@ export class Inspector {
     this.index = 0; // its step shown (0-based)
     this.follow = true; // keep showing the newest step while a run goes on
     this.waiting = null; // an approval pause: {run, step, tool, since}
+    this.liveText = ""; // the current step's reply text so far, while it streams
     this.frame = 0;
     this.note.textContent = "";
     this.draw();
@@ -101,11 +105,20 @@ export class Inspector {
   /** One event of a live run (or of a fork: source "fork"). */
   add(event, { source = "live" } = {}) {
     const run = this.book.add(event, { source });
+    if (event.type === "model_call" || event.type === "model_reply" || event.type === "run_end") this.liveText = "";
     if (event.type === "approval_needed" && this.waiting) this.waiting = null;
     // While a run goes on, its newest step is shown, unless the learner went to look elsewhere.
     if (source !== "fork" && run.parent === null && (this.follow || !this.run)) this.run = run;
     if (this.follow && this.run) this.index = Math.max(0, this.run.steps.length - 1);
     this.schedule();
+  }
+
+  /** A piece of the current step's reply text as it arrives (runner.js `delta`): shown at once
+   * under the step, replaced by the whole reply when its model_reply event comes. */
+  streaming(text) {
+    this.liveText += text;
+    this.streamBox.textContent = this.liveText;
+    if (!this.streamBox.isConnected) this.schedule();
   }
 
   /** A run paused at a tool that needs a person (approval.js shows the dialog). */
@@ -266,6 +279,7 @@ export class Inspector {
     box.push(title, tokensLine(step, this.hooks.prices()));
     if (step.call) box.push(contextSent(step.call));
     box.push(replyBox(step));
+    if (this.liveText && !step.reply && !run.stop && this.index === n - 1) box.push(this.streamBox);
     for (const tool of step.tools) box.push(toolBox(tool, { ended: Boolean(run.stop), waiting }));
     if (waiting) {
       box.push(el("p", { class: "insp-waiting", "data-role": "approval-pause" }, `⏸ Paused: ${this.waiting.tool} waits for a person (Approve or Reject in the dialog).`));

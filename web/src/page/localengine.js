@@ -15,6 +15,7 @@ export const VERSION = wllamaPackage.version;
 export const WASM_PATH = `wllama/${VERSION}/wllama.wasm`;
 
 const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps) fits
+const FIRST_TOKEN = "local-first-token"; // a performance mark at each reply's first token
 
 /** Threads for the engine: half the logical cores (about the physical ones) when the page may share memory. */
 export function threadCount() {
@@ -81,9 +82,10 @@ export class Engine {
   /**
    * One OpenAI-style chat request ({messages, tools?, tool_choice?, response_format?, max_tokens})
    * -> {message, finish_reason, timings, model}. Streamed, so the first token's time is measured
-   * here in the page; `signal` aborts the generation (Stop).
+   * here in the page; `signal` aborts the generation (Stop); `onText(text)` hears each piece of
+   * the reply's text as it is generated (the page shows it, runner.js passes it on as a delta).
    */
-  async chat(request, { temperature = 0, signal } = {}) {
+  async chat(request, { temperature = 0, signal, onText = null } = {}) {
     const { op, ...body } = request; // eslint-disable-line no-unused-vars
     const started = performance.now();
     const message = { role: "assistant", content: "" };
@@ -99,8 +101,15 @@ export class Engine {
       onData: (chunk) => {
         const choice = (chunk.choices || [])[0] || {};
         const delta = choice.delta || {};
-        if (firstTokenMs === null && (delta.content || delta.tool_calls)) firstTokenMs = performance.now() - started;
-        if (delta.content) message.content += delta.content;
+        if (firstTokenMs === null && (delta.content || delta.tool_calls)) {
+          firstTokenMs = performance.now() - started;
+          performance.mark(FIRST_TOKEN); // bench/streaming.py: from here to the screen
+          if (performance.getEntriesByName(FIRST_TOKEN).length > 200) performance.clearMarks(FIRST_TOKEN);
+        }
+        if (delta.content) {
+          message.content += delta.content;
+          if (onText) onText(delta.content);
+        }
         for (const part of delta.tool_calls || []) {
           const index = part.index ?? calls.length;
           const call = (calls[index] ||= { id: "", type: "function", function: { name: "", arguments: "" } });

@@ -212,8 +212,9 @@ export class LocalModel {
     this.speed = await this.engine.measure();
   }
 
-  /** Python's "model" question: {op: "describe"} or {op: "chat", messages, ...} -> the answer. */
-  async answer(request, { signal, temperature = 0 }) {
+  /** Python's "model" question: {op: "describe"} or {op: "chat", messages, ...} -> the answer;
+   * `onText(text)` hears the reply's text as the engine writes it. */
+  async answer(request, { signal, temperature = 0, onText = null }) {
     if (!(await this.ensure())) {
       return { error: this.state === "failed" ? this.text : "no local model is loaded: pick a .gguf file in Settings → Local model", kind: "setup" };
     }
@@ -223,7 +224,7 @@ export class LocalModel {
     this.busy = true;
     this.status("ready", `${this.describe()} · writing a reply…`);
     try {
-      const answer = await this.engine.chat(request, { signal, temperature });
+      const answer = await this.engine.chat(request, { signal, temperature, onText });
       const t = answer.timings;
       this.busy = false;
       this.status("ready", `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` : ""}`);

@@ -101,7 +101,7 @@ async function main() {
     model: () => (settings.live ? settings.values.model : ""),
   });
 
-  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve });
+  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve, status });
   const chat = new Chat(chatElements(byTest), chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }));
 
   function go(delta) {

@@ -75,10 +75,10 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     },
 
     // Python's "model" question (looplab/models/local.py): only a run that can wait gets the engine.
-    askLocal(request, { blocking, signal }) {
+    askLocal(request, { blocking, signal, delta = null }) {
       if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
       if (current() !== "local") return { error: "the model toggle is not on local", kind: "setup" };
-      return local.answer(request, { signal, temperature: settings.temperature });
+      return local.answer(request, { signal, temperature: settings.temperature, onText: settings.stream ? delta : null });
     },
   };
 }

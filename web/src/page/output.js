@@ -54,6 +54,19 @@ export class Output {
     }
   }
 
+  /** Draw everything queued now, then put `element` after it (an answer field: stdin.js); text
+   * written later goes after the element. */
+  place(element) {
+    cancelAnimationFrame(this.frame);
+    while (this.queue.length) this.draw();
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.root.append(element);
+    delete this.root.dataset.empty;
+    this.chunk = null;
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+
   enqueue(text, kind) {
     const last = this.queue[this.queue.length - 1];
     if (last && last.kind === kind && kind !== "note") last.text += text;

@@ -26,6 +26,7 @@ export class Runner {
     this.ready = false;
     this.current = null; // {id, resolve, timer, on}
     this.nextId = 1;
+    this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, busy: () => this.running, query: self.location.search });
     this.start();
@@ -57,6 +58,7 @@ export class Runner {
       stdout: ofRun((run, { text }) => run.on.stdout(text)),
       stderr: ofRun((run, { text }) => run.on.stderr(text)),
       event: ofRun((run, { event }) => run.on.event(event)),
+      delta: ofRun((run, { text }) => this.delta(run, text)),
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
       done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
       kept: (message) => this.pool.keep(message),
@@ -64,14 +66,32 @@ export class Runner {
     });
   }
 
-  /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal})` answers;
+  /**
+   * Hear the text of every model reply as it arrives, in every run (a live stream's deltas from the
+   * worker, the local model's tokens from the page's engine): fn(text, {run: id}). Returns the
+   * function that stops it. A run's own `on.delta(text)` hears its pieces too.
+   */
+  onDelta(fn) {
+    this.deltaListeners.add(fn);
+    return () => this.deltaListeners.delete(fn);
+  }
+
+  /** A piece of the reply text of `run` (the current run), to its `on.delta` and every listener. */
+  delta(run, text) {
+    if (!run || run !== this.current || !text) return;
+    if (run.on.delta) run.on.delta(text);
+    for (const fn of this.deltaListeners) fn(text, { run: run.id });
+  }
+
+  /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal, delta})` answers
+   * (`delta(text)`: the local model's tokens as the page's engine writes them, to the delta listeners);
    * a blocking question's answer goes to the answer buffer, unless the run ended meanwhile. */
   ask(run, { kind, request, blocking }) {
     const controller = new AbortController();
     if (run && blocking) run.asking = controller; // a run that waits: its end or Stop takes the question away
     const handler = run && run.on.ask;
     Promise.resolve()
-      .then(() => (handler ? handler(kind, request, { blocking, signal: controller.signal }) : { unavailable: `the page cannot answer a "${kind}" question` }))
+      .then(() => (handler ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) }) : { unavailable: `the page cannot answer a "${kind}" question` }))
       .catch((error) => ({ unavailable: `the page could not answer: ${error && error.message ? error.message : error}` }))
       .then((answer) => {
         if (run && run.asking === controller) run.asking = null;
@@ -101,7 +121,9 @@ export class Runner {
   }
 
   /**
-   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/carried.js); `on` receives this run's stdout(text), stderr(text) and event(event),
+   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/carried.js); `on`
+   * receives this run's stdout(text), stderr(text), event(event) and delta(text) (a model reply's
+   * text as it arrives; optional),
    * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
    * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
    * `message` says why Python crashed.

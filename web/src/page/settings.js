@@ -15,10 +15,11 @@ export const PRESETS = {
 };
 
 // maxTokens: the most tokens one reply may have (LLM_MAX_TOKENS); a rambling model stops there.
+// stream: replies stream, their text shown as it is written (LLM_STREAM; the local model's tokens too).
 export const MODES = ["scripted", "local", "live"];
 
 const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", maxTokens: 512, remember: false,
-  temperature: 0, localUrl: "" };
+  temperature: 0, localUrl: "", stream: true };
 
 export class Settings {
   constructor() {
@@ -33,6 +34,11 @@ export class Settings {
   /** scripted, local or live */
   get mode() {
     return MODES.includes(this.values.mode) ? this.values.mode : "scripted";
+  }
+
+  /** Whether replies stream (Settings → Stream replies; on unless turned off). */
+  get stream() {
+    return this.values.stream !== false;
   }
 
   /** The local model's temperature: a number from 0 (greedy) to 2. */
@@ -63,6 +69,7 @@ export class Settings {
       LLM_MODEL: this.values.model,
       LLM_API: this.values.api,
       LLM_MAX_TOKENS: String(this.values.maxTokens ?? DEFAULTS.maxTokens),
+      LLM_STREAM: this.stream ? "1" : "0",
     };
   }
 
@@ -184,6 +191,7 @@ export function setupDialog(dialog, settings, { onSave }) {
     field("maxTokens").value = String(v.maxTokens ?? DEFAULTS.maxTokens);
     field("apiKey").value = settings.apiKey || ""; // a property, never an attribute: not in the DOM's HTML
     field("remember").checked = Boolean(v.remember);
+    field("stream").checked = settings.stream;
     field("temperature").value = String(settings.temperature);
     field("localUrl").value = v.localUrl || "";
     result.textContent = "";
@@ -193,7 +201,7 @@ export function setupDialog(dialog, settings, { onSave }) {
   function read() {
     return {
       values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens, remember: field("remember").checked,
-        temperature: Number(field("temperature").value) || 0, localUrl: field("localUrl").value.trim() },
+        stream: field("stream").checked, temperature: Number(field("temperature").value) || 0, localUrl: field("localUrl").value.trim() },
       apiKey: field("apiKey").value.trim(),
     };
   }

