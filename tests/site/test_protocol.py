@@ -42,8 +42,8 @@ def documented(direction: str) -> set[str]:
 
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
-    assert types["toWorker"] == ["init", "run", "fork", "chat"]
-    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "kept", "fatal"]
+    assert types["toWorker"] == ["init", "run", "fork", "chat", "files"]
+    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "ask", "done", "kept", "files", "fatal"]
     for direction, names in types.items():
         assert documented(direction) == set(names), direction
 

@@ -25,6 +25,7 @@ export class Runner {
     this.worker = null;
     this.ready = false;
     this.current = null; // {id, resolve, timer, on}
+    this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
     this.nextId = 1;
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, busy: () => this.running, query: self.location.search });
@@ -33,6 +34,7 @@ export class Runner {
 
   start() {
     const restart = this.worker !== null;
+    this.answerFiles({ error: "Python started again: the project is gone with it until the lesson runs" });
     this.ready = false;
     // The key goes to a worker once, in its init message, before Python exists (workerpool.js).
     this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
@@ -60,8 +62,28 @@ export class Runner {
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
       done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
       kept: (message) => this.pool.keep(message),
+      files: mine(({ id, project, error }) => this.answerFiles({ project, error }, id)),
       fatal: mine(({ message }) => this.crash(worker, message)),
     });
+  }
+
+  /** Between runs: the project the last run's lesson laid out (protocol.js `files`), "read" or
+   * "reset" (laid out again first). Resolves {project, error}: project null when there is none. */
+  files(op) {
+    if (!this.ready) return Promise.resolve({ project: null, error: "Python is starting (again, after a Stop or a crash): run the lesson to lay its project out" });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.filesAsked.set(id, resolve);
+      this.worker.postMessage(toWorker.files(id, op));
+    });
+  }
+
+  answerFiles(answer, id = null) { // one question's answer, or (no id) the same answer to all
+    for (const [asked, resolve] of this.filesAsked) {
+      if (id !== null && asked !== id) continue;
+      this.filesAsked.delete(asked);
+      resolve({ project: null, error: null, ...answer });
+    }
   }
 
   /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal})` answers;

@@ -4,10 +4,10 @@
 // run started and, later, that it ended. main.js hands in the parts it built.
 
 /**
- * @param {object} parts  {store, output, events, context, inspector, mode, approve}
+ * @param {object} parts  {store, output, events, context, inspector, mode, approve, files (the Files panel)}
  * @returns {{runCallbacks: (ticket: number, eventOptions?: object) => object, launch: (kind: string, promise: Promise, at: number) => Promise}}
  */
-export function runWiring({ store, output, events, context, inspector, mode, approve }) {
+export function runWiring({ store, output, events, context, inspector, mode, approve, files }) {
   /** What a run sends goes to the panels while its lesson is on screen; an approval goes to the
    * dialog (the inspector shows the pause), a local model's question to the local model. */
   function runCallbacks(ticket, eventOptions) {
@@ -37,6 +37,7 @@ export function runWiring({ store, output, events, context, inspector, mode, app
     return promise.then((result) => {
       inspector.resumed();
       store.dispatch({ type: "ended", result, at: performance.now() });
+      files.refresh(); // what the run did to its lesson's project, read now that Python is free
       return result;
     });
   }
