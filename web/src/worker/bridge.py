@@ -20,8 +20,7 @@ import random
 import sys
 import time
 
-from looplab import conversation, lesson, lessonfile, mine, replay, trace
-from looplab import lesson, lessonfile, mine, project, replay, trace
+from looplab import conversation, lesson, lessonfile, mine, project, replay, trace
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS")
 
