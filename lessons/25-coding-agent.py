@@ -40,11 +40,12 @@ import re
 import tempfile
 from pathlib import Path
 
-from looplab.approvals import ask_person
 from looplab.budget import read_usage
+from looplab.editreview import review_edits
 from looplab.lesson import expect
 from looplab.mine import mine
 from looplab.models import call, final, model_mode, pick_model, scripted
+from looplab.project import show_project
 from looplab.projecttests import project_tests
 from looplab.tokens import message_tokens
 
@@ -960,7 +961,9 @@ assert nobody_run.get("stopped") == "needs_person" and "items[1:]" in (nobody_ro
 # `old` that is not unique and one edit that would break the file, both refused, on the way.
 # With a live or local model, the same call runs it for real: the model reads what your tools
 # say and decides. Edits need approval: offline the lesson approves them; with a real model you
-# are asked (Approve or Reject in the page, y or a reason in the terminal).
+# are asked, with the diff of the change in front of you (Approve or Reject in the page, y or a
+# reason in the terminal). In the page, the **Files** panel shows the project after the run:
+# its files, and the diff of everything the agent changed; Reset project lays it out again.
 
 # %% [markdown] tags=["predict"]
 # After the three fixes, the prepared model's next reply is an answer, with no `run_tests` in
@@ -988,8 +991,8 @@ FIX = [
     final("Fixed three bugs in inventory/stock.py: total_units skipped the first item, low_stock "
           "kept the items above the threshold, restock replaced the units instead of adding. All tests pass."),
 ]
-approve = yes if model_mode() == "scripted" else ask_person
-project = new_project()
+project = show_project(new_project())  # the page's Files panel shows this folder; Reset project lays it out again
+approve = yes if model_mode() == "scripted" else review_edits(project)  # a person sees each edit's diff
 result, messages = coding_agent("The tests of this project fail. Fix the code so that they pass.",
                                 pick_model(FIX), project, approve=approve)
 for m in messages:

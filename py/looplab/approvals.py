@@ -33,19 +33,23 @@ class Decision:
         return self.approved
 
 
-def ask_person(name: str, arguments: str = "{}") -> Decision:
-    """Ask a person whether the tool `name` may run with these arguments (JSON text)."""
+def ask_person(name: str, arguments: str = "{}", diff: str = "") -> Decision:
+    """Ask a person whether the tool `name` may run with these arguments (JSON text); `diff`, when
+    given, is the change the call would make to a file (looplab.editreview), shown with the question."""
     if in_page():
+        request = {"tool": name, "arguments": arguments} | ({"diff": diff} if diff else {})
         try:
-            answer = ask_page("approval", {"tool": name, "arguments": arguments})
+            answer = ask_page("approval", request)
         except PageUnavailable as exc:
             return Decision(False, f"nobody could be asked ({exc}); refused by default")
         return Decision(answer.get("approved") is True, str(answer.get("reason") or ""))
-    return ask_on_terminal(name, arguments)
+    return ask_on_terminal(name, arguments, diff=diff)
 
 
-def ask_on_terminal(name: str, arguments: str, read=input) -> Decision:
+def ask_on_terminal(name: str, arguments: str, read=input, diff: str = "") -> Decision:
     """The terminal's question: `y` approves; anything else refuses, and a longer answer is the reason."""
+    if diff:
+        print(diff.rstrip("\n"))
     try:
         shown = json.dumps(json.loads(arguments), ensure_ascii=False)
     except (TypeError, ValueError):

@@ -152,6 +152,29 @@ def approval_answered(page: Page) -> None:
     wait_run_end(page)
 
 
+FILES = "94-e2e-files"  # tests/e2e/fixtures/94-e2e-files.py: a project an agent edits
+
+
+def files_shown(page: Page, site_url: str) -> None:
+    """The Files panel after a run: the project's tree, the diff of the run's edit, a file on view."""
+    show(page, site_url, FILES)
+    page.get_by_test_id("reset").click()
+    run(page)
+    if page.locator(".phone-tabs").is_visible():
+        page.locator(".phone-tabs [data-tab=output]").click()
+    page.locator(".panel-tabs [data-panel=files]").click()
+    page.get_by_test_id("files").locator('button[data-path="README.md"]').click()
+    expect(page.get_by_test_id("files-diff")).to_contain_text("+    return units * 4")
+
+
+def approval_with_diff(page: Page, site_url: str) -> None:
+    """An edit's approval: the dialog shows the diff of the change it would make."""
+    show(page, site_url, FILES)
+    set_code(page, "approve = review_edits(root)", "code", 1)
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("approval-diff")).to_contain_text("-    return units * 3")
+
+
 def hint_and_prediction(page: Page, site_url: str) -> None:
     show(page, site_url, "91-e2e-format")
     page.get_by_test_id("show-hint").click()
@@ -208,6 +231,8 @@ STATES = [
     State("keyboard help", help_open, close_dialog),
     State("approval dialog (a paused run)", approval_open, approval_answered),
     State("input() waiting for an answer", input_waiting, input_answered, layouts=("desktop", "phone")),
+    State("Files panel: a project's tree, its diff and a file", files_shown, layouts=("desktop", "phone")),
+    State("approval dialog with an edit's diff", approval_with_diff, approval_answered),
     State("a hint and a prediction shown", hint_and_prediction),
     State("run inspector: a step and its fork", inspector_forked, layouts=("desktop", "phone")),
     State("share dialog", share_open, close_dialog, layouts=("desktop", "phone")),

@@ -20,8 +20,10 @@ from looplab.lessonfile import parse, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
-SIDES = {"toWorker": [SRC / "page" / "runner.js", SRC / "page" / "workerpool.js"],  # who sends what
-         "toPage": [SRC / "worker" / "worker.js"]}
+SIDES = {
+    "toWorker": [SRC / "page" / "runner.js", SRC / "page" / "workerpool.js"],  # who sends what
+    "toPage": [SRC / "worker" / "worker.js"],
+}
 READS = {"toPage": SRC / "page" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
 
 
@@ -42,8 +44,20 @@ def documented(direction: str) -> set[str]:
 
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
-    assert types["toWorker"] == ["init", "run", "fork", "chat"]
-    assert types["toPage"] == ["progress", "ready", "stdout", "stderr", "event", "delta", "ask", "done", "kept", "fatal"]
+    assert types["toWorker"] == ["init", "run", "fork", "chat", "files"]
+    assert types["toPage"] == [
+        "progress",
+        "ready",
+        "stdout",
+        "stderr",
+        "event",
+        "delta",
+        "ask",
+        "done",
+        "kept",
+        "files",
+        "fatal",
+    ]
     for direction, names in types.items():
         assert documented(direction) == set(names), direction
 

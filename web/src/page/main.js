@@ -8,6 +8,7 @@ import { LessonScreen } from "./screen.js";
 import { Output } from "./output.js";
 import { EventLog } from "./eventlog.js";
 import { Context } from "./context.js";
+import { FilesPanel } from "./files.js";
 import { announceRuns } from "./announce.js";
 import { Settings, setupDialog } from "./settings.js";
 import { StatusLine, setupTheme, setupTabs, setupDrawer, setupHelp, serviceWorker } from "./chrome.js";
@@ -58,6 +59,7 @@ async function main() {
   const output = new Output(byTest("output"));
   const events = new EventLog(byTest("trace"));
   const context = new Context(byTest("context-view"));
+  const files = new FilesPanel(byTest("files"), { tab: $("#tab-files"), ask: (op) => runner.files(op), lesson: () => store.state.lesson && store.state.lesson.slug, busy: () => controls(store.state).running });
   const settings = new Settings();
   const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
   const dialog = setupDialog($("[data-role=settings-dialog]"), settings, {
@@ -101,7 +103,7 @@ async function main() {
     model: () => (settings.live ? settings.values.model : ""),
   });
 
-  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve, status });
+  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve, status, files });
   const chat = new Chat(chatElements(byTest), chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }));
 
   function go(delta) {
@@ -112,10 +114,7 @@ async function main() {
   }
 
   function clearPanels() {
-    output.clear();
-    events.clear();
-    context.clear();
-    inspector.clear();
+    for (const panel of [output, events, context, files, inspector]) panel.clear();
   }
 
   function route() {

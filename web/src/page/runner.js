@@ -25,6 +25,7 @@ export class Runner {
     this.worker = null;
     this.ready = false;
     this.current = null; // {id, resolve, timer, on}
+    this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
     this.nextId = 1;
     this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
@@ -34,6 +35,7 @@ export class Runner {
 
   start() {
     const restart = this.worker !== null;
+    this.answerFiles({ error: "Python started again: the project is gone with it until the lesson runs" });
     this.ready = false;
     // The key goes to a worker once, in its init message, before Python exists (workerpool.js).
     this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
@@ -62,6 +64,7 @@ export class Runner {
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
       done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
       kept: (message) => this.pool.keep(message),
+      files: mine(({ id, project, error }) => this.answerFiles({ project, error }, id)),
       fatal: mine(({ message }) => this.crash(worker, message)),
     });
   }
@@ -81,6 +84,25 @@ export class Runner {
     if (!run || run !== this.current || !text) return;
     if (run.on.delta) run.on.delta(text);
     for (const fn of this.deltaListeners) fn(text, { run: run.id });
+  }
+
+  /** Between runs: the project the last run's lesson laid out (protocol.js `files`), "read" or
+   * "reset" (laid out again first). Resolves {project, error}: project null when there is none. */
+  files(op) {
+    if (!this.ready) return Promise.resolve({ project: null, error: "Python is starting (again, after a Stop or a crash): run the lesson to lay its project out" });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.filesAsked.set(id, resolve);
+      this.worker.postMessage(toWorker.files(id, op));
+    });
+  }
+
+  answerFiles(answer, id = null) { // one question's answer, or (no id) the same answer to all
+    for (const [asked, resolve] of this.filesAsked) {
+      if (id !== null && asked !== id) continue;
+      this.filesAsked.delete(asked);
+      resolve({ project: null, error: null, ...answer });
+    }
   }
 
   /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal, delta})` answers

@@ -7,10 +7,10 @@
 import { askLine } from "./stdin.js";
 
 /**
- * @param {object} parts  {store, output, events, context, inspector, mode, approve, status}
+ * @param {object} parts  {store, output, events, context, inspector, mode, approve, status, files (the Files panel)}
  * @returns {{runCallbacks: (ticket: number, eventOptions?: object) => object, launch: (kind: string, promise: Promise, at: number) => Promise}}
  */
-export function runWiring({ store, output, events, context, inspector, mode, approve, status }) {
+export function runWiring({ store, output, events, context, inspector, mode, approve, status, files }) {
   /** What a run sends goes to the panels while its lesson is on screen; an approval goes to the
    * dialog (the inspector shows the pause), a local model's question to the local model. */
   function runCallbacks(ticket, eventOptions) {
@@ -48,6 +48,7 @@ export function runWiring({ store, output, events, context, inspector, mode, app
     return promise.then((result) => {
       inspector.resumed();
       store.dispatch({ type: "ended", result, at: performance.now() });
+      files.refresh(); // what the run did to its lesson's project, read now that Python is free
       return result;
     });
   }

@@ -41,6 +41,9 @@
  *   chat ready (the offer's suggestions)
  * @typedef {{type: "chat", id: number, chat: ChatRequest, env: object}} Chat
  *   a chat turn: its events and output come like a run's; answered like a run, with `chat` in the result
+ * @typedef {{type: "files", id: number, op: "read" | "reset"}} Files
+ *   between runs: the project the last run's lesson laid out (looplab.project, bridge.py `files`):
+ *   "read" its files and what changed, "reset" lays it out again first. Answered by `files`.
  */
 
 export const toWorker = {
@@ -53,6 +56,8 @@ export const toWorker = {
   fork: (id, fork, env) => ({ type: "fork", id, fork, env }),
   /** @returns {Chat} */
   chat: (id, { cells, solution = false, message = null, fresh = false }, env) => ({ type: "chat", id, chat: { cells, solution, message, fresh }, env }),
+  /** @returns {Files} */
+  files: (id, op) => ({ type: "files", id, op }),
 };
 
 // --- worker -> page ------------------------------------------------------------------------------
@@ -95,6 +100,11 @@ export const toWorker = {
  * @typedef {{type: "kept", module: WebAssembly.Module | null, snapshot: Uint8Array | null}} Kept  what the
  *   page may keep for its next workers (asked for by init's `keep`): the compiled Module and the
  *   inflated snapshot, sent once after ready
+ * @typedef {{root: string, files: Object<string, string>, diff: string}} Project  a lesson's project:
+ *   its folder, its text files by path, the unified diff from the files as the lesson laid them out
+ * @typedef {{type: "files", id: number, project: Project | null, error: string | null}} FilesAnswer
+ *   the answer to a `files` message: the project (null when the lesson laid out none), or why not
+ *   (a run is in progress: Python is busy)
  * @typedef {{type: "fatal", message: string}} Fatal  the worker cannot go on (Pyodide failed to
  *   load, or crashed: out of memory ...); the page reports it and starts a fresh worker
  * (everything a run sends is redacted of keys first: redact.js)
@@ -119,6 +129,8 @@ export const toPage = {
   done: (id, result, { interrupted = false, extras = null } = {}) => ({ type: "done", id, result, interrupted, extras }),
   /** @returns {Kept} */
   kept: (module, snapshot) => ({ type: "kept", module, snapshot }),
+  /** @returns {FilesAnswer} */
+  files: (id, { project = null, error = null }) => ({ type: "files", id, project, error }),
   /** @returns {Fatal} */
   fatal: (message) => ({ type: "fatal", message }),
 };

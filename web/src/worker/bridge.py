@@ -5,6 +5,8 @@ Loaded by worker.js as module `looplab_bridge`. Events reach the page as they ha
 last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
 them from a step: `fork`. The Chat tab's messages go to the lesson's agent in a namespace kept
 between them (looplab.conversation): `chat`.
+them from a step: `fork`. Between runs the page reads the project a lesson laid out, or lays it
+out again (looplab.project): `files`.
 
 It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js:
 scripts/make_snapshot.mjs) and sets up one after a load or a restore (`start`).
@@ -18,7 +20,7 @@ import random
 import sys
 import time
 
-from looplab import conversation, lesson, lessonfile, mine, replay, stdin, trace
+from looplab import conversation, lesson, lessonfile, mine, project, replay, stdin, trace
 from looplab.models import stream
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
@@ -67,6 +69,7 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     """Run one lesson (code cells, then checks) and return the result as JSON text."""
     set_env(env_json)
     kept.clear()
+    project.forget()  # a lesson that lays out no project this run shows none
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
              for c in json.loads(cells_json)]
     namespace = {"__name__": "__lesson__"}
@@ -129,6 +132,15 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
         stop_listening()
     turn.fresh = afresh
     return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn.to_dict()}, default=str)
+def files(op: str) -> str:
+    """The lesson's project between runs, as JSON: "read" its files and diff, "reset" it first."""
+    if op not in ("read", "reset"):
+        return json.dumps({"error": f"no files operation {op!r}; there are read and reset"})
+    try:
+        shown = project.reset() if op == "reset" else project.state()
+    except OSError as exc:
+        return json.dumps({"error": trace.redact_text(f"the project could not be {op}: {exc}")})
+    return json.dumps({"project": trace.redact(shown) if shown else None})
 
 
 def interruptible_sleep() -> None:

@@ -263,6 +263,21 @@ function askPage(kind, requestJson) {
   });
 }
 
+// Between runs: the lesson's project read from Python's file system, or laid out again
+// (bridge.files). Python is never asked while a run goes on (a message can arrive while a run
+// waits for its packages to load).
+function files({ id, op }) {
+  if (runId !== null || !bridge) {
+    post(toPage.files(id, { error: bridge ? "a run is going on; the project is read when it ends" : "Python is not ready yet" }));
+    return;
+  }
+  try {
+    post(toPage.files(id, JSON.parse(hide(bridge.files(op)))));
+  } catch (error) {
+    post(toPage.files(id, { error: hide(String(error && error.message ? error.message : error)) }));
+  }
+}
+
 function describeCrash(message) {
   if (/memory|Maximum call stack|RangeError/i.test(message)) {
     return "Python ran out of memory (or recursed too deep) and had to be restarted. Your code is kept.";
@@ -282,6 +297,7 @@ const receive = reader("toWorker", {
   run,
   fork: run,
   chat: run,
+  files,
 });
 self.addEventListener("message", (event) => {
   if (event.isTrusted) receive(event.data);
