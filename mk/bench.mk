@@ -7,11 +7,12 @@
 #                    without the snapshot
 #   bench-sdk        bench/sdk_browser.py: the openai SDK's install + import and a call's cost in the page
 #   bench-real       bench/real_server.py: the curriculum live against llama-server (mk/llama.mk)
+#   bench-coding     bench/coding_benchmark.py: lesson 26's benchmark scores for SmolLM2 via llama-server
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
 
-BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-flood \
+BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-flood \
 	bench-inspector bench-local
 .PHONY: bench $(BENCHES)
 
@@ -37,6 +38,9 @@ bench-sdk: venv node wheels-site wheels-openai wheels-test chromium
 
 bench-real: venv llama
 	$(PY) bench/real_server.py
+
+bench-coding: venv llama
+	$(PY) bench/coding_benchmark.py
 
 bench-flood: build chromium
 	$(PY) bench/flood.py
