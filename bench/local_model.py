@@ -15,6 +15,15 @@ time, so the prompt is read again): load time, prompt reading and writing speed 
 measured them, first-token latency in the page, and the wall time of a reply — for Loop Lab as
 Python waited for it. The ratios Loop Lab / bare say what our plumbing costs (goal: ≥ 0.9 of the
 bare page's tokens/s). The replies must be the same text: the same model, decoded greedily.
+
+Then the prompt's KV cache (tests/e2e/fixtures/93b-e2e-local-cache.py): lesson 15's agent runs
+short tasks one after the other (turns of a chat) for 4 steps on the same model in Loop Lab's page, with the cache reused between steps
+(`cache_prompt`, the page's default) and without; per step, the prompt tokens the engine
+evaluated and in all, and the step's wall time; then the run's total and the speed-up (goal:
+steps after the first evaluate only their new tokens, and the run is ≥ 3× faster end to end),
+and whether both runs gave the same replies. `--cache` runs only this part; `--webgpu` instead
+runs the three replies in Loop Lab's page twice, on the CPU and on WebGPU (SwiftShader), and
+says whether the texts agree.
 """
 
 from __future__ import annotations
@@ -35,8 +44,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 
+# Chromium's WebGPU on SwiftShader (Vulkan on the CPU): an adapter where the machine has no GPU
+WEBGPU_ARGS = [a for a in CHROMIUM_ARGS if a != "--disable-gpu"] + ["--enable-unsafe-webgpu",
+                                                                     "--use-webgpu-adapter=swiftshader"]
+
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LESSON = "99-bench-local"  # bench/fixtures/99-bench-local.py
+CACHE_LESSON = "93b-e2e-local-cache"  # tests/e2e/fixtures/93b-e2e-local-cache.py (the e2e test uses it too)
 RUNS, TOKENS = 3, 48
 PROMPT = "Count from one to one hundred in words, separated by commas."
 TIMEOUT = 900_000
@@ -74,11 +88,12 @@ def bare(context, url: str, model: Path, threads: int | None) -> dict:
             "threads": int(state.get_attribute("data-threads")), "rows": rows}
 
 
-def looplab(context, url: str, model: Path) -> dict:
+def looplab(context, url: str, model: Path, lesson: str = LESSON) -> dict:
     page = context.new_page()
-    page.goto(f"{url}#/{LESSON}")
+    page.goto(f"{url}#/{lesson}")
     expect(page.get_by_test_id("run")).to_be_enabled(timeout=120_000)
     page.get_by_test_id("model-toggle").select_option("local")
+    expect(page.locator("dialog[open]")).to_have_count(1)   # the page looked for a kept model, found none
     started = time.monotonic()
     page.get_by_test_id("local-model-file").set_input_files(str(model))
     status = page.get_by_test_id("local-model-status")
@@ -99,7 +114,8 @@ def looplab(context, url: str, model: Path) -> dict:
 
 def build(out: Path) -> None:
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures")],
+                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures"),
+                    "--lessons", str(ROOT / "tests" / "e2e" / "fixtures")],
                    check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
@@ -107,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL)
     parser.add_argument("--threads", type=int, default=None, help="the bare page's threads (default: as Loop Lab)")
+    parser.add_argument("--cache", action="store_true", help="only the KV-cache run of lesson 15's agent")
+    parser.add_argument("--webgpu", action="store_true",
+                        help="only Loop Lab's replies on the CPU and on WebGPU (SwiftShader), compared")
     args = parser.parse_args(argv)
     if not args.model.exists():
         print(f"local_model: {args.model} is missing (`make local-test-model`)", file=sys.stderr)
@@ -117,20 +136,76 @@ def main(argv: list[str] | None = None) -> int:
         server = SiteServer(site)
         try:
             results = {}
-            for name, visit in (("bare", lambda c: bare(c, server.url, args.model, args.threads)),
-                                ("looplab", lambda c: looplab(c, server.url, args.model))):
+            visits = [("cache", lambda c: looplab(c, server.url, args.model, CACHE_LESSON))]
+            if args.webgpu:
+                visits = [("looplab", lambda c: looplab(c, server.url, args.model)),
+                          ("webgpu", lambda c: looplab(c, server.url, args.model))]
+            elif not args.cache:
+                visits = [("bare", lambda c: bare(c, server.url, args.model, args.threads)),
+                          ("looplab", lambda c: looplab(c, server.url, args.model))] + visits
+            for name, visit in visits:
+                flags = WEBGPU_ARGS if name == "webgpu" else CHROMIUM_ARGS
                 context = p.chromium.launch_persistent_context(str(Path(tmp) / f"profile-{name}"),
-                                                               executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                                                               executable_path=CHROMIUM, args=flags)
                 try:
                     results[name] = visit(context)
                 finally:
                     context.close()
         finally:
             server.stop()
-    ours, ref = results["looplab"], results["bare"]
+    if args.webgpu:
+        gpu(results["looplab"], results["webgpu"])
+        return 0
+    if not args.cache:
+        compare(args.model, results["looplab"], results["bare"])
+    cached(results["cache"])
+    return 0
+
+
+def gpu(cpu: dict, webgpu: dict) -> None:
+    """The same three greedy replies on the CPU and on WebGPU: speeds, and whether the texts agree."""
+    a, b = speeds(cpu["rows"]), speeds(webgpu["rows"])
+    print(f"Loop Lab's page on the CPU and on WebGPU (SwiftShader: a GPU emulated on the CPU, so only "
+          f"correctness is meant here, not speed); load average {os.getloadavg()[0]:.1f}")
+    for label, result, speed in (("cpu", cpu, a), ("webgpu", webgpu, b)):
+        print(f"  {label:7} {result['status']}")
+        print(f"  {'':7} reads {speed['read']:.1f} tokens/s, writes {speed['write']:.1f} tokens/s, reply {speed['wall']:.0f} ms")
+    same = [r["text"] for r in cpu["rows"]] == [r["text"] for r in webgpu["rows"]]
+    print(f"  WebGPU in use: {'WebGPU' in webgpu['status']}; same replies on both: {same}")
+    for x, y in zip(cpu["rows"], webgpu["rows"]):
+        print(f"  cpu    {x['text'][:90]!r}\n  webgpu {y['text'][:90]!r}")
+
+
+def cached(result: dict) -> None:
+    """The KV-cache table: per step, evaluated / all prompt tokens and wall time, with and without reuse."""
+    runs = result["rows"]
+    with_cache, without = runs["cached"], runs["uncached"]
+    print(f"lesson 15's agent, 4 steps over short tasks, in Loop Lab's page ({result['threads']} threads), "
+          f"load average {os.getloadavg()[0]:.1f}; Loop Lab's status: {result['status']}")
+    print(f"  {'step':>4} {'cache: evaluated/all':>22} {'ms':>8}   {'no cache: evaluated/all':>24} {'ms':>8}")
+    for i in range(max(len(with_cache), len(without))):
+        a = with_cache[i] if i < len(with_cache) else {}
+        b = without[i] if i < len(without) else {}
+        cell = lambda r: f"{r.get('evaluated')}/{r.get('tokens')}" if r else "-"  # noqa: E731
+        print(f"  {i + 1:>4} {cell(a):>22} {a.get('wall_ms', 0):>8}   {cell(b):>24} {b.get('wall_ms', 0):>8}")
+    total_a, total_b = sum(r["wall_ms"] for r in with_cache), sum(r["wall_ms"] for r in without)
+    read_a = sum(r["evaluated"] or 0 for r in with_cache)
+    read_b = sum(r["evaluated"] or 0 for r in without)
+    print(f"  run: {total_a / 1000:.1f} s with the cache, {total_b / 1000:.1f} s without: "
+          f"{total_b / total_a if total_a else float('nan'):.2f}× faster; prompt tokens evaluated {read_a} against {read_b}")
+    later = all(r["evaluated"] is not None and r["evaluated"] < r["tokens"] for r in with_cache[1:])
+    print(f"  steps after the first evaluated only part of their prompt: {later}; "
+          f"same replies with and without the cache: {[r['reply'] for r in with_cache] == [r['reply'] for r in without]}")
+    for i, r in enumerate(with_cache):
+        other = without[i]["reply"] if i < len(without) else None
+        print(f"  step {i + 1}: {r['reply'][:100]!r}" + ("" if other == r["reply"] else f"; without: {other!r:.100}"))
+
+
+def compare(model: Path, ours: dict, ref: dict) -> None:
+    """The Loop Lab / bare table."""
     a, b = speeds(ours["rows"]), speeds(ref["rows"])
     load = os.getloadavg()[0]
-    print(f"local model: {args.model.name} ({args.model.stat().st_size / 1e6:.1f} MB), {RUNS} greedy replies "
+    print(f"local model: {model.name} ({model.stat().st_size / 1e6:.1f} MB), {RUNS} greedy replies "
           f"of {TOKENS} tokens, load average {load:.1f} on {os.cpu_count()} cores")
     print(f"  {'':28} {'Loop Lab':>10} {'bare':>10} {'ratio':>7}")
     rows = [("threads", ours["threads"], ref["threads"], None),
@@ -149,7 +224,6 @@ def main(argv: list[str] | None = None) -> int:
     same = [r["text"] for r in ours["rows"]] == [r["text"] for r in ref["rows"]]
     print(f"  same replies on both pages: {same}; Loop Lab's status: {ours['status']}")
     print(f"  first reply: {ours['rows'][0]['text'][:100]!r}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -7,13 +7,14 @@
 #                    without the snapshot
 #   bench-sdk        bench/sdk_browser.py: the openai SDK's install + import and a call's cost in the page
 #   bench-real       bench/real_server.py: the curriculum live against llama-server (mk/llama.mk)
+#   bench-coding     bench/coding_benchmark.py: lesson 26's benchmark scores for SmolLM2 via llama-server
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
 #   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
-BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-flood \
+BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-flood \
 	bench-inspector bench-local bench-streaming
 .PHONY: bench $(BENCHES)
 
@@ -39,6 +40,9 @@ bench-sdk: venv node wheels-site wheels-openai wheels-test chromium
 
 bench-real: venv llama
 	$(PY) bench/real_server.py
+
+bench-coding: venv llama
+	$(PY) bench/coding_benchmark.py
 
 bench-flood: build chromium
 	$(PY) bench/flood.py

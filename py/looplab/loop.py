@@ -89,7 +89,7 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
         calls = reply.get("tool_calls", [])
         emit("model_reply", step=step, ms=ms, ok=True, content=reply.get("content"),
              tool_calls=len(calls), thought=reply.get("thought"), usage=usage, message=reply,
-             **{k: raw[k] for k in ("cut", "stream") if raw.get(k)})  # cut short by the limit; how it streamed
+             **{k: raw[k] for k in ("cut", "stream", "prompt") if raw.get(k)})  # cut short; how it streamed; cache
         memory.add(reply)
 
         if not calls:

@@ -41,8 +41,9 @@ def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str
     """A model's reply as a clean assistant message, its broken calls (id -> error text), or why it cannot be one."""
     if not isinstance(raw, dict):
         return {}, {}, f"the model's reply was {type(raw).__name__}, not an assistant message dict"
-    # `usage` (what the call cost, budget.py) and `stream` (how it streamed) are not part of the message
-    reply = {k: v for k, v in raw.items() if k not in ("role", "content", "tool_calls", "usage", "stream")}
+    # `usage` (what the call cost, budget.py), `stream` (how it streamed) and `prompt` (how much of the
+    # prompt the local engine read, models/local.py) are not part of the message
+    reply = {k: v for k, v in raw.items() if k not in ("role", "content", "tool_calls", "usage", "stream", "prompt")}
     reply["role"] = "assistant"
     reply["content"] = text_of(raw.get("content"))
     calls = raw.get("tool_calls") or []

@@ -186,7 +186,7 @@ def describe_kind(event: dict, width: int) -> str:
         first = streamed and streamed.get("first_token_ms", streamed.get("first_chunk_ms"))
         flow = (f" · {streamed.get('chunks')} chunks" + (f", first after {first:.0f} ms" if first is not None else "")
                 if streamed else "")
-        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}{flow}: {what}{thought}{cut}"
+        return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}{flow}{evaluated(event)}: {what}{thought}{cut}"
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
     if kind == "tool_result":
@@ -202,6 +202,14 @@ def describe_kind(event: dict, width: int) -> str:
         detail = f": {short(event['detail'])}" if event.get("detail") else ""
         return f"stop {event.get('stopped')} after {event.get('steps')} steps{detail}"
     return f"{step}{kind}"
+
+
+def evaluated(event: dict) -> str:
+    """How much of the prompt the local engine evaluated (the rest came from its KV cache), for `describe`."""
+    prompt = event.get("prompt")
+    if not isinstance(prompt, dict) or not isinstance(prompt.get("evaluated"), int) or not prompt.get("tokens"):
+        return ""
+    return f" · evaluated {prompt['evaluated']} of {prompt['tokens']} prompt tokens"
 
 
 def tokens(event: dict) -> str:

@@ -189,3 +189,36 @@ def test_every_action_the_schema_admits_is_a_listed_call_the_toolbox_accepts(dat
     call = message["tool_calls"][0]["function"]
     assert call["name"] in box
     assert not box.run(call["name"], call["arguments"]).startswith("error:")
+
+
+def test_the_engine_s_cache_figures_reach_the_trace_as_evaluated_n_of_m_prompt_tokens():
+    """The page's timings (prompt_tokens evaluated, prompt_cached from the KV cache) become the reply's
+    `prompt`, which the loop puts on model_reply and the trace describes; it never enters memory."""
+    from looplab import Collector
+    from looplab.trace import describe
+
+    class CachingPage(Page):
+        def __call__(self, kind, request):
+            answer = super().__call__(kind, request)
+            if request["op"] == "chat":   # the first step reads all 120 tokens, the second only its 9 new ones
+                answer["timings"] = {"prompt_tokens": 120, "prompt_cached": 0} if len(self.requests) == 2 \
+                    else {"prompt_tokens": 9, "prompt_cached": 131}
+            return answer
+
+    page = CachingPage(['{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": 3}}',
+                        '{"type": "final_answer", "answer": "5"}'])
+    tracer = Collector()
+    memory = Memory("You add.")
+    result = run_agent("What is 2 + 3?", local_model(ask=page), toolbox(), memory, tracer=tracer)
+    replies = [e for e in tracer.events if e["type"] == "model_reply"]
+    assert result["stopped"] == "final" and [r["prompt"] for r in replies] == [
+        {"evaluated": 120, "tokens": 120}, {"evaluated": 9, "tokens": 140}]
+    lines = [describe(r) for r in replies]
+    assert "evaluated 120 of 120 prompt tokens" in lines[0] and "evaluated 9 of 140 prompt tokens" in lines[1], lines
+    assert not any("prompt" in m for m in memory.messages()), memory.messages()
+
+
+def test_a_reply_s_thought_is_kept_apart_from_its_answer():
+    page = Page([{"role": "assistant", "content": "Paris.", "thought": "The capital of France is Paris."}])
+    reply = local_model(ask=page)([{"role": "user", "content": "Capital of France?"}], [])
+    assert reply["content"] == "Paris." and reply["thought"] == "The capital of France is Paris."

@@ -35,6 +35,14 @@ NOT_ISOLATED = ("the local model needs a cross-origin isolated page (Python wait
 MAX_TOKENS = 384  # a reply's limit: an action (its strings bounded by action_schema) fits well under it
 
 
+def prompt_figures(timings: dict | None) -> dict | None:
+    """{"evaluated": N, "tokens": M}: of the M prompt tokens, the N the engine read (the others were in its KV cache)."""
+    if not isinstance(timings, dict) or not isinstance(timings.get("prompt_tokens"), int):
+        return None
+    cached = timings.get("prompt_cached") if isinstance(timings.get("prompt_cached"), int) else 0
+    return {"evaluated": timings["prompt_tokens"], "tokens": timings["prompt_tokens"] + cached}
+
+
 def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = False,
                 max_tokens: int = MAX_TOKENS) -> Callable[[list[dict], list[dict]], dict]:
     """The model function of the page's local model; in CPython, a ModelError that says where it runs.
@@ -65,8 +73,13 @@ def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = Fa
         reply = {"role": "assistant", "content": message.get("content")}
         if message.get("tool_calls"):
             reply["tool_calls"] = message["tool_calls"]
+        if message.get("thought"):
+            reply["thought"] = message["thought"]  # a reasoning model's thinking: shown, never the answer
         if answer.get("finish_reason") == "length":
             reply["cut"] = "length"  # stopped at max_tokens (the field the live adapters use too)
+        prompt = prompt_figures(model.last)
+        if prompt:
+            reply["prompt"] = prompt
         return reply
 
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:

@@ -210,7 +210,8 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
             action, problem = parse_action(content if isinstance(content, str) else None)
             cut = reply.get("cut") if isinstance(reply, dict) else None
             if action is not None:
-                extra = {**({"usage": usage} if usage else {}), **({"cut": cut} if cut else {})}
+                extra = {**({"usage": usage} if usage else {}), **({"cut": cut} if cut else {}),
+                         **({"prompt": reply["prompt"]} if reply.get("prompt") else {})}  # the local engine's cache figures
                 return {**action, **extra}
             if cut == "length" and "{" in (content or ""):  # a JSON action was begun, and the limit ended it
                 raise ModelError(f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "

@@ -55,6 +55,8 @@ export class EventLog {
       case "model_reply": {
         const parts = [`${Math.round(e.ms || 0)} ms`];
         if (e.usage) parts.push(usageText(e.usage, true));
+        // the local engine's KV cache: how much of the prompt it had to read (models/local.py)
+        if (e.prompt && Number.isInteger(e.prompt.evaluated)) parts.push(`evaluated ${e.prompt.evaluated} of ${e.prompt.tokens} prompt tokens`);
         if (e.ok === false) parts.push(`unusable: ${e.content}`);
         else if (e.tool_calls) parts.push(`asks for ${e.tool_calls} tool call${e.tool_calls === 1 ? "" : "s"}`);
         else parts.push(short(e.content, 400));

@@ -1,13 +1,22 @@
 // The local model's engine: llama.cpp compiled to WebAssembly (@wllama/wllama), bundled on its
 // own (localengine.js) and imported by localmodel.js only when local mode is used. The model runs
-// in wllama's worker, multi-threaded when the page is cross-origin isolated; its wasm comes from
-// this site (wllama/<version>/wllama.wasm, copied by scripts/build_site.py), never from a CDN.
+// in wllama's worker, multi-threaded when the page is cross-origin isolated, on the GPU through
+// WebGPU when the browser offers an adapter (else, or if that load fails, on the CPU); its wasm
+// comes from this site (wllama/<version>/wllama.wasm, copied by scripts/build_site.py), never
+// from a CDN, and never wllama's compatibility build (setCompat(null), on every browser).
+//
+// The prompt is remembered: wllama 3 runs llama-server's own request loop, which keeps the KV
+// cache of the last prompt in its slot and, with `cache_prompt`, evaluates only the tokens after
+// the part a new request shares with it. One slot (n_parallel 1), so every step of a run and
+// every turn of a chat finds the previous one's cache; each reply's timings say how many prompt
+// tokens were evaluated and how many came from the cache.
 //
 // CSP: wllama starts its worker, and that worker its threads, from blob: URLs, and compiles
 // WebAssembly: the page needs `worker-src 'self' blob:` and `script-src 'self' 'wasm-unsafe-eval'`.
 
 import { Wllama } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
+import { withoutThought } from "./thought.js";
 
 export const VERSION = wllamaPackage.version;
 
@@ -16,6 +25,7 @@ export const WASM_PATH = `wllama/${VERSION}/wllama.wasm`;
 
 const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps) fits
 const FIRST_TOKEN = "local-first-token"; // a performance mark at each reply's first token
+const THINKING = { enable_thinking: false }; // Qwen3's chat template: answer without <think>…</think>
 
 /** Threads for the engine: half the logical cores (about the physical ones) when the page may share memory. */
 export function threadCount() {
@@ -27,7 +37,29 @@ export function threadCount() {
  * Load a GGUF model (a Blob or File) into a new engine. Resolves with an Engine, or rejects with an
  * Error whose message says what is wrong with the file (llama.cpp's own words included).
  */
-export async function loadEngine(blob, { name = "model.gguf", threads = threadCount() } = {}) {
+export async function loadEngine(blob, { name = "model.gguf", threads = threadCount(), gpu } = {}) {
+  const started = performance.now();
+  const tryGpu = gpu ?? (await hasWebGPU());
+  let opened = null;
+  if (tryGpu) {
+    // A GPU that fails to load the model (an adapter with too little memory, a driver bug) costs
+    // one try: the CPU load below still runs, and the status line says which one is in use.
+    opened = await open(blob, name, threads, true).catch(() => null);
+  }
+  opened ||= await open(blob, name, threads, false);
+  return new Engine(opened, { name, size: blob.size, loadMs: performance.now() - started, gpu: opened.gpu });
+}
+
+/** Whether this browser gives the page a WebGPU adapter (wllama's worker asks for its own). */
+export async function hasWebGPU() {
+  try {
+    return Boolean(self.navigator && navigator.gpu && (await navigator.gpu.requestAdapter()));
+  } catch {
+    return false;
+  }
+}
+
+async function open(blob, name, threads, gpu) {
   const problems = []; // llama.cpp's error lines while loading: the reason a load failed
   const keep = (...args) => {
     const text = args.map(String).join(" ");
@@ -38,10 +70,12 @@ export async function loadEngine(blob, { name = "model.gguf", threads = threadCo
     allowOffline: true,
   });
   wllama.setCompat(null); // never the CDN build wllama would fetch for browsers without JSPI
-  const started = performance.now();
+  const options = { n_ctx: CONTEXT, n_threads: threads, n_parallel: 1, jinja: true };
   try {
-    await wllama.loadModel([blob], { n_ctx: CONTEXT, n_threads: threads, n_gpu_layers: 0, jinja: true });
+    // n_gpu_layers 0 keeps wllama's worker off WebGPU entirely; left out, every layer goes to the GPU.
+    await wllama.loadModel([blob], gpu ? options : { ...options, n_gpu_layers: 0 });
   } catch (error) {
+    await wllama.exit().catch(() => {});
     throw new Error(explain(name, problems, error));
   }
   const info = wllama.getLoadedContextInfo();
@@ -49,7 +83,8 @@ export async function loadEngine(blob, { name = "model.gguf", threads = threadCo
     await wllama.exit().catch(() => {});
     throw new Error(explain(name, problems));
   }
-  return new Engine(wllama, { name, size: blob.size, loadMs: performance.now() - started });
+  wllama.gpu = gpu;
+  return wllama;
 }
 
 function explain(name, problems, error) {
@@ -62,7 +97,7 @@ function explain(name, problems, error) {
 }
 
 export class Engine {
-  constructor(wllama, { name, size, loadMs }) {
+  constructor(wllama, { name, size, loadMs, gpu = false }) {
     this.wllama = wllama;
     const meta = wllama.getModelMetadata().meta || {};
     const template = wllama.getChatTemplate() || "";
@@ -73,6 +108,7 @@ export class Engine {
       loadMs: Math.round(loadMs),
       threads: wllama.getNumThreads(),
       multithread: wllama.isMultithread(),
+      gpu, // WebGPU holds the model's layers
       // A chat template that renders `tools` lets llama.cpp write and parse native tool calls.
       native_tools: /\btools\b/.test(template),
     };
@@ -84,17 +120,22 @@ export class Engine {
    * -> {message, finish_reason, timings, model}. Streamed, so the first token's time is measured
    * here in the page; `signal` aborts the generation (Stop); `onText(text)` hears each piece of
    * the reply's text as it is generated (the page shows it, runner.js passes it on as a delta).
+   * The prompt's KV cache is reused (`cache_prompt`) unless the request says `cache_prompt: false`
+   * (bench/local_model.py compares).
    */
   async chat(request, { temperature = 0, signal, onText = null } = {}) {
     const { op, ...body } = request; // eslint-disable-line no-unused-vars
     const started = performance.now();
     const message = { role: "assistant", content: "" };
     const calls = [];
+    let reasoning = "";
     let firstTokenMs = null;
     let finish = null;
     let timings = {};
     await this.wllama.createChatCompletion({
+      cache_prompt: true,
       ...body,
+      chat_template_kwargs: { ...THINKING, ...(body.chat_template_kwargs || {}) },
       temperature, // 0: greedy, the same prompt gives the same reply
       stream: true,
       abortSignal: signal,
@@ -110,6 +151,7 @@ export class Engine {
           message.content += delta.content;
           if (onText) onText(delta.content);
         }
+        if (delta.reasoning_content) reasoning += delta.reasoning_content;
         for (const part of delta.tool_calls || []) {
           const index = part.index ?? calls.length;
           const call = (calls[index] ||= { id: "", type: "function", function: { name: "", arguments: "" } });
@@ -125,20 +167,26 @@ export class Engine {
       message.tool_calls = calls.filter(Boolean);
       if (!message.content) message.content = null;
     }
+    const reply = withoutThought(message, reasoning);
     this.last = {
-      prompt_tokens: timings.prompt_n ?? null,
+      prompt_tokens: timings.prompt_n ?? null, // evaluated for this reply
+      prompt_cached: timings.cache_n ?? null, // taken from the KV cache of the previous prompt
       prompt_ms: timings.prompt_ms ?? null,
       tokens: timings.predicted_n ?? null,
       generate_ms: timings.predicted_ms ?? null,
       first_token_ms: firstTokenMs === null ? null : Math.round(firstTokenMs),
       total_ms: Math.round(performance.now() - started),
     };
-    return { message, finish_reason: finish, timings: this.last, model: this.about.model };
+    return { message: reply, finish_reason: finish, timings: this.last, model: this.about.model };
   }
 
   /** Reading and writing speed on a short prompt (tokens per second), shown in Settings. */
   async measure() {
-    const answer = await this.chat({ messages: [{ role: "user", content: "Count from one to twenty in words, separated by commas." }], max_tokens: 16 });
+    const answer = await this.chat({
+      messages: [{ role: "user", content: "Count from one to twenty in words, separated by commas." }],
+      max_tokens: 16,
+      cache_prompt: false, // the whole prompt read, so the speed is reading speed
+    });
     const t = answer.timings;
     return {
       read: t.prompt_ms ? (t.prompt_tokens / t.prompt_ms) * 1000 : null,

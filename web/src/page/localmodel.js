@@ -102,7 +102,7 @@ export class LocalModel {
     const speed = this.speed && this.speed.write
       ? ` · reads ${this.speed.read.toFixed(1)} tokens/s, writes ${this.speed.write.toFixed(1)} tokens/s`
       : "";
-    const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}`;
+    const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}${a.gpu ? " · WebGPU" : ""}`;
     return `${a.model} · ${mb(a.size)} · loaded in ${(a.loadMs / 1000).toFixed(1)} s · ${threads}${speed}${this.notKept}`;
   }
 
