@@ -14,7 +14,6 @@ patch gives the syntax tree the old cell ran (docstrings aside).
 See looplab/wrong.py for the format.
 """
 
-import argparse
 import ast
 import difflib
 import io
@@ -23,8 +22,10 @@ import tokenize
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import trim_wrong  # noqa: E402
 from looplab import wrong  # noqa: E402
-from looplab.lessonfile import CELL_MARK, parse, parse_header, solution_index  # noqa: E402
+from looplab.lessonfile import parse, solution_index  # noqa: E402
 
 GAP = 1  # changed runs this many kept lines apart or fewer make one hunk
 
@@ -181,20 +182,7 @@ def rewrite(text: str) -> tuple[str, int, int]:
     cells = parse(text)
     answers = wrong.read(cells)
     new = [as_patch(a, cells[solution_index(cells, a.exercise)].source) for a in answers]
-    chunks, out = [], []
-    for line in text.splitlines(keepends=True):
-        if CELL_MARK.match(line.rstrip("\r\n")) or not chunks:
-            chunks.append([])
-        chunks[-1].append(line)
-    k = 0
-    for chunk in chunks:
-        mark = CELL_MARK.match(chunk[0].rstrip("\r\n"))
-        if mark and "wrong" in parse_header(mark["rest"])[1]:
-            if new[k] is not None:
-                chunk = [chunk[0], new[k] + "\n", "\n"]
-            k += 1
-        out.extend(chunk)
-    result = "".join(out)
+    result = trim_wrong.splice(text, new)
     after = parse(result)
     for a, b, source in zip(answers, wrong.read(after), new):  # the same programs, read back from the text
         solution = cells[solution_index(cells, a.exercise)].source
@@ -204,23 +192,5 @@ def rewrite(text: str) -> tuple[str, int, int]:
     return result, sum(s is not None for s in new), sum(s is None for s in new)
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lessons", nargs="+", type=Path)
-    parser.add_argument("--check", action="store_true", help="only count, change nothing")
-    args = parser.parse_args(argv)
-    total = [0, 0]
-    for path in args.lessons:
-        text = path.read_text(encoding="utf-8")
-        new, done, kept = rewrite(text)
-        total[0], total[1] = total[0] + done, total[1] + kept
-        if done:
-            print(f"{path.name}: {done} wrong cells made patches, {kept} kept")
-            if not args.check:
-                path.write_text(new, encoding="utf-8")
-    print(f"{total[0]} wrong cells {'could be ' if args.check else ''}made patches, {total[1]} kept")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(trim_wrong.main(sys.argv[1:], rewrite, __doc__, "made patches", "kept"))
