@@ -23,17 +23,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
+from browser import wait_until  # noqa: E402
+from pagevisits import visits  # noqa: E402
 
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LESSON = "99-bench-local"  # bench/fixtures/99-bench-local.py
@@ -97,12 +96,6 @@ def looplab(context, url: str, model: Path) -> dict:
     return {"load_s": load, "ready_s": ready, "threads": threads, "status": text, "rows": json.loads(line[6:])}
 
 
-def build(out: Path) -> None:
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures")],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL)
@@ -111,22 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.exists():
         print(f"local_model: {args.model} is missing (`make local-test-model`)", file=sys.stderr)
         return 1
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        site = Path(tmp) / "site"
-        build(site)
-        server = SiteServer(site)
-        try:
-            results = {}
-            for name, visit in (("bare", lambda c: bare(c, server.url, args.model, args.threads)),
-                                ("looplab", lambda c: looplab(c, server.url, args.model))):
-                context = p.chromium.launch_persistent_context(str(Path(tmp) / f"profile-{name}"),
-                                                               executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                try:
-                    results[name] = visit(context)
-                finally:
-                    context.close()
-        finally:
-            server.stop()
+    results = visits([("bare", lambda context, url: bare(context, url, args.model, args.threads)),
+                      ("looplab", lambda context, url: looplab(context, url, args.model))])
     ours, ref = results["looplab"], results["bare"]
     a, b = speeds(ours["rows"]), speeds(ref["rows"])
     load = os.getloadavg()[0]
