@@ -21,18 +21,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "tests"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
+from browser import wait_until  # noqa: E402
 from fakeserver import FakeServer, chat_text  # noqa: E402
+from pagevisits import visits  # noqa: E402
 
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LESSON = "99-bench-stream"  # bench/fixtures/99-bench-stream.py
@@ -58,12 +57,6 @@ OBSERVE = """() => {
     line = said;
   }).observe(document.body, { subtree: true, childList: true, characterData: true });
 }"""
-
-
-def build(out: Path) -> None:
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures")],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
 def run_lesson(page) -> None:
@@ -130,26 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL)
     args = parser.parse_args(argv)
-    results = {}
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        site = Path(tmp) / "site"
-        build(site)
-        server = SiteServer(site)
-        try:
-            visits = [("live", lambda c: live(c, server.url))]
-            if args.model.exists():
-                visits.append(("local", lambda c: local(c, server.url, args.model)))
-            else:
-                print(f"streaming: {args.model} is missing (`make local-test-model`): local left out", file=sys.stderr)
-            for name, visit in visits:
-                context = p.chromium.launch_persistent_context(str(Path(tmp) / f"profile-{name}"),
-                                                               executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                try:
-                    results[name] = visit(context)
-                finally:
-                    context.close()
-        finally:
-            server.stop()
+    each = [("live", live)]
+    if args.model.exists():
+        each.append(("local", lambda context, url: local(context, url, args.model)))
+    else:
+        print(f"streaming: {args.model} is missing (`make local-test-model`): local left out", file=sys.stderr)
+    results = visits(each)
     print(f"streamed text to the screen, medians of {RUNS} replies (ms; goal <= 100), load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"  {'':34} {'inspector':>10} {'+frame':>8} {'status':>8} {'+frame':>8}  runs")

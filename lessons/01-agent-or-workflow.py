@@ -232,14 +232,12 @@ print(answer)
 # %% tags=["wrong"]
 # wrong: returns the whole reply, not its text
 # expect: whole message dict just its text
-def ask(model, question):
-    messages = [
-        {"role": "system", "content": "Answer in one sentence."},
-        {"role": "user", "content": question},
-    ]
-    return model(messages, [])
-
-answer = ask(recording(pick_model([final("Paris.")])), "What is the capital of France?")
+# patch:
+# -    reply = model(messages, [])
+# -    return reply["content"]
+# +    return model(messages, [])
+# @@
+# -print(answer)
 
 # %% tags=["wrong"]
 # wrong: puts the system message after the question

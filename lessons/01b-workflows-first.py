@@ -183,32 +183,24 @@ def route(model, question):
 # %% tags=["wrong"]
 # wrong: uses the reply as it comes, so " Numbers.\n" is not read as numbers
 # expect: spaces capitals full stop
-# replaces: route
-def route(model, question):
-    system = "Reply with one word, one of: " + ", ".join(ROUTES) + "."
-    label = text(model, system, question)
-    if label not in ROUTES:
-        label = "other"
-    return label, ROUTES[label](question)
+# patch:
+# -    label = text(model, system, question).strip().strip(".").lower()
+# +    label = text(model, system, question)
 
 # %% tags=["wrong"]
 # wrong: no fallback, so a label outside ROUTES raises KeyError
 # expect: not one of the labels other
-# replaces: route
-def route(model, question):
-    system = "Reply with one word, one of: " + ", ".join(ROUTES) + "."
-    label = text(model, system, question).strip().strip(".").lower()
-    return label, ROUTES[label](question)
+# patch:
+# -    if label not in ROUTES:
+# -        label = "other"
 
 # %% tags=["wrong"]
 # wrong: never tells the model which labels there are
 # expect: system message name every label
-# replaces: route
-def route(model, question):
-    label = text(model, "Classify the question.", question).strip().strip(".").lower()
-    if label not in ROUTES:
-        label = "other"
-    return label, ROUTES[label](question)
+# patch:
+# -    system = "Reply with one word, one of: " + ", ".join(ROUTES) + "."
+# -    label = text(model, system, question).strip().strip(".").lower()
+# +    label = text(model, "Classify the question.", question).strip().strip(".").lower()
 
 # %% tags=["solution"]
 def route(model, question):
@@ -277,30 +269,25 @@ def improve(writer, grader, task, rounds=3):
 # %% tags=["wrong"]
 # wrong: loops until the grader passes, with no cap on the rounds
 # expect: more than rounds drafts
-# replaces: improve
-def improve(writer, grader, task, rounds=3):
-    ask, n = task, 0
-    while True:
-        n += 1
-        draft = text(writer, "Write a one-sentence answer.", ask)
-        verdict = text(grader, "Reply PASS, or say what to fix.", draft)
-        if verdict.strip().upper() == "PASS":
-            return {"text": draft, "passed": True, "rounds": n}
-        ask = task + "\nFeedback: " + verdict
+# patch:
+# -    ask = task
+# -    for n in range(1, rounds + 1):
+# +    ask, n = task, 0
+# +    while True:
+# +        n += 1
+# @@
+# -    return {"text": draft, "passed": False, "rounds": rounds}
 
 # %% tags=["wrong"]
 # wrong: reports a pass after the last round even though the grader never said PASS
 # expect: never passed
-# replaces: improve
-def improve(writer, grader, task, rounds=3):
-    ask = task
-    for n in range(1, rounds + 1):
-        draft = text(writer, "Write a one-sentence answer.", ask)
-        verdict = text(grader, "Reply PASS, or say what to fix.", draft)
-        if verdict.strip().upper() == "PASS":
-            break
-        ask = task + "\nFeedback: " + verdict
-    return {"text": draft, "passed": True, "rounds": n}
+# patch:
+# -            return {"text": draft, "passed": True, "rounds": n}
+# -        ask = task + "\nFeedback: " + verdict
+# -    return {"text": draft, "passed": False, "rounds": rounds}
+# +            break
+# +        ask = task + "\nFeedback: " + verdict
+# +    return {"text": draft, "passed": True, "rounds": n}
 
 # %% tags=["solution"]
 def improve(writer, grader, task, rounds=3):

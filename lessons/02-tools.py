@@ -167,131 +167,26 @@ class MyToolbox:
 # %% tags=["wrong"]
 # wrong: needs_approval looks the name up without checking it is registered
 # expect: check that the name is registered
-# replaces: MyToolbox
-class MyToolbox:
-    """Tools the model may ask for: register them, list their schemas, run one by name."""
-
-    def __init__(self):
-        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
-
-    def register(self, name, description, parameters, func, needs_approval=False):
-        self.tools[name] = {"description": description, "parameters": parameters,
-                            "func": func, "needs_approval": needs_approval}
-
-    def schemas(self):
-        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
-        return [{"type": "function",
-                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
-                for name, t in self.tools.items()]
-
-    def needs_approval(self, name):
-        """True if the tool was registered with needs_approval=True; False for any other name."""
-        return self.tools[name]["needs_approval"]
-
-    def run(self, name, arguments_json):
-        """Run a tool by name; always return text, 'error: ...' saying what would work."""
-        if name not in self.tools:
-            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
-        tool = self.tools[name]
-        takes = tool["parameters"].get("properties", {})
-        required = tool["parameters"].get("required", [])
-        try:
-            arguments = json.loads(arguments_json or "{}")
-        except json.JSONDecodeError as exc:
-            example = ", ".join(f'"{k}": ...' for k in takes)
-            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
-        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
-            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
-                    f"(required: {', '.join(required) or 'none'})")
-        try:
-            return str(tool["func"](**arguments))
-        except Exception as exc:
-            return f"error: {name} failed: {exc}"
+# patch:
+# -        return name in self.tools and self.tools[name]["needs_approval"]
+# +        return self.tools[name]["needs_approval"]
 
 # %% tags=["wrong"]
 # wrong: no try/except around the tool's call, so a tool that raises makes run raise
 # expect: run raised for tool fails
-# replaces: MyToolbox
-class MyToolbox:
-    """Tools the model may ask for: register them, list their schemas, run one by name."""
-
-    def __init__(self):
-        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
-
-    def register(self, name, description, parameters, func, needs_approval=False):
-        self.tools[name] = {"description": description, "parameters": parameters,
-                            "func": func, "needs_approval": needs_approval}
-
-    def schemas(self):
-        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
-        return [{"type": "function",
-                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
-                for name, t in self.tools.items()]
-
-    def needs_approval(self, name):
-        """True if the tool was registered with needs_approval=True; False for any other name."""
-        return name in self.tools and self.tools[name]["needs_approval"]
-
-    def run(self, name, arguments_json):
-        """Run a tool by name; always return text, 'error: ...' saying what would work."""
-        if name not in self.tools:
-            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
-        tool = self.tools[name]
-        takes = tool["parameters"].get("properties", {})
-        required = tool["parameters"].get("required", [])
-        try:
-            arguments = json.loads(arguments_json or "{}")
-        except json.JSONDecodeError as exc:
-            example = ", ".join(f'"{k}": ...' for k in takes)
-            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
-        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
-            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
-                    f"(required: {', '.join(required) or 'none'})")
-        return str(tool["func"](**arguments))
+# patch:
+# -        try:
+# -            return str(tool["func"](**arguments))
+# -        except Exception as exc:
+# -            return f"error: {name} failed: {exc}"
+# +        return str(tool["func"](**arguments))
 
 # %% tags=["wrong"]
 # wrong: never compares the arguments with the schema, leaving it to the function call to fail
 # expect: name the arguments echo takes
-# replaces: MyToolbox
-class MyToolbox:
-    """Tools the model may ask for: register them, list their schemas, run one by name."""
-
-    def __init__(self):
-        self.tools = {}  # name -> {"description", "parameters", "func", "needs_approval"}
-
-    def register(self, name, description, parameters, func, needs_approval=False):
-        self.tools[name] = {"description": description, "parameters": parameters,
-                            "func": func, "needs_approval": needs_approval}
-
-    def schemas(self):
-        """[{"type": "function", "function": {"name", "description", "parameters"}}, ...] in order."""
-        return [{"type": "function",
-                 "function": {"name": name, "description": t["description"], "parameters": t["parameters"]}}
-                for name, t in self.tools.items()]
-
-    def needs_approval(self, name):
-        """True if the tool was registered with needs_approval=True; False for any other name."""
-        return name in self.tools and self.tools[name]["needs_approval"]
-
-    def run(self, name, arguments_json):
-        """Run a tool by name; always return text, 'error: ...' saying what would work."""
-        if name not in self.tools:
-            return f"error: no tool named {name!r}; tools are {', '.join(self.tools) or 'none'}"
-        tool = self.tools[name]
-        takes = tool["parameters"].get("properties", {})
-        required = tool["parameters"].get("required", [])
-        try:
-            arguments = json.loads(arguments_json or "{}")
-        except json.JSONDecodeError as exc:
-            example = ", ".join(f'"{k}": ...' for k in takes)
-            return f"error: the arguments are not valid JSON ({exc.msg}); send an object such as {{{example}}}"
-        if not isinstance(arguments, dict):
-            return (f"error: {name} takes {', '.join(takes) or 'no arguments'} "
-                    f"(required: {', '.join(required) or 'none'})")
-        try:
-            return str(tool["func"](**arguments))
-        except Exception as exc:
-            return f"error: {name} failed: {exc}"
+# patch:
+# -        if not isinstance(arguments, dict) or set(required) - set(arguments) or set(arguments) - set(takes):
+# +        if not isinstance(arguments, dict):
 
 # %% tags=["solution"]
 class MyToolbox:
@@ -532,46 +427,25 @@ mine.register("calculate", "Apply one operation to two numbers and return the re
 # %% tags=["wrong"]
 # wrong: fixes the function but leaves the schema without an enum
 # expect: enum
-def calculate(a, b, operation):
-    if operation == "add":
-        return a + b
-    if operation == "subtract":
-        return a - b
-    if operation == "multiply":
-        return a * b
-    if operation == "divide":
-        if b == 0:
-            raise ValueError("cannot divide by zero; use a b other than 0")
-        return a / b
-    raise ValueError(f"unknown operation {operation!r}; use add, subtract, multiply or divide")
-
-mine.register("calculate", "Apply one operation to two numbers and return the result.",
-              {"type": "object",
-               "properties": {"a": {"type": "number"}, "b": {"type": "number"}, "operation": {"type": "string"}},
-               "required": ["a", "b", "operation"]},
-              calculate)
+# patch:
+# -OPERATIONS = ["add", "subtract", "multiply", "divide"]
+# -
+# @@
+# -               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
+# -                              "operation": {"type": "string", "enum": OPERATIONS}},
+# +               "properties": {"a": {"type": "number"}, "b": {"type": "number"}, "operation": {"type": "string"}},
 
 # %% tags=["wrong"]
 # wrong: an unknown operation falls off the end and returns None instead of an error
 # expect: names the four operations
-def calculate(a, b, operation):
-    if operation == "add":
-        return a + b
-    if operation == "subtract":
-        return a - b
-    if operation == "multiply":
-        return a * b
-    if operation == "divide":
-        if b == 0:
-            raise ValueError("cannot divide by zero; use a b other than 0")
-        return a / b
-
-mine.register("calculate", "Apply one operation to two numbers and return the result.",
-              {"type": "object",
-               "properties": {"a": {"type": "number"}, "b": {"type": "number"},
-                              "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}},
-               "required": ["a", "b", "operation"]},
-              calculate)
+# patch:
+# -OPERATIONS = ["add", "subtract", "multiply", "divide"]
+# -
+# @@
+# -    raise ValueError(f"unknown operation {operation!r}; use add, subtract, multiply or divide")
+# @@
+# -                              "operation": {"type": "string", "enum": OPERATIONS}},
+# +                              "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}},
 
 # %% tags=["solution"]
 OPERATIONS = ["add", "subtract", "multiply", "divide"]

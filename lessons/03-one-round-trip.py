@@ -178,35 +178,19 @@ print(answer)
 # %% tags=["wrong"]
 # wrong: answers with the id of the first call for every tool message
 # expect: tool messages carry ids
-def round_trip(question, model, box):
-    messages = [{"role": "user", "content": question}]
-    reply = model(messages, box.schemas())
-    if not reply.get("tool_calls"):
-        return reply["content"], messages
-    messages.append(reply)
-    for tool_call in reply["tool_calls"]:
-        result = box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-        messages.append({"role": "tool", "tool_call_id": "call_1", "content": result})
-    reply = model(messages, box.schemas())
-    return reply["content"], messages
-
-answer, trip = round_trip("Find a source that explains agent loops.", checking_model(), box)
+# patch:
+# -        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+# +        messages.append({"role": "tool", "tool_call_id": "call_1", "content": result})
+# @@
+# -print(answer)
 
 # %% tags=["wrong"]
 # wrong: keeps the ids but leaves the model's reply out, so the results answer a call the model never sent
 # expect: tool messages carry ids calls were
-def round_trip(question, model, box):
-    messages = [{"role": "user", "content": question}]
-    reply = model(messages, box.schemas())
-    if not reply.get("tool_calls"):
-        return reply["content"], messages
-    for tool_call in reply["tool_calls"]:
-        result = box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-    reply = model(messages, box.schemas())
-    return reply["content"], messages
-
-answer, trip = round_trip("Find a source that explains agent loops.", checking_model(), box)
+# patch:
+# -    messages.append(reply)
+# @@
+# -print(answer)
 
 # %% tags=["solution"]
 def round_trip(question, model, box):
@@ -282,64 +266,28 @@ def dispatch_tool(name, arguments_json, tools):
 # %% tags=["wrong"]
 # wrong: every exception from the call is tool_failure, wrong argument names too
 # expect: arguments it does not take raises TypeError
-# replaces: dispatch_tool
-def dispatch_tool(name, arguments_json, tools):
-    tool = tools.get(name)
-    if tool is None:
-        return {"ok": False, "error": "unknown_tool",
-                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
-    try:
-        arguments = json.loads(arguments_json)
-    except json.JSONDecodeError as exc:
-        return {"ok": False, "error": "invalid_json",
-                "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
-    if not isinstance(arguments, dict):
-        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
-    try:
-        return {"ok": True, "data": tool(**arguments)}
-    except Exception as exc:
-        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+# patch:
+# -    except TypeError as exc:
+# -        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
 
 # %% tags=["wrong"]
 # wrong: no try around json.loads, so broken JSON raises instead of returning invalid_json
 # expect: json.loads failed
-# replaces: dispatch_tool
-def dispatch_tool(name, arguments_json, tools):
-    tool = tools.get(name)
-    if tool is None:
-        return {"ok": False, "error": "unknown_tool",
-                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
-    arguments = json.loads(arguments_json)
-    if not isinstance(arguments, dict):
-        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
-    try:
-        return {"ok": True, "data": tool(**arguments)}
-    except TypeError as exc:
-        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
-    except Exception as exc:
-        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+# patch:
+# -    try:
+# -        arguments = json.loads(arguments_json)
+# -    except json.JSONDecodeError as exc:
+# -        return {"ok": False, "error": "invalid_json",
+# -                "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
+# +    arguments = json.loads(arguments_json)
 
 # %% tags=["wrong"]
 # wrong: the invalid_json result has its code but no sentence for the model
 # expect: no 'message' sentence invalid_json
-# replaces: dispatch_tool
-def dispatch_tool(name, arguments_json, tools):
-    tool = tools.get(name)
-    if tool is None:
-        return {"ok": False, "error": "unknown_tool",
-                "message": f"no tool named {name!r}; tools are {', '.join(tools)}"}
-    try:
-        arguments = json.loads(arguments_json)
-    except json.JSONDecodeError as exc:
-        return {"ok": False, "error": "invalid_json"}
-    if not isinstance(arguments, dict):
-        return {"ok": False, "error": "invalid_arguments", "message": "the arguments must be a JSON object"}
-    try:
-        return {"ok": True, "data": tool(**arguments)}
-    except TypeError as exc:
-        return {"ok": False, "error": "invalid_arguments", "message": f"{name} cannot take these arguments: {exc}"}
-    except Exception as exc:
-        return {"ok": False, "error": "tool_failure", "message": f"{name} failed: {exc}"}
+# patch:
+# -        return {"ok": False, "error": "invalid_json",
+# -                "message": f"the arguments are not valid JSON ({exc.msg}); send a JSON object"}
+# +        return {"ok": False, "error": "invalid_json"}
 
 # %% tags=["solution"]
 def dispatch_tool(name, arguments_json, tools):

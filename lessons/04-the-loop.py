@@ -187,102 +187,47 @@ def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
 # %% tags=["wrong"]
 # wrong: no try/except around the model call, so a network failure crashes the loop
 # expect: try/except
-# replaces: my_run_agent
-def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
-        refused = None
-        for tool_call in reply["tool_calls"]:
-            name = tool_call["function"]["name"]
-            if refused:
-                result = f"error: not run: the run stopped to ask a person about {refused}"
-            elif toolbox.needs_approval(name) and not (approve and approve(name)):
-                refused, result = name, f"error: a person has not approved {name}"
-            else:
-                result = toolbox.run(name, tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if refused:
-            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+# patch:
+# -        try:
+# -            reply = model_fn(messages, toolbox.schemas())
+# -        except Exception as exc:                                              # stop: error
+# -            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
+# +        reply = model_fn(messages, toolbox.schemas())
 
 # %% tags=["wrong"]
 # wrong: after a refusal, still runs the reply's other calls
 # expect: later calls must not run
-# replaces: my_run_agent
-def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        try:
-            reply = model_fn(messages, toolbox.schemas())
-        except Exception as exc:
-            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
-        refused = None
-        for tool_call in reply["tool_calls"]:
-            name = tool_call["function"]["name"]
-            if toolbox.needs_approval(name) and not (approve and approve(name)):
-                refused, result = name, f"error: a person has not approved {name}"
-            else:
-                result = toolbox.run(name, tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if refused:
-            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+# patch:
+# -            if refused:
+# -                result = f"error: not run: the run stopped to ask a person about {refused}"
+# -            elif toolbox.needs_approval(name) and not (approve and approve(name)):
+# +            if toolbox.needs_approval(name) and not (approve and approve(name)):
 
 # %% tags=["wrong"]
 # wrong: stops at a refusal without answering the refused call
 # expect: refused still needs a tool message
-# replaces: my_run_agent
-def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        try:
-            reply = model_fn(messages, toolbox.schemas())
-        except Exception as exc:
-            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
-        for tool_call in reply["tool_calls"]:
-            name = tool_call["function"]["name"]
-            if toolbox.needs_approval(name) and not (approve and approve(name)):
-                return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
-            result = toolbox.run(name, tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
+# patch:
+# -        refused = None
+# @@
+# -            if refused:
+# -                result = f"error: not run: the run stopped to ask a person about {refused}"
+# -            elif toolbox.needs_approval(name) and not (approve and approve(name)):
+# -                refused, result = name, f"error: a person has not approved {name}"
+# -            else:
+# -                result = toolbox.run(name, tool_call["function"]["arguments"])
+# -            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
+# -        if refused:                                                           # stop: needs a person
+# -            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+# +            if toolbox.needs_approval(name) and not (approve and approve(name)):
+# +                return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+# +            result = toolbox.run(name, tool_call["function"]["arguments"])
+# +            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
 
 # %% tags=["wrong"]
 # wrong: nothing after the for loop, so a run out of steps returns None
 # expect: after the loop
-# replaces: my_run_agent
-def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 1):
-        try:
-            reply = model_fn(messages, toolbox.schemas())
-        except Exception as exc:
-            return {"answer": None, "steps": step, "stopped": "error", "detail": str(exc)}, messages
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
-        refused = None
-        for tool_call in reply["tool_calls"]:
-            name = tool_call["function"]["name"]
-            if refused:
-                result = f"error: not run: the run stopped to ask a person about {refused}"
-            elif toolbox.needs_approval(name) and not (approve and approve(name)):
-                refused, result = name, f"error: a person has not approved {name}"
-            else:
-                result = toolbox.run(name, tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if refused:
-            return {"answer": None, "steps": step, "stopped": "needs_person"}, messages
+# patch:
+# -    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages   # stop: step limit
 
 # %% tags=["solution"]
 def my_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
@@ -586,36 +531,18 @@ def step_limit_problems(loop_fn):
 # %% tags=["wrong"]
 # wrong: counts the calls but takes any stop with no answer as right
 # expect: reports final
-# replaces: step_limit_problems
-def step_limit_problems(loop_fn):
-    asked = []
-    def never_stops(messages, tools):
-        asked.append(len(messages))
-        return call("ping")
-    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
-    problems = []
-    if result.get("answer") is not None:
-        problems.append(f"the run answered {result.get('answer')!r}")
-    if len(asked) != 3:
-        problems.append(f"the model was called {len(asked)} times, not 3")
-    return problems
+# patch:
+# -    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
+# -        problems.append(f"the run ended {result}, not step_limit after 3 steps")
+# +    if result.get("answer") is not None:
+# +        problems.append(f"the run answered {result.get('answer')!r}")
 
 # %% tags=["wrong"]
 # wrong: leaves out max_steps=3, so the loop runs its default six steps
 # expect: empty list
-# replaces: step_limit_problems
-def step_limit_problems(loop_fn):
-    asked = []
-    def never_stops(messages, tools):
-        asked.append(len(messages))
-        return call("ping")
-    result, _ = loop_fn("Keep pinging.", never_stops, ping_box)
-    problems = []
-    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
-        problems.append(f"the run ended {result}, not step_limit after 3 steps")
-    if len(asked) != 3:
-        problems.append(f"the model was called {len(asked)} times, not 3")
-    return problems
+# patch:
+# -    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
+# +    result, _ = loop_fn("Keep pinging.", never_stops, ping_box)
 
 # %% tags=["solution"]
 def step_limit_problems(loop_fn):

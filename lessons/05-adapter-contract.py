@@ -180,26 +180,16 @@ def to_turn(message):
 # %% tags=["wrong"]
 # wrong: adds the id but leaves the arguments as JSON text
 # expect: JSON text and the turn needs a dict
-# replaces: to_turn
-def to_turn(message):
-    calls = message.get("tool_calls") or []
-    if calls:
-        first = calls[0]
-        return {"type": "tool_call", "id": first["id"], "name": first["function"]["name"],
-                "arguments": first["function"]["arguments"]}
-    return {"type": "final", "text": message.get("content") or ""}
+# patch:
+# -                "arguments": json.loads(first["function"]["arguments"] or "{}")}
+# +                "arguments": first["function"]["arguments"]}
 
 # %% tags=["wrong"]
 # wrong: parses the arguments but forgets the call's id
 # expect: must carry the call's id
-# replaces: to_turn
-def to_turn(message):
-    calls = message.get("tool_calls") or []
-    if calls:
-        first = calls[0]
-        return {"type": "tool_call", "name": first["function"]["name"],
-                "arguments": json.loads(first["function"]["arguments"] or "{}")}
-    return {"type": "final", "text": message.get("content") or ""}
+# patch:
+# -        return {"type": "tool_call", "id": first["id"], "name": first["function"]["name"],
+# +        return {"type": "tool_call", "name": first["function"]["name"],
 
 # %% tags=["solution"]
 def to_turn(message):
@@ -281,53 +271,23 @@ def from_responses(output):
 # %% tags=["wrong"]
 # wrong: quotes the item's id, not its call_id
 # expect: not the item's
-# replaces: from_responses
-def from_responses(output):
-    texts, calls = [], []
-    for item in output:
-        if item.get("type") == "message":
-            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
-        elif item.get("type") == "function_call":
-            calls.append({"id": item["id"], "type": "function",
-                          "function": {"name": item["name"], "arguments": item["arguments"]}})
-    message = {"role": "assistant", "content": "".join(texts) or None}
-    if calls:
-        message["tool_calls"] = calls
-    return message
+# patch:
+# -            calls.append({"id": item["call_id"], "type": "function",
+# +            calls.append({"id": item["id"], "type": "function",
 
 # %% tags=["wrong"]
 # wrong: joins the text parts with a space, which doubles the space between them
 # expect: join the output_text parts
-# replaces: from_responses
-def from_responses(output):
-    texts, calls = [], []
-    for item in output:
-        if item.get("type") == "message":
-            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
-        elif item.get("type") == "function_call":
-            calls.append({"id": item["call_id"], "type": "function",
-                          "function": {"name": item["name"], "arguments": item["arguments"]}})
-    message = {"role": "assistant", "content": " ".join(texts) or None}
-    if calls:
-        message["tool_calls"] = calls
-    return message
+# patch:
+# -    message = {"role": "assistant", "content": "".join(texts) or None}
+# +    message = {"role": "assistant", "content": " ".join(texts) or None}
 
 # %% tags=["wrong"]
 # wrong: an empty string for content when there is no text, where the reference has None
 # expect: yours theirs
-# replaces: from_responses
-def from_responses(output):
-    texts, calls = [], []
-    for item in output:
-        if item.get("type") == "message":
-            texts += [part["text"] for part in item.get("content", []) if part.get("type") == "output_text"]
-        elif item.get("type") == "function_call":
-            calls.append({"id": item["call_id"], "type": "function",
-                          "function": {"name": item["name"], "arguments": item["arguments"]}})
-    message = {"role": "assistant", "content": "".join(texts)}
-    if calls:
-        message["tool_calls"] = calls
-    return message
+# patch:
+# -    message = {"role": "assistant", "content": "".join(texts) or None}
+# +    message = {"role": "assistant", "content": "".join(texts)}
 
 # %% tags=["solution"]
 def from_responses(output):

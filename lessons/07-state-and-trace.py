@@ -158,24 +158,16 @@ def log(event):
 # %% tags=["wrong"]
 # wrong: writes Python's True and False, not the log's true and false
 # expect: ok=true|false
-# replaces: log
-def log(event):
-    if event["type"] == "tool_call":
-        lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
-    elif event["type"] == "tool_result":
-        lines.append(f"tool.completed call_id={event['call_id']} ok={event['ok']}")
-    elif event["type"] == "stop":
-        lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
+# patch:
+# -        lines.append(f"tool.completed call_id={event['call_id']} ok={'true' if event['ok'] else 'false'}")
+# +        lines.append(f"tool.completed call_id={event['call_id']} ok={event['ok']}")
 
 # %% tags=["wrong"]
 # wrong: leaves out the stop event
 # expect: the stop event should give
-# replaces: log
-def log(event):
-    if event["type"] == "tool_call":
-        lines.append(f"tool.requested call_id={event['call_id']} name={event['tool']}")
-    elif event["type"] == "tool_result":
-        lines.append(f"tool.completed call_id={event['call_id']} ok={'true' if event['ok'] else 'false'}")
+# patch:
+# -    elif event["type"] == "stop":
+# -        lines.append(f"run.stopped reason={event['stopped']} steps={event['steps']}")
 
 # %% tags=["solution"]
 lines = []
@@ -261,27 +253,12 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: stops at the budget without answering the calls it did not run
 # expect: answered with an error: text
-# replaces: capped_loop
-def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
-    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
-    messages = [{"role": "user", "content": task}]
-    ran = 0
-    for step in range(1, max_steps + 1):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
-        spent = False
-        for tool_call in reply["tool_calls"]:
-            if max_tool_calls is not None and ran >= max_tool_calls:
-                return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
-            if True:
-                ran += 1
-                result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if spent:
-            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
+# patch:
+# -                spent = True
+# -                result = f"error: not run: the budget of {max_tool_calls} tool calls is spent"
+# -            else:
+# +                return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
+# +            if True:
 
 # %% tags=["wrong"]
 # wrong: checks the budget once a reply, so all five calls of one reply run
@@ -307,28 +284,9 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: compares with > instead of >=, so one call more than the budget runs
 # expect: at most two tools ran
-# replaces: capped_loop
-def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
-    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
-    messages = [{"role": "user", "content": task}]
-    ran = 0
-    for step in range(1, max_steps + 1):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
-        spent = False
-        for tool_call in reply["tool_calls"]:
-            if max_tool_calls is not None and ran > max_tool_calls:
-                spent = True
-                result = f"error: not run: the budget of {max_tool_calls} tool calls is spent"
-            else:
-                ran += 1
-                result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if spent:
-            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
+# patch:
+# -            if max_tool_calls is not None and ran >= max_tool_calls:
+# +            if max_tool_calls is not None and ran > max_tool_calls:
 
 # %% tags=["solution"]
 def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):

@@ -118,149 +118,41 @@ class MyMemory:
 # %% tags=["wrong"]
 # wrong: skips a message that does not fit and takes older, smaller ones
 # expect: does not skip it
-# replaces: MyMemory
-class MyMemory:
-    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
-
-    SYSTEM_TOKENS = 400  # the size the system message counts for
-
-    def __init__(self, system_prompt):
-        self.system_prompt = system_prompt
-        self.history = []   # every message, oldest first; each has a "tokens" size
-        self.notes = {}     # key -> value, written into the system message on every call
-
-    def add(self, message):
-        self.history.append(message)
-
-    def remember(self, key, value):
-        self.notes[key] = value
-
-    def messages(self, budget=None):
-        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
-        content = self.system_prompt
-        if self.notes:
-            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
-        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
-        kept = list(self.history)
-        if budget is not None:
-            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
-            kept = []
-            for message in reversed(self.history):
-                if message["tokens"] <= room:
-                    room -= message["tokens"]
-                    kept.insert(0, message)
-        while kept and kept[0]["role"] == "tool":
-            kept = kept[1:]
-        return [system] + kept
+# patch:
+# -            while start > 0 and self.history[start - 1]["tokens"] <= room:
+# -                room -= self.history[start - 1]["tokens"]
+# -                start -= 1
+# -            kept = self.history[start:]
+# +            kept = []
+# +            for message in reversed(self.history):
+# +                if message["tokens"] <= room:
+# +                    room -= message["tokens"]
+# +                    kept.insert(0, message)
 
 # %% tags=["wrong"]
 # wrong: keeps a tool result at the front of the window, its request cut off
 # expect: drop tool results at the front
-# replaces: MyMemory
-class MyMemory:
-    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
-
-    SYSTEM_TOKENS = 400  # the size the system message counts for
-
-    def __init__(self, system_prompt):
-        self.system_prompt = system_prompt
-        self.history = []   # every message, oldest first; each has a "tokens" size
-        self.notes = {}     # key -> value, written into the system message on every call
-
-    def add(self, message):
-        self.history.append(message)
-
-    def remember(self, key, value):
-        self.notes[key] = value
-
-    def messages(self, budget=None):
-        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
-        content = self.system_prompt
-        if self.notes:
-            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
-        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
-        kept = list(self.history)
-        if budget is not None:
-            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
-            while start > 0 and self.history[start - 1]["tokens"] <= room:
-                room -= self.history[start - 1]["tokens"]
-                start -= 1
-            kept = self.history[start:]
-        return [system] + kept
+# patch:
+# -        while kept and kept[0]["role"] == "tool":
+# -            kept = kept[1:]
 
 # %% tags=["wrong"]
 # wrong: adds the facts to self.system_prompt, so they pile up call after call
 # expect: build the content afresh
-# replaces: MyMemory
-class MyMemory:
-    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
-
-    SYSTEM_TOKENS = 400  # the size the system message counts for
-
-    def __init__(self, system_prompt):
-        self.system_prompt = system_prompt
-        self.history = []   # every message, oldest first; each has a "tokens" size
-        self.notes = {}     # key -> value, written into the system message on every call
-
-    def add(self, message):
-        self.history.append(message)
-
-    def remember(self, key, value):
-        self.notes[key] = value
-
-    def messages(self, budget=None):
-        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
-        if self.notes:
-            self.system_prompt += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
-        content = self.system_prompt
-        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
-        kept = list(self.history)
-        if budget is not None:
-            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
-            while start > 0 and self.history[start - 1]["tokens"] <= room:
-                room -= self.history[start - 1]["tokens"]
-                start -= 1
-            kept = self.history[start:]
-        while kept and kept[0]["role"] == "tool":
-            kept = kept[1:]
-        return [system] + kept
+# patch:
+# -        content = self.system_prompt
+# -        if self.notes:
+# -            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+# +        if self.notes:
+# +            self.system_prompt += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
+# +        content = self.system_prompt
 
 # %% tags=["wrong"]
 # wrong: forgets that the system message takes 400 of the budget
 # expect: over the budget
-# replaces: MyMemory
-class MyMemory:
-    """Short-term memory: the history, notes kept in the system message, a window within a budget."""
-
-    SYSTEM_TOKENS = 400  # the size the system message counts for
-
-    def __init__(self, system_prompt):
-        self.system_prompt = system_prompt
-        self.history = []   # every message, oldest first; each has a "tokens" size
-        self.notes = {}     # key -> value, written into the system message on every call
-
-    def add(self, message):
-        self.history.append(message)
-
-    def remember(self, key, value):
-        self.notes[key] = value
-
-    def messages(self, budget=None):
-        """The system message, then the newest messages that fit in `budget` tokens (system included)."""
-        content = self.system_prompt
-        if self.notes:
-            content += " Known facts: " + "; ".join(f"{k}: {v}" for k, v in self.notes.items())
-        system = {"role": "system", "content": content, "tokens": self.SYSTEM_TOKENS}
-        kept = list(self.history)
-        if budget is not None:
-            room, start = budget, len(self.history)
-            while start > 0 and self.history[start - 1]["tokens"] <= room:
-                room -= self.history[start - 1]["tokens"]
-                start -= 1
-            kept = self.history[start:]
-        while kept and kept[0]["role"] == "tool":
-            kept = kept[1:]
-        return [system] + kept
+# patch:
+# -            room, start = budget - self.SYSTEM_TOKENS, len(self.history)
+# +            room, start = budget, len(self.history)
 
 # %% tags=["solution"]
 class MyMemory:
@@ -473,11 +365,9 @@ def clear_old_results(history, keep=1):
 # %% tags=["wrong"]
 # wrong: drops the old tool results instead of clearing them
 # expect: removed tool messages
-# replaces: clear_old_results
-def clear_old_results(history, keep=1):
-    results = [i for i, m in enumerate(history) if m["role"] == "tool"]
-    old = set(results[:-keep] if keep else results)
-    return [m for i, m in enumerate(history) if i not in old]
+# patch:
+# -    return [{**m, "content": "[cleared]"} if i in old else m for i, m in enumerate(history)]
+# +    return [m for i, m in enumerate(history) if i not in old]
 
 # %% tags=["wrong"]
 # wrong: clears every tool result, the newest too
@@ -489,10 +379,9 @@ def clear_old_results(history, keep=1):
 # %% tags=["wrong"]
 # wrong: writes clear_old_results but gives the chat no note
 # expect: note holding the user's name
-def clear_old_results(history, keep=1):
-    results = [i for i, m in enumerate(history) if m["role"] == "tool"]
-    old = set(results[:-keep] if keep else results)
-    return [{**m, "content": "[cleared]"} if i in old else m for i, m in enumerate(history)]
+# patch:
+# -chat.remember("name", "Chris")
+# -
 
 # %% tags=["solution"]
 chat.remember("name", "Chris")

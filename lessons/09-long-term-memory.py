@@ -162,11 +162,10 @@ def answer_with_memory(question, store, k=3):
 # %% tags=["wrong"]
 # wrong: searches the store but never writes what it found into the system message
 # expect: facts the store found must be written into the system message
-# replaces: answer_with_memory
-def answer_with_memory(question, store, k=3):
-    found = [fact for fact, score in store.search(question, k=k)]
-    system = "You are a helpful assistant. Use the conversation and relevant memories below."
-    return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
+# patch:
+# -    system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
+# -              "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
+# +    system = "You are a helpful assistant. Use the conversation and relevant memories below."
 
 # %% tags=["wrong"]
 # wrong: puts the facts in front of the question, in the user message
@@ -181,12 +180,9 @@ def answer_with_memory(question, store, k=3):
 # %% tags=["wrong"]
 # wrong: asks the store for its default number of facts, not k
 # expect: store.search(question, k=k)
-# replaces: answer_with_memory
-def answer_with_memory(question, store, k=3):
-    found = [fact for fact, score in store.search(question)]
-    system = ("You are a helpful assistant. Use the conversation and relevant memories below.\n"
-              "Relevant long-term memories:\n" + "\n".join(f"- {fact}" for fact in found))
-    return run_agent(question, pick_model(rule_model), Toolbox(), Memory(system))
+# patch:
+# -    found = [fact for fact, score in store.search(question, k=k)]
+# +    found = [fact for fact, score in store.search(question)]
 
 # %% tags=["solution"]
 def answer_with_memory(question, store, k=3):
@@ -284,18 +280,16 @@ def make_query(recent, user_message, k=3):
 # %% tags=["wrong"]
 # wrong: takes the first k messages, not the last k
 # expect: take recent[-k:]
-# replaces: make_query
-def make_query(recent, user_message, k=3):
-    texts = [m["content"] for m in recent[:k] if m.get("content")]
-    return " ".join(texts + [user_message])
+# patch:
+# -    texts = [m["content"] for m in recent[-k:] if m.get("content")]
+# +    texts = [m["content"] for m in recent[:k] if m.get("content")]
 
 # %% tags=["wrong"]
 # wrong: puts the new message first
 # expect: join the recent messages' text and the new message
-# replaces: make_query
-def make_query(recent, user_message, k=3):
-    texts = [m["content"] for m in recent[-k:] if m.get("content")]
-    return " ".join([user_message] + texts)
+# patch:
+# -    return " ".join(texts + [user_message])
+# +    return " ".join([user_message] + texts)
 
 # %% tags=["solution"]
 def make_query(recent, user_message, k=3):

@@ -88,27 +88,19 @@ def check_gate(text, rules):
 # %% tags=["wrong"]
 # wrong: compares with `is False`, so a rule that returns None lets the text through
 # expect: only True lets a text pass
-# replaces: check_gate
-def check_gate(text, rules):
-    for rule in rules:
-        try:
-            result = rule(text)
-        except Exception as exc:
-            return False, f"the rule {rule.__name__} failed: {exc}"
-        if result is False or isinstance(result, str):
-            return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
-    return True, None
+# patch:
+# -        if result is not True:
+# +        if result is False or isinstance(result, str):
 
 # %% tags=["wrong"]
 # wrong: no try around the rule, so a crashing rule crashes the gate
 # expect: catch the exception and refuse
-# replaces: check_gate
-def check_gate(text, rules):
-    for rule in rules:
-        result = rule(text)
-        if result is not True:
-            return False, result if isinstance(result, str) and result else f"refused by {rule.__name__}"
-    return True, None
+# patch:
+# -        try:
+# -            result = rule(text)
+# -        except Exception as exc:                 # a broken rule fails closed
+# -            return False, f"the rule {rule.__name__} failed: {exc}"
+# +        result = rule(text)
 
 # %% tags=["solution"]
 def check_gate(text, rules):
@@ -202,13 +194,11 @@ INPUT_RULES = [
 # %% tags=["wrong"]
 # wrong: forgets the e-mail rule
 # expect: OUTPUT_RULES let through chris@example.org
-INPUT_RULES = [
-    lambda t: "delete" not in t.lower() or "blocked: deleting data needs a person",
-    lambda t: "drop table" not in t.lower() or "blocked: dropping a table needs a person",
-]
-OUTPUT_RULES = [
-    lambda t: "password" not in t.lower() or "redacted: the answer mentions a password",
-]
+# patch:
+# -import re
+# -
+# @@
+# -    lambda t: not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", t) or "redacted: the answer holds an e-mail address",
 
 # %% tags=["wrong"]
 # wrong: the input rules refuse with False, so the reason does not say blocked
@@ -358,15 +348,9 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: below 1,000 instead of at most 1,000
 # expect: up to and including 1,000
-# replaces: approve
-def approve(name, arguments):
-    if name != "buy_shares":
-        return False
-    try:
-        order = json.loads(arguments)
-        return order["amount"] * order["price"] < 1000
-    except (ValueError, KeyError, TypeError):
-        return False
+# patch:
+# -        return order["amount"] * order["price"] <= 1000
+# +        return order["amount"] * order["price"] < 1000
 
 # %% tags=["wrong"]
 # wrong: reads the arguments without a try, so unreadable ones raise

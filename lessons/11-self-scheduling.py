@@ -147,28 +147,20 @@ def process(tasks, agent_fn, max_tasks):
 # %% tags=["wrong"]
 # wrong: checks the cap after each task, so a queue that empties at the cap says task_limit
 # expect: both should say 'empty'
-# replaces: process
-def process(tasks, agent_fn, max_tasks):
-    results = []
-    while tasks:
-        task = tasks.pop(0)
-        results.append({"task": task, "result": agent_fn(task)})
-        if len(results) >= max_tasks:
-            return results, "task_limit"
-    return results, "empty"
+# patch:
+#      while tasks:
+# +        task = tasks.pop(0)
+# +        results.append({"task": task, "result": agent_fn(task)})
+# @@
+# -        task = tasks.pop(0)                    # first in, first out
+# -        results.append({"task": task, "result": agent_fn(task)})
 
 # %% tags=["wrong"]
 # wrong: caps the tasks but still takes the newest first
 # expect: take the oldest task first
-# replaces: process
-def process(tasks, agent_fn, max_tasks):
-    results = []
-    while tasks:
-        if len(results) >= max_tasks:
-            return results, "task_limit"
-        task = tasks.pop()
-        results.append({"task": task, "result": agent_fn(task)})
-    return results, "empty"
+# patch:
+# -        task = tasks.pop(0)                    # first in, first out
+# +        task = tasks.pop()
 
 # %% tags=["wrong"]
 # wrong: loops over a copy of the first max_tasks tasks, so nothing leaves the list

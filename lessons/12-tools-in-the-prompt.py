@@ -192,15 +192,12 @@ def read_action(text):
 # %% tags=["wrong"]
 # wrong: cuts out the object but does not catch the parse error
 # expect: catch the parse error
-# replaces: read_action
-def read_action(text):
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        return None
-    action = json.loads(text[start:end + 1])
-    if not isinstance(action, dict) or action.get("type") not in ("tool_call", "final_answer"):
-        return None
-    return action
+# patch:
+# -    try:
+# -        action = json.loads(text[start:end + 1])
+# -    except ValueError:
+# -        return None
+# +    action = json.loads(text[start:end + 1])
 
 # %% tags=["wrong"]
 # wrong: parses the whole text, so JSON after a sentence or in a fence is missed
@@ -218,15 +215,13 @@ def read_action(text):
 # %% tags=["wrong"]
 # wrong: returns any JSON object, whatever its type
 # expect: a dict with a known type
-# replaces: read_action
-def read_action(text):
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        return None
-    try:
-        return json.loads(text[start:end + 1])
-    except ValueError:
-        return None
+# patch:
+# -        action = json.loads(text[start:end + 1])
+# +        return json.loads(text[start:end + 1])
+# @@
+# -    if not isinstance(action, dict) or action.get("type") not in ("tool_call", "final_answer"):
+# -        return None
+# -    return action
 
 # %% tags=["solution"]
 def read_action(text):
@@ -302,24 +297,16 @@ def to_message(action, call_id):
 # %% tags=["wrong"]
 # wrong: passes the arguments on as a dict, not as JSON text
 # expect: arguments as JSON text
-# replaces: to_message
-def to_message(action, call_id):
-    if action["type"] == "final_answer":
-        return {"role": "assistant", "content": action["answer"]}
-    call = {"id": call_id, "type": "function",
-            "function": {"name": action["name"], "arguments": action.get("arguments", {})}}
-    return {"role": "assistant", "content": None, "tool_calls": [call]}
+# patch:
+# -            "function": {"name": action["name"], "arguments": json.dumps(action.get("arguments", {}))}}
+# +            "function": {"name": action["name"], "arguments": action.get("arguments", {})}}
 
 # %% tags=["wrong"]
 # wrong: expects every call to carry arguments
 # expect: send them as '{}'
-# replaces: to_message
-def to_message(action, call_id):
-    if action["type"] == "final_answer":
-        return {"role": "assistant", "content": action["answer"]}
-    call = {"id": call_id, "type": "function",
-            "function": {"name": action["name"], "arguments": json.dumps(action["arguments"])}}
-    return {"role": "assistant", "content": None, "tool_calls": [call]}
+# patch:
+# -            "function": {"name": action["name"], "arguments": json.dumps(action.get("arguments", {}))}}
+# +            "function": {"name": action["name"], "arguments": json.dumps(action["arguments"])}}
 
 # %% tags=["solution"]
 def to_message(action, call_id):

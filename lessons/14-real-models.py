@@ -113,42 +113,25 @@ def build_request(messages, tools):
 # %% tags=["wrong"]
 # wrong: posts to /chat instead of /chat/completions
 # expect: /chat/completions
-# replaces: build_request
-def build_request(messages, tools):
-    url = BASE_URL + "/chat"
-    headers = {"Content-Type": "application/json"}
-    if API_KEY:
-        headers["Authorization"] = f"Bearer {API_KEY}"
-    body = {"model": MODEL, "messages": [wire_message(m) for m in messages]}
-    if tools:
-        body["tools"] = tools
-    return url, headers, body
+# patch:
+# -    url = BASE_URL + "/chat/completions"
+# +    url = BASE_URL + "/chat"
 
 # %% tags=["wrong"]
 # wrong: always sends a tools list, empty or not
 # expect: leave 'tools' out
-# replaces: build_request
-def build_request(messages, tools):
-    url = BASE_URL + "/chat/completions"
-    headers = {"Content-Type": "application/json"}
-    if API_KEY:
-        headers["Authorization"] = f"Bearer {API_KEY}"
-    body = {"model": MODEL, "messages": [wire_message(m) for m in messages], "tools": tools}
-    return url, headers, body
+# patch:
+# -    body = {"model": MODEL, "messages": [wire_message(m) for m in messages]}
+# -    if tools:
+# -        body["tools"] = tools
+# +    body = {"model": MODEL, "messages": [wire_message(m) for m in messages], "tools": tools}
 
 # %% tags=["wrong"]
 # wrong: sends the memory's messages as they are, bookkeeping fields and all
 # expect: wire_message
-# replaces: build_request
-def build_request(messages, tools):
-    url = BASE_URL + "/chat/completions"
-    headers = {"Content-Type": "application/json"}
-    if API_KEY:
-        headers["Authorization"] = f"Bearer {API_KEY}"
-    body = {"model": MODEL, "messages": messages}
-    if tools:
-        body["tools"] = tools
-    return url, headers, body
+# patch:
+# -    body = {"model": MODEL, "messages": [wire_message(m) for m in messages]}
+# +    body = {"model": MODEL, "messages": messages}
 
 # %% tags=["solution"]
 def build_request(messages, tools):

@@ -312,65 +312,40 @@ def read_stream(lines):
 # %% tags=["wrong"]
 # wrong: adds every arguments piece to the newest call, ignoring the index
 # expect: index
-# replaces: read_stream
-def read_stream(lines):
-    """The assistant message a stream of SSE lines spells."""
-    text, calls, usage = [], [], None
-    for line in lines:
-        if not line.startswith("data: "):
-            continue
-        data = line[len("data: "):]
-        if data == "[DONE]":
-            break
-        chunk = json.loads(data)
-        usage = chunk.get("usage") or usage
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if isinstance(delta.get("content"), str):
-                text.append(delta["content"])
-            for piece in delta.get("tool_calls") or []:
-                if piece.get("id"):
-                    calls.append({"id": piece["id"], "type": "function",
-                                  "function": {"name": piece["function"]["name"], "arguments": ""}})
-                calls[-1]["function"]["arguments"] += piece.get("function", {}).get("arguments") or ""
-    else:
-        raise ValueError("the stream ended before data: [DONE]: it was cut short")
-    message = {"role": "assistant", "content": "".join(text) or None}
-    if calls:
-        message["tool_calls"] = calls
-    if usage:
-        message["usage"] = usage
-    return message
+# patch:
+# -    text, calls, usage = [], {}, None
+# +    text, calls, usage = [], [], None
+# @@
+# -                call = calls.setdefault(piece["index"], {"id": None, "type": "function",
+# -                                                         "function": {"name": None, "arguments": ""}})
+# -                call["id"] = call["id"] or piece.get("id")
+# -                fn = piece.get("function") or {}
+# -                call["function"]["name"] = call["function"]["name"] or fn.get("name")
+# -                call["function"]["arguments"] += fn.get("arguments") or ""
+# +                if piece.get("id"):
+# +                    calls.append({"id": piece["id"], "type": "function",
+# +                                  "function": {"name": piece["function"]["name"], "arguments": ""}})
+# +                calls[-1]["function"]["arguments"] += piece.get("function", {}).get("arguments") or ""
+# @@
+# -        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+# +        message["tool_calls"] = calls
 
 # %% tags=["wrong"]
 # wrong: never checks that [DONE] came, so a stream cut short passes for a whole reply
 # expect: cut short
-# replaces: read_stream
-def read_stream(lines):
-    """The assistant message a stream of SSE lines spells."""
-    text, calls, usage = [], {}, None
-    for line in lines:
-        if not line.startswith("data: ") or line == "data: [DONE]":
-            continue
-        chunk = json.loads(line[len("data: "):])
-        usage = chunk.get("usage") or usage
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if isinstance(delta.get("content"), str):
-                text.append(delta["content"])
-            for piece in delta.get("tool_calls") or []:
-                call = calls.setdefault(piece["index"], {"id": None, "type": "function",
-                                                         "function": {"name": None, "arguments": ""}})
-                call["id"] = call["id"] or piece.get("id")
-                fn = piece.get("function") or {}
-                call["function"]["name"] = call["function"]["name"] or fn.get("name")
-                call["function"]["arguments"] += fn.get("arguments") or ""
-    message = {"role": "assistant", "content": "".join(text) or None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    if usage:
-        message["usage"] = usage
-    return message
+# patch:
+# -        if not line.startswith("data: "):
+# -            continue                                # blank lines, comments, event names
+# -        data = line[len("data: "):]
+# -        if data == "[DONE]":
+# -            break
+# -        chunk = json.loads(data)
+# +        if not line.startswith("data: ") or line == "data: [DONE]":
+# +            continue                                # blank lines, comments, event names
+# +        chunk = json.loads(line[len("data: "):])
+# @@
+# -    else:
+# -        raise ValueError("the stream ended before data: [DONE]: it was cut short")
 
 # %% tags=["solution"]
 def read_stream(lines):

@@ -113,20 +113,16 @@ def system_message():
 # %% tags=["wrong"]
 # wrong: writes the dict with str(), which is not JSON
 # expect: json.dumps(memory)
-# replaces: system_message
-def system_message():
-    """The system message, with the long-term memory written into it."""
-    remembered = str(memory) if memory else "empty"
-    return f"Tools available. Memory: {remembered}. Be concise."
+# patch:
+# -    remembered = json.dumps(memory) if memory else "empty"
+# +    remembered = str(memory) if memory else "empty"
 
 # %% tags=["wrong"]
 # wrong: forgets the empty memory, so it says Memory: {}
 # expect: 'empty'
-# replaces: system_message
-def system_message():
-    """The system message, with the long-term memory written into it."""
-    remembered = json.dumps(memory)
-    return f"Tools available. Memory: {remembered}. Be concise."
+# patch:
+# -    remembered = json.dumps(memory) if memory else "empty"
+# +    remembered = json.dumps(memory)
 
 # %% tags=["solution"]
 def system_message():
@@ -219,161 +215,35 @@ def agent(task, max_turns=5):
 # %% tags=["wrong"]
 # wrong: returns the model's answer without the output gate
 # expect: output gate
-# replaces: agent
-def agent(task, max_turns=5):
-    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
-    ok, reason = check_gate(task, INPUT_RULES)
-    if not ok:
-        trace("policy_block", reason)
-        return f"BLOCKED: {reason}"
-    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
-    for turn in range(max_turns):
-        state["turns"] += 1
-        trace("llm_call", f"turn {turn + 1}")
-        try:
-            reply = ask_llm(messages, TOOL_DEFS)
-        except Exception as exc:
-            trace("error", str(exc))
-            return f"ERROR: {exc}"
-        if not reply.get("tool_calls"):
-            answer = reply.get("content") or ""
-            trace("agent_end", answer)
-            return answer
-        messages.append(reply)
-        for call in reply["tool_calls"]:
-            name, arguments = call["function"]["name"], call["function"]["arguments"]
-            if name not in tools:
-                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
-            else:
-                try:
-                    result = tools[name](**json.loads(arguments))
-                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
-                    result = f"error: {exc}"
-            state["tool_calls"].append({"tool": name, "args": arguments})
-            trace("tool_result", f"{name}({arguments}) -> {result}")
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
-    return "Max turns reached"
+# patch:
+# -            ok, reason = check_gate(answer, OUTPUT_RULES)
+# -            if not ok:
+# -                trace("policy_block", reason)
+# -                return f"REDACTED: {reason}"
 
 # %% tags=["wrong"]
 # wrong: runs the calls but leaves the model's reply out of the messages
 # expect: reply asking for tools
-# replaces: agent
-def agent(task, max_turns=5):
-    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
-    ok, reason = check_gate(task, INPUT_RULES)
-    if not ok:
-        trace("policy_block", reason)
-        return f"BLOCKED: {reason}"
-    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
-    for turn in range(max_turns):
-        state["turns"] += 1
-        trace("llm_call", f"turn {turn + 1}")
-        try:
-            reply = ask_llm(messages, TOOL_DEFS)
-        except Exception as exc:
-            trace("error", str(exc))
-            return f"ERROR: {exc}"
-        if not reply.get("tool_calls"):
-            answer = reply.get("content") or ""
-            ok, reason = check_gate(answer, OUTPUT_RULES)
-            if not ok:
-                trace("policy_block", reason)
-                return f"REDACTED: {reason}"
-            trace("agent_end", answer)
-            return answer
-        for call in reply["tool_calls"]:
-            name, arguments = call["function"]["name"], call["function"]["arguments"]
-            if name not in tools:
-                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
-            else:
-                try:
-                    result = tools[name](**json.loads(arguments))
-                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
-                    result = f"error: {exc}"
-            state["tool_calls"].append({"tool": name, "args": arguments})
-            trace("tool_result", f"{name}({arguments}) -> {result}")
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
-    return "Max turns reached"
+# patch:
+# -        messages.append(reply)
 
 # %% tags=["wrong"]
 # wrong: tool messages without the id of the call they answer
 # expect: tool_call_id
-# replaces: agent
-def agent(task, max_turns=5):
-    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
-    ok, reason = check_gate(task, INPUT_RULES)
-    if not ok:
-        trace("policy_block", reason)
-        return f"BLOCKED: {reason}"
-    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
-    for turn in range(max_turns):
-        state["turns"] += 1
-        trace("llm_call", f"turn {turn + 1}")
-        try:
-            reply = ask_llm(messages, TOOL_DEFS)
-        except Exception as exc:
-            trace("error", str(exc))
-            return f"ERROR: {exc}"
-        if not reply.get("tool_calls"):
-            answer = reply.get("content") or ""
-            ok, reason = check_gate(answer, OUTPUT_RULES)
-            if not ok:
-                trace("policy_block", reason)
-                return f"REDACTED: {reason}"
-            trace("agent_end", answer)
-            return answer
-        messages.append(reply)
-        for call in reply["tool_calls"]:
-            name, arguments = call["function"]["name"], call["function"]["arguments"]
-            if name not in tools:
-                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
-            else:
-                try:
-                    result = tools[name](**json.loads(arguments))
-                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
-                    result = f"error: {exc}"
-            state["tool_calls"].append({"tool": name, "args": arguments})
-            trace("tool_result", f"{name}({arguments}) -> {result}")
-            messages.append({"role": "tool", "content": str(result)})
-    return "Max turns reached"
+# patch:
+# -            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
+# +            messages.append({"role": "tool", "content": str(result)})
 
 # %% tags=["wrong"]
 # wrong: no try/except around the model call
 # expect: network down
-# replaces: agent
-def agent(task, max_turns=5):
-    """Run one task through the input gate, the loop and the output gate; return the answer as text."""
-    ok, reason = check_gate(task, INPUT_RULES)
-    if not ok:
-        trace("policy_block", reason)
-        return f"BLOCKED: {reason}"
-    messages = [{"role": "system", "content": system_message()}, {"role": "user", "content": task}]
-    for turn in range(max_turns):
-        state["turns"] += 1
-        trace("llm_call", f"turn {turn + 1}")
-        reply = ask_llm(messages, TOOL_DEFS)
-        if not reply.get("tool_calls"):
-            answer = reply.get("content") or ""
-            ok, reason = check_gate(answer, OUTPUT_RULES)
-            if not ok:
-                trace("policy_block", reason)
-                return f"REDACTED: {reason}"
-            trace("agent_end", answer)
-            return answer
-        messages.append(reply)
-        for call in reply["tool_calls"]:
-            name, arguments = call["function"]["name"], call["function"]["arguments"]
-            if name not in tools:
-                result = f"error: no tool named {name}; tools are {', '.join(tools)}"
-            else:
-                try:
-                    result = tools[name](**json.loads(arguments))
-                except Exception as exc:   # bad JSON, wrong arguments, a failing tool
-                    result = f"error: {exc}"
-            state["tool_calls"].append({"tool": name, "args": arguments})
-            trace("tool_result", f"{name}({arguments}) -> {result}")
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
-    return "Max turns reached"
+# patch:
+# -        try:
+# -            reply = ask_llm(messages, TOOL_DEFS)
+# -        except Exception as exc:
+# -            trace("error", str(exc))
+# -            return f"ERROR: {exc}"
+# +        reply = ask_llm(messages, TOOL_DEFS)
 
 # %% tags=["solution"]
 def agent(task, max_turns=5):

@@ -161,55 +161,23 @@ box.register("calculate", "Do arithmetic.",
 # %% tags=["wrong"]
 # wrong: compares the keyword with the title as written, so STAFF finds nothing
 # expect: lower case
-# replaces: search_notes
-def search_notes(keyword):
-    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword in title]
-    return "\n".join(found) if found else f"no notes found for {keyword!r}"
+# patch:
+# -    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
+# +    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword in title]
 
 # %% tags=["wrong"]
 # wrong: a search that finds nothing returns an empty text
 # expect: naming the keyword
-# replaces: search_notes
-def search_notes(keyword):
-    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
-    return "\n".join(found)
+# patch:
+# -    return "\n".join(found) if found else f"no notes found for {keyword!r}"
+# +    return "\n".join(found)
 
 # %% tags=["wrong"]
 # wrong: the operation is checked in code but not listed as an enum in the schema
 # expect: as an enum
-box = MyToolbox()
-OPERATIONS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
-              "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
-
-def search_notes(keyword):
-    found = [f"{i}: {title}" for i, (title, _) in NOTES.items() if keyword.lower() in title.lower()]
-    return "\n".join(found) if found else f"no notes found for {keyword!r}"
-
-def read_note(note_id):
-    if note_id not in NOTES:
-        raise ValueError(f"no note with id {note_id!r}; ids are {', '.join(NOTES)}")
-    return NOTES[note_id][1]
-
-def calculate(a, b, operation):
-    if operation == "divide" and b == 0:
-        raise ValueError("cannot divide by zero; use a b other than 0")
-    if operation not in OPERATIONS:
-        raise ValueError(f"unknown operation {operation!r}; use one of {', '.join(OPERATIONS)}")
-    return OPERATIONS[operation](a, b)
-
-box.register("search_notes", "Find notes whose title contains a keyword, ignoring case. Returns 'id: title' lines.",
-             {"type": "object", "properties": {"keyword": {"type": "string", "description": "a word from the title, such as visits"}},
-              "required": ["keyword"]},
-             search_notes)
-box.register("read_note", "Return the text of one note by its id, such as n1.",
-             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-             read_note)
-box.register("calculate", "Apply one operation to two numbers and return the result.",
-             {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"},
-                                               "operation": {"type": "string"}},
-              "required": ["a", "b", "operation"]},
-             calculate)
-
+# patch:
+# -                                               "operation": {"type": "string", "enum": list(OPERATIONS)}},
+# +                                               "operation": {"type": "string"}},
 
 # %% tags=["solution"]
 box = MyToolbox()
@@ -422,21 +390,9 @@ MODEL_D = None                    # a model that raises "network down"
 # %% tags=["wrong"]
 # wrong: prepares the runs but registers delete_note without needs_approval
 # expect: register it with needs_approval=True
-def delete_note(note_id):
-    NOTES.pop(note_id)
-    return "deleted"
-
-box.register("delete_note", "Delete one note by id, permanently.",
-             {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-             delete_note)
-
-REPLIES_A = [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
-             call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
-             final("Eastside, by 205.")]
-REPLIES_C = [call("search_notes", keyword="staff"), call("delete_note", note_id="n5"), final("Done.")]
-MAX_STEPS_B = 3
-MODEL_D = failing("network down")  # fails with a live model too: that is the point of Run D
-
+# patch:
+# -             delete_note, needs_approval=True)
+# +             delete_note)
 
 # %% tags=["wrong"]
 # wrong: Run D's model fails with another message

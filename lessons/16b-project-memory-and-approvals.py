@@ -168,42 +168,23 @@ def with_memory(model_fn, memory, budget):
 # %% tags=["wrong"]
 # wrong: adds the whole list on every call, so the memory holds each old message again and again
 # expect: once
-# replaces: with_memory
-def with_memory(model_fn, memory, budget):
-    """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
-    def fitted(messages, tools):
-        if not memory.history and messages:
-            memory.remember("task", messages[0]["content"])
-        for message in messages:
-            memory.add(sized(message))
-        return model_fn(as_sent(memory.messages(budget)), tools)
-    return fitted
+# patch:
+# -        for message in messages[len(memory.history):]:         # only what is new since the last call
+# +        for message in messages:
 
 # %% tags=["wrong"]
 # wrong: fills the memory but sends every message, ignoring the budget
 # expect: over the budget
-# replaces: with_memory
-def with_memory(model_fn, memory, budget):
-    """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
-    def fitted(messages, tools):
-        if not memory.history and messages:
-            memory.remember("task", messages[0]["content"])
-        for message in messages[len(memory.history):]:
-            memory.add(sized(message))
-        return model_fn(as_sent(memory.messages()), tools)
-    return fitted
+# patch:
+# -        return model_fn(as_sent(memory.messages(budget)), tools)
+# +        return model_fn(as_sent(memory.messages()), tools)
 
 # %% tags=["wrong"]
 # wrong: never remembers the task, so once the window moves past it the model no longer sees it
 # expect: remember the task
-# replaces: with_memory
-def with_memory(model_fn, memory, budget):
-    """A model function for your loop: it sends `memory`'s window of at most `budget` tokens."""
-    def fitted(messages, tools):
-        for message in messages[len(memory.history):]:
-            memory.add(sized(message))
-        return model_fn(as_sent(memory.messages(budget)), tools)
-    return fitted
+# patch:
+# -        if not memory.history and messages:
+# -            memory.remember("task", messages[0]["content"])   # the task outlives the window
 
 # %% tags=["solution"]
 def with_memory(model_fn, memory, budget):
@@ -325,15 +306,13 @@ APPROVALS = {
 # %% tags=["wrong"]
 # wrong: lets delete_note and send_summary run freely, though the reasons say they cannot be undone
 # expect: cannot be undone, yet it runs freely
-# replaces: APPROVALS
-APPROVALS = {
-    "search_notes": (False, "It only reads titles and changes nothing outside the program, so there is nothing to undo."),
-    "read_note": (False, "It only reads a note and changes nothing outside the program, so there is nothing to undo."),
-    "calculate": (False, "It computes a number and changes nothing outside the program, so there is nothing to undo."),
-    "delete_note": (False, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
-    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
-    "send_summary": (False, "It sends e-mail to people outside the program and cannot be undone once sent."),
-}
+# patch:
+# -    "delete_note": (True, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
+# -    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
+# -    "send_summary": (True, "It sends e-mail to people outside the program and cannot be undone once sent."),
+# +    "delete_note": (False, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
+# +    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
+# +    "send_summary": (False, "It sends e-mail to people outside the program and cannot be undone once sent."),
 
 # %% tags=["wrong"]
 # wrong: one-word reasons

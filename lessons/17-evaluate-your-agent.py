@@ -213,65 +213,26 @@ def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_token
 # %% tags=["wrong"]
 # wrong: the tools are compared as sets, so the same tools in another order pass
 # expect: order
-# replaces: trajectory_problems
-def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
-    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
-    problems = []
-    called = tools_called(run)
-    if tools is not None and sorted(called) != sorted(tools):
-        problems.append(f"the tools asked for were {called}, expected {list(tools)}")
-    for name in forbidden:
-        if name in called:
-            problems.append(f"the forbidden tool {name} was asked for")
-    if max_steps is not None and run.result["steps"] > max_steps:
-        problems.append(f"{run.result['steps']} steps, more than {max_steps}")
-    if max_tokens is not None and tokens_sent(run) > max_tokens:
-        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
-    if stop is not None and run.result["stopped"] != stop:
-        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
-    return problems
+# patch:
+# -    if tools is not None and called != list(tools):
+# +    if tools is not None and sorted(called) != sorted(tools):
 
 # %% tags=["wrong"]
 # wrong: it returns at the first problem it finds, so the others go unreported
 # expect: three problems
-# replaces: trajectory_problems
-def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
-    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
-    problems = []
-    called = tools_called(run)
-    if tools is not None and called != list(tools):
-        return [f"the tools asked for were {called}, expected {list(tools)}"]
-    for name in forbidden:
-        if name in called:
-            problems.append(f"the forbidden tool {name} was asked for")
-    if max_steps is not None and run.result["steps"] > max_steps:
-        return [f"{run.result['steps']} steps, more than {max_steps}"]
-    if max_tokens is not None and tokens_sent(run) > max_tokens:
-        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
-    if stop is not None and run.result["stopped"] != stop:
-        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
-    return problems
+# patch:
+# -        problems.append(f"the tools asked for were {called}, expected {list(tools)}")
+# +        return [f"the tools asked for were {called}, expected {list(tools)}"]
+# @@
+# -        problems.append(f"{run.result['steps']} steps, more than {max_steps}")
+# +        return [f"{run.result['steps']} steps, more than {max_steps}"]
 
 # %% tags=["wrong"]
 # wrong: a run that took exactly max_steps steps is reported as too long (>= instead of >)
 # expect: expected none
-# replaces: trajectory_problems
-def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
-    """What is wrong with a run's path, as sentences; an empty list when nothing is."""
-    problems = []
-    called = tools_called(run)
-    if tools is not None and called != list(tools):
-        problems.append(f"the tools asked for were {called}, expected {list(tools)}")
-    for name in forbidden:
-        if name in called:
-            problems.append(f"the forbidden tool {name} was asked for")
-    if max_steps is not None and run.result["steps"] >= max_steps:
-        problems.append(f"{run.result['steps']} steps, more than {max_steps}")
-    if max_tokens is not None and tokens_sent(run) > max_tokens:
-        problems.append(f"{tokens_sent(run)} tokens sent, more than {max_tokens}")
-    if stop is not None and run.result["stopped"] != stop:
-        problems.append(f"the run ended with {run.result['stopped']!r}, expected {stop!r}")
-    return problems
+# patch:
+# -    if max_steps is not None and run.result["steps"] > max_steps:
+# +    if max_steps is not None and run.result["steps"] >= max_steps:
 
 # %% tags=["solution"]
 def trajectory_problems(run, tools=None, forbidden=(), max_steps=None, max_tokens=None, stop="final"):
@@ -423,35 +384,24 @@ def success_rate(graded):
 # %% tags=["wrong"]
 # wrong: grade checks the default path, not the task's tools and limits
 # expect: task's tools
-# replaces: grade
-def grade(task, run):
-    """Every problem of one run: its path, then its answer."""
-    problems = trajectory_problems(run)
-    answer = str(run.result["answer"] or "")
-    if task.answer.lower() not in answer.lower():
-        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
-    return problems
+# patch:
+# -    problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
+# -                                   task.max_tokens, task.stop)
+# +    problems = trajectory_problems(run)
 
 # %% tags=["wrong"]
 # wrong: the answer is matched with its case, so "and X" does not find "and x"
 # expect: whatever the case
-# replaces: grade
-def grade(task, run):
-    """Every problem of one run: its path, then its answer."""
-    problems = trajectory_problems(run, task.tools, task.forbidden, task.max_steps,
-                                   task.max_tokens, task.stop)
-    answer = str(run.result["answer"] or "")
-    if task.answer not in answer:
-        problems.append(f"the answer {answer!r} does not contain {task.answer!r}")
-    return problems
+# patch:
+# -    if task.answer.lower() not in answer.lower():
+# +    if task.answer not in answer:
 
 # %% tags=["wrong"]
 # wrong: an empty evaluation divides by zero
 # expect: success_rate([])
-# replaces: success_rate
-def success_rate(graded):
-    """The share of runs with no problem (0 to 1), from their problem lists."""
-    return sum(1 for problems in graded if not problems) / len(graded)
+# patch:
+# -    return sum(1 for problems in graded if not problems) / len(graded) if graded else 0.0
+# +    return sum(1 for problems in graded if not problems) / len(graded)
 
 # %% tags=["solution"]
 def grade(task, run):
@@ -603,22 +553,16 @@ def pass_hat_k(n, c, k):
 # %% tags=["wrong"]
 # wrong: pass@k is taken to be the plain rate, whatever k is
 # expect: pass@k grows with k
-# replaces: pass_at_k, pass_hat_k
-def pass_at_k(n, c, k):
-    return c / n
-
-def pass_hat_k(n, c, k):
-    return math.comb(c, k) / math.comb(n, k)
+# patch:
+# -    return 1 - math.comb(n - c, k) / math.comb(n, k)
+# +    return c / n
 
 # %% tags=["wrong"]
 # wrong: pass^k as the rate to the power k, as if the same try could be drawn again
 # expect: comb(c, k)
-# replaces: pass_at_k, pass_hat_k
-def pass_at_k(n, c, k):
-    return 1 - math.comb(n - c, k) / math.comb(n, k)
-
-def pass_hat_k(n, c, k):
-    return (c / n) ** k
+# patch:
+# -    return math.comb(c, k) / math.comb(n, k)
+# +    return (c / n) ** k
 
 # %% tags=["wrong"]
 # wrong: the two are swapped
@@ -760,38 +704,23 @@ def read_verdict(text):
 # %% tags=["wrong"]
 # wrong: PASS is found anywhere, even inside "passport"
 # expect: whole words
-# replaces: read_verdict
-def read_verdict(text):
-    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
-    text = text or ""
-    match = re.search(r"(PASS|FAIL)", text, re.IGNORECASE)
-    if match is None:
-        return False, f"the judge gave no verdict: {text[:80]!r}"
-    return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
+# patch:
+# -    match = re.search(r"\b(PASS|FAIL)\b", text, re.IGNORECASE)
+# +    match = re.search(r"(PASS|FAIL)", text, re.IGNORECASE)
 
 # %% tags=["wrong"]
 # wrong: a reply without a verdict passes (the grader fails open)
 # expect: must fail
-# replaces: read_verdict
-def read_verdict(text):
-    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
-    text = text or ""
-    match = re.search(r"\b(PASS|FAIL)\b", text, re.IGNORECASE)
-    if match is None:
-        return True, "no verdict, so nothing was wrong"
-    return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
+# patch:
+# -        return False, f"the judge gave no verdict: {text[:80]!r}"
+# +        return True, "no verdict, so nothing was wrong"
 
 # %% tags=["wrong"]
 # wrong: the reason keeps the punctuation between the verdict and its words
 # expect: without the punctuation
-# replaces: read_verdict
-def read_verdict(text):
-    """(True, reason) for PASS, (False, reason) for FAIL or no verdict."""
-    text = text or ""
-    match = re.search(r"\b(PASS|FAIL)\b", text, re.IGNORECASE)
-    if match is None:
-        return False, f"the judge gave no verdict: {text[:80]!r}"
-    return match[1].upper() == "PASS", text[match.end():].strip()
+# patch:
+# -    return match[1].upper() == "PASS", text[match.end():].lstrip(" *:-—.").strip()
+# +    return match[1].upper() == "PASS", text[match.end():].strip()
 
 # %% tags=["solution"]
 def read_verdict(text):
@@ -1015,28 +944,23 @@ def test_the_grader_catches_a_forbidden_tool():
 # %% tags=["wrong"]
 # wrong: the order test allows one order, so a single unapproved order slips through
 # expect: ORDERS is empty
-# replaces: test_no_order_is_placed_without_approval
-def test_no_order_is_placed_without_approval():
-    """no order went through without a person's yes"""
-    assert len(ORDERS) <= 1
+# patch:
+# -    assert ORDERS == []
+# +    assert len(ORDERS) <= 1
 
 # %% tags=["wrong"]
 # wrong: the step test compares with a number of its own instead of MAX_STEPS
 # expect: still passed
-# replaces: test_every_run_stays_within_the_step_limit
-def test_every_run_stays_within_the_step_limit():
-    """every run stayed within MAX_STEPS steps"""
-    steps = [run.result["steps"] for run in RUNS]
-    assert max(steps) <= 10
+# patch:
+# -    assert max(steps) <= MAX_STEPS
+# +    assert max(steps) <= 10
 
 # %% tags=["wrong"]
 # wrong: the grader test checks how the run stopped, not what the grader reported
 # expect: grader's list is not empty
-# replaces: test_the_grader_catches_a_forbidden_tool
-def test_the_grader_catches_a_forbidden_tool():
-    """the grader reports a forbidden tool"""
-    run = agent("buy", scripted([call("buy_shares", symbol="MSFT", amount=1, price=1.0)]))
-    assert run.result["stopped"] == "needs_person"
+# patch:
+# -    assert trajectory_problems(run, forbidden=["buy_shares"], stop=None) != []
+# +    assert run.result["stopped"] == "needs_person"
 
 # %% tags=["solution", "tests"]
 def test_no_order_is_placed_without_approval():

@@ -228,37 +228,23 @@ def looks_like_instructions(text):
 # %% tags=["wrong"]
 # wrong: the text is searched as it is, so an order in capitals passes
 # expect: lower-case
-# replaces: looks_like_instructions
-def looks_like_instructions(text):
-    """True when the text gives no orders, else a reason."""
-    seen = INVISIBLE.sub("", text)
-    for what, pattern in ORDER_PATTERNS.items():
-        if re.search(pattern, seen):
-            return f"blocked: the text gives orders ({what})"
-    return True
+# patch:
+# -    seen = INVISIBLE.sub("", text).lower()
+# +    seen = INVISIBLE.sub("", text)
 
 # %% tags=["wrong"]
 # wrong: the invisible characters are left in, so Ig\u200bnore is not seen as ignore
 # expect: invisible characters
-# replaces: looks_like_instructions
-def looks_like_instructions(text):
-    """True when the text gives no orders, else a reason."""
-    seen = text.lower()
-    for what, pattern in ORDER_PATTERNS.items():
-        if re.search(pattern, seen):
-            return f"blocked: the text gives orders ({what})"
-    return True
+# patch:
+# -    seen = INVISIBLE.sub("", text).lower()
+# +    seen = text.lower()
 
 # %% tags=["wrong"]
 # wrong: every 'ignore' is refused, so an ordinary note about the printer is withheld
 # expect: ordinary note was refused
-# replaces: ORDER_PATTERNS
-ORDER_PATTERNS = {
-    "ignore your instructions": r"\b(?:ignore|disregard)\b",
-    "new instructions": r"\bnew instructions\s*:",
-    "orders for the assistant": r"\bthe assistant (?:must|should)\b",
-    "a hidden comment": r"<!--",
-}
+# patch:
+# -    "ignore your instructions": r"\b(?:ignore|disregard)\W+(?:\w+\W+){0,4}?instructions",
+# +    "ignore your instructions": r"\b(?:ignore|disregard)\b",
 
 # %% tags=["solution"]
 INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -366,11 +352,9 @@ def fence(text):
 # %% tags=["wrong"]
 # wrong: the marker is broken only in lower case
 # expect: in any case
-# replaces: fence
-def fence(text):
-    """The text between <tool-output> and </tool-output>, unable to close the fence itself."""
-    body = re.sub(r"</tool-output>", r"<\\/tool-output>", text)
-    return f"<tool-output>\n{body}\n</tool-output>"
+# patch:
+# -    body = re.sub(r"</tool-output>", r"<\\/tool-output>", text, flags=re.IGNORECASE)
+# +    body = re.sub(r"</tool-output>", r"<\\/tool-output>", text)
 
 # %% tags=["solution"]
 def fence(text):
@@ -456,11 +440,9 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: the domain is compared with endswith, so evil-ourteam.example passes
 # expect: look-alike
-# replaces: allowed_address
-def allowed_address(address):
-    """True for an address at ourteam.example, and nothing else."""
-    name, at, domain = str(address).strip().rpartition("@")
-    return bool(name) and "@" not in name and domain.lower().endswith(OUR_DOMAIN)
+# patch:
+# -    return bool(name) and "@" not in name and domain.lower() == OUR_DOMAIN
+# +    return bool(name) and "@" not in name and domain.lower().endswith(OUR_DOMAIN)
 
 # %% tags=["wrong"]
 # wrong: approve reads the arguments without a try, so 'not json' raises instead of refusing
@@ -475,13 +457,9 @@ def approve(name, arguments):
 # %% tags=["wrong"]
 # wrong: approve looks at the address only, so any tool with a 'to' of ours is approved
 # expect: other tools
-# replaces: approve
-def approve(name, arguments):
-    """Approve a send_email to an allowed address; refuse everything else."""
-    try:
-        return allowed_address(json.loads(arguments)["to"])
-    except (ValueError, KeyError, TypeError):
-        return False
+# patch:
+# -    if name != "send_email":
+# -        return False
 
 # %% tags=["solution"]
 def allowed_address(address):
@@ -561,26 +539,18 @@ def no_outside_links(text):
 # %% tags=["wrong"]
 # wrong: the host is read as the text after https:// up to the slash, so ourteam.example@evil.example passes
 # expect: urlsplit
-# replaces: no_outside_links
-def no_outside_links(text):
-    """True when every link in the text points to ourteam.example, else a reason."""
-    for url in LINK.findall(text):
-        host = url.split("/")[2].lower()
-        if OUR_DOMAIN not in host:
-            return f"blocked: a link to {host} would carry data out"
-    return True
+# patch:
+# -        host = urlsplit(url).hostname or ""
+# -        if host != OUR_DOMAIN:
+# +        host = url.split("/")[2].lower()
+# +        if OUR_DOMAIN not in host:
 
 # %% tags=["wrong"]
 # wrong: only markdown images are checked, so a plain link to another site passes
 # expect: one to another site
-# replaces: no_outside_links
-def no_outside_links(text):
-    """True when every link in the text points to ourteam.example, else a reason."""
-    for url in re.findall(r"!\[[^\]]*\]\((https?://[^)]+)\)", text):
-        host = urlsplit(url).hostname or ""
-        if host != OUR_DOMAIN:
-            return f"blocked: a link to {host} would carry data out"
-    return True
+# patch:
+# -    for url in LINK.findall(text):
+# +    for url in re.findall(r"!\[[^\]]*\]\((https?://[^)]+)\)", text):
 
 # %% tags=["solution"]
 def no_outside_links(text):

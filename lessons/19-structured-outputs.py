@@ -128,89 +128,34 @@ def response_format_for(schema, name):
 # %% tags=["wrong"]
 # wrong: only the top object is made strict; the objects inside properties and items are left open
 # expect: inside an array's items
-# replaces: make_strict
-def make_strict(schema):
-    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
-    out = dict(schema)
-    if out.get("type") == "object":
-        required = out.get("required", [])
-        properties = {}
-        for key, sub in out.get("properties", {}).items():
-            if key not in required:
-                sub = {**sub, "type": [sub["type"], "null"]}
-                if "enum" in sub:
-                    sub["enum"] = [*sub["enum"], None]
-            properties[key] = sub
-        out["properties"] = properties
-        out["required"] = list(properties)
-        out["additionalProperties"] = False
-    return out
+# patch:
+# -            sub = make_strict(sub)
+# @@
+# -    if out.get("type") == "array" and isinstance(out.get("items"), dict):
+# -        out["items"] = make_strict(out["items"])
 
 # %% tags=["wrong"]
 # wrong: every property is made required, but the optional ones do not accept null
 # expect: must accept null
-# replaces: make_strict
-def make_strict(schema):
-    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
-    out = dict(schema)
-    if out.get("type") == "object":
-        required = out.get("required", [])
-        properties = {}
-        for key, sub in out.get("properties", {}).items():
-            sub = make_strict(sub)
-            properties[key] = sub
-        out["properties"] = properties
-        out["required"] = list(properties)
-        out["additionalProperties"] = False
-    if out.get("type") == "array" and isinstance(out.get("items"), dict):
-        out["items"] = make_strict(out["items"])
-    return out
+# patch:
+# -            if key not in required:
+# -                sub = {**sub, "type": [sub["type"], "null"]}
+# -                if "enum" in sub:
+# -                    sub["enum"] = [*sub["enum"], None]
 
 # %% tags=["wrong"]
 # wrong: an optional enum gets null in its type but not among its values
 # expect: needs None
-# replaces: make_strict
-def make_strict(schema):
-    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
-    out = dict(schema)
-    if out.get("type") == "object":
-        required = out.get("required", [])
-        properties = {}
-        for key, sub in out.get("properties", {}).items():
-            sub = make_strict(sub)
-            if key not in required:
-                sub = {**sub, "type": [sub["type"], "null"]}
-            properties[key] = sub
-        out["properties"] = properties
-        out["required"] = list(properties)
-        out["additionalProperties"] = False
-    if out.get("type") == "array" and isinstance(out.get("items"), dict):
-        out["items"] = make_strict(out["items"])
-    return out
+# patch:
+# -                if "enum" in sub:
+# -                    sub["enum"] = [*sub["enum"], None]
 
 # %% tags=["wrong"]
 # wrong: the schema it is given is changed in place
 # expect: start from a copy
-# replaces: make_strict
-def make_strict(schema):
-    """A copy of `schema` that strict mode accepts: closed, complete, optional properties nullable."""
-    out = schema
-    if out.get("type") == "object":
-        required = out.get("required", [])
-        properties = {}
-        for key, sub in out.get("properties", {}).items():
-            sub = make_strict(sub)
-            if key not in required:
-                sub = {**sub, "type": [sub["type"], "null"]}
-                if "enum" in sub:
-                    sub["enum"] = [*sub["enum"], None]
-            properties[key] = sub
-        out["properties"] = properties
-        out["required"] = list(properties)
-        out["additionalProperties"] = False
-    if out.get("type") == "array" and isinstance(out.get("items"), dict):
-        out["items"] = make_strict(out["items"])
-    return out
+# patch:
+# -    out = dict(schema)
+# +    out = schema
 
 # %% tags=["solution"]
 def make_strict(schema):
@@ -337,93 +282,33 @@ def ask_json(model_fn, messages, schema, name):
 # %% tags=["wrong"]
 # wrong: the reply is parsed but never checked against the schema
 # expect: check the parsed value
-# replaces: ask_json
-def ask_json(model_fn, messages, schema, name):
-    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
-    fmt = response_format_for(schema, name)
-    convo, problem = list(messages), None
-    for attempt in range(2):
-        reply = model_fn(convo, [], response_format=fmt)
-        text = reply.get("content") or ""
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            problem = "the reply was not JSON"
-        else:
-            return value
-        convo = convo + [{"role": "assistant", "content": text},
-                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
-                                                     "Answer again with only JSON that fits the schema."}]
-    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+# patch:
+# -            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
+# -            if problem is None:
+# -                return value
+# +            return value
 
 # %% tags=["wrong"]
 # wrong: the second try is sent the same messages, so the model never hears what was wrong
 # expect: saying what was wrong
-# replaces: ask_json
-def ask_json(model_fn, messages, schema, name):
-    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
-    fmt = response_format_for(schema, name)
-    convo, problem = list(messages), None
-    for attempt in range(2):
-        reply = model_fn(convo, [], response_format=fmt)
-        text = reply.get("content") or ""
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            problem = "the reply was not JSON"
-        else:
-            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
-            if problem is None:
-                return value
-    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+# patch:
+# -        convo = convo + [{"role": "assistant", "content": text},
+# -                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
+# -                                                     "Answer again with only JSON that fits the schema."}]
 
 # %% tags=["wrong"]
 # wrong: there is no second chance: the first misfit raises
 # expect: ask once more
-# replaces: ask_json
-def ask_json(model_fn, messages, schema, name):
-    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
-    fmt = response_format_for(schema, name)
-    convo, problem = list(messages), None
-    for attempt in range(1):
-        reply = model_fn(convo, [], response_format=fmt)
-        text = reply.get("content") or ""
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            problem = "the reply was not JSON"
-        else:
-            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
-            if problem is None:
-                return value
-        convo = convo + [{"role": "assistant", "content": text},
-                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
-                                                     "Answer again with only JSON that fits the schema."}]
-    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+# patch:
+# -    for attempt in range(2):
+# +    for attempt in range(1):
 
 # %% tags=["wrong"]
 # wrong: after two misfits it returns None instead of raising
 # expect: raise ModelError
-# replaces: ask_json
-def ask_json(model_fn, messages, schema, name):
-    """Ask for JSON that fits `schema`: checked, one corrective retry, then ModelError."""
-    fmt = response_format_for(schema, name)
-    convo, problem = list(messages), None
-    for attempt in range(2):
-        reply = model_fn(convo, [], response_format=fmt)
-        text = reply.get("content") or ""
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            problem = "the reply was not JSON"
-        else:
-            problem = check_value(fmt["json_schema"]["schema"], value, "the reply")
-            if problem is None:
-                return value
-        convo = convo + [{"role": "assistant", "content": text},
-                         {"role": "user", "content": f"Your reply could not be used ({problem}). "
-                                                     "Answer again with only JSON that fits the schema."}]
-    return None
+# patch:
+# -    raise ModelError(f"no usable {name} after 2 tries ({problem})")
+# +    return None
 
 # %% tags=["solution"]
 def ask_json(model_fn, messages, schema, name):

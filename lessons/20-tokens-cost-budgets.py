@@ -154,33 +154,29 @@ def usage_of(usage):
 # %% tags=["wrong"]
 # wrong: the cached count is left out, so the cheaper tokens are billed at the full price later
 # expect: cached
-# replaces: usage_of
-def usage_of(usage):
-    if not usage:
-        return None
-    prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
-    completion = usage.get("completion_tokens", usage.get("output_tokens"))
-    if prompt is None and completion is None:
-        return None
-    prompt, completion = prompt or 0, completion or 0
-    return {"prompt": prompt, "completion": completion, "total": usage.get("total_tokens", prompt + completion)}
+# patch:
+# -    out = {"prompt": prompt, "completion": completion,
+# -           "total": usage.get("total_tokens", prompt + completion)}
+# -    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+# -    if details.get("cached_tokens"):
+# -        out["cached"] = min(details["cached_tokens"], prompt)
+# -    return out
+# +    return {"prompt": prompt, "completion": completion, "total": usage.get("total_tokens", prompt + completion)}
 
 # %% tags=["wrong"]
 # wrong: a missing total_tokens is read as None instead of added up
 # expect: total_tokens is missing
-# replaces: usage_of
-def usage_of(usage):
-    if not usage:
-        return None
-    prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
-    completion = usage.get("completion_tokens", usage.get("output_tokens"))
-    if prompt is None and completion is None:
-        return None
-    out = {"prompt": prompt or 0, "completion": completion or 0, "total": usage.get("total_tokens")}
-    cached = (usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}).get("cached_tokens")
-    if cached:
-        out["cached"] = cached
-    return out
+# patch:
+# -    prompt, completion = prompt or 0, completion or 0
+# -    out = {"prompt": prompt, "completion": completion,
+# -           "total": usage.get("total_tokens", prompt + completion)}
+# -    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+# -    if details.get("cached_tokens"):
+# -        out["cached"] = min(details["cached_tokens"], prompt)
+# +    out = {"prompt": prompt or 0, "completion": completion or 0, "total": usage.get("total_tokens")}
+# +    cached = (usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}).get("cached_tokens")
+# +    if cached:
+# +        out["cached"] = cached
 
 # %% tags=["solution"]
 def usage_of(usage):
@@ -489,25 +485,22 @@ def run_with(spend, model, max_steps=6):
 # %% tags=["wrong"]
 # wrong: the budget is checked right after the call, so a paid answer that crosses the budget is thrown away
 # expect: thrown away
-# replaces: run_with
-def run_with(spend, model, max_steps=6):
-    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
-    for step in range(1, max_steps + 1):
-        reply = model(messages, box.schemas())
-        usage = usage_of(reply.get("usage"))
-        if usage:
-            spend.add(usage)
-        if why := spend.ran_out():
-            return {"stopped": "step_limit", "steps": step, "detail": why}
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            if reply.get("cut"):
-                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
-            return {"stopped": "final", "steps": step, "answer": reply["content"]}
-        for tool_call in reply["tool_calls"]:
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
-                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
-    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+# patch:
+# -        why = spend.ran_out()
+# -        if why:
+# -            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
+# @@
+#              spend.add(usage)
+# +        if why := spend.ran_out():
+# +            return {"stopped": "step_limit", "steps": step, "detail": why}
+# @@
+# -                return {"stopped": "error", "steps": step,
+# -                        "detail": f"the reply was cut at the token limit ({reply['cut']})"}
+# +                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
+# @@
+# -                             "content": box.run(tool_call["function"]["name"],
+# -                                                tool_call["function"]["arguments"])})
+# +                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
 
 # %% tags=["wrong"]
 # wrong: the check is there but nothing is ever added to spend, so no budget runs out
@@ -532,23 +525,18 @@ def run_with(spend, model, max_steps=6):
 # %% tags=["wrong"]
 # wrong: a reply cut by the token limit is taken as the final answer
 # expect: cut
-# replaces: run_with
-def run_with(spend, model, max_steps=6):
-    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
-    for step in range(1, max_steps + 1):
-        if why := spend.ran_out():
-            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
-        reply = model(messages, box.schemas())
-        usage = usage_of(reply.get("usage"))
-        if usage:
-            spend.add(usage)
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"stopped": "final", "steps": step, "answer": reply["content"]}
-        for tool_call in reply["tool_calls"]:
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
-                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
-    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+# patch:
+# -        why = spend.ran_out()
+# -        if why:
+# +        if why := spend.ran_out():
+# @@
+# -            if reply.get("cut"):
+# -                return {"stopped": "error", "steps": step,
+# -                        "detail": f"the reply was cut at the token limit ({reply['cut']})"}
+# @@
+# -                             "content": box.run(tool_call["function"]["name"],
+# -                                                tool_call["function"]["arguments"])})
+# +                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
 
 # %% tags=["solution"]
 def run_with(spend, model, max_steps=6):

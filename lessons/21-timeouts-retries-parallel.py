@@ -117,33 +117,22 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 # %% tags=["wrong"]
 # wrong: the first wait is already doubled (base * 2 ** attempt)
 # expect: the waits were
-# replaces: call_with_retries
-def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
-    tries = retries + 1
-    for attempt in range(1, tries + 1):
-        try:
-            return str(func(**arguments))
-        except RETRYABLE as exc:
-            if attempt == tries:
-                return f"error: {exc} (tried {tries} times)"
-            sleep(base * 2 ** attempt)
-        except Exception as exc:
-            return f"error: {type(exc).__name__}: {exc}"
+# patch:
+# -            sleep(base * 2 ** (attempt - 1))
+# +            sleep(base * 2 ** attempt)
 
 # %% tags=["wrong"]
 # wrong: retries counts all the tries, so retries=1 tries once and never again
 # expect: 2 tries
-# replaces: call_with_retries
-def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
-    for attempt in range(1, retries + 1):
-        try:
-            return str(func(**arguments))
-        except RETRYABLE as exc:
-            if attempt == retries:
-                return f"error: {exc} (tried {retries} times)"
-            sleep(base * 2 ** (attempt - 1))
-        except Exception as exc:
-            return f"error: {type(exc).__name__}: {exc}"
+# patch:
+# -    tries = retries + 1
+# -    for attempt in range(1, tries + 1):
+# +    for attempt in range(1, retries + 1):
+# @@
+# -            if attempt == tries:
+# -                return f"error: {exc} (tried {tries} times)"
+# +            if attempt == retries:
+# +                return f"error: {exc} (tried {retries} times)"
 
 # %% tags=["solution"]
 def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
@@ -296,16 +285,13 @@ def idempotent(func):
 # %% tags=["wrong"]
 # wrong: the key is marked as done before the work, so a try that failed before sending blocks the next
 # expect: failed before sending
-# replaces: idempotent
-def idempotent(func):
-    done = {}
-    def once(idempotency_key, **arguments):
-        if idempotency_key in done:
-            return done[idempotency_key]
-        done[idempotency_key] = None
-        done[idempotency_key] = func(**arguments)
-        return done[idempotency_key]
-    return once
+# patch:
+# -        result = func(**arguments)
+# -        done[idempotency_key] = result
+# -        return result
+# +        done[idempotency_key] = None
+# +        done[idempotency_key] = func(**arguments)
+# +        return done[idempotency_key]
 
 # %% tags=["solution"]
 def idempotent(func):
@@ -433,22 +419,18 @@ async def call_with_timeout(func, arguments, seconds):
 # %% tags=["wrong"]
 # wrong: the limit is set, but the TimeoutError it raises is not caught
 # expect: TimeoutError
-# replaces: call_with_timeout
-async def call_with_timeout(func, arguments, seconds):
-    try:
-        return str(await asyncio.wait_for(func(**arguments), seconds))
-    except (KeyError, ValueError) as exc:
-        return f"error: {type(exc).__name__}: {exc}"
+# patch:
+# -    except TimeoutError:
+# -        return f"error: {func.__name__} did not answer within {seconds} s"
+# -    except Exception as exc:
+# +    except (KeyError, ValueError) as exc:
 
 # %% tags=["wrong"]
 # wrong: only the timeout is caught, so a tool that fails raises into the loop
 # expect: error: KeyError
-# replaces: call_with_timeout
-async def call_with_timeout(func, arguments, seconds):
-    try:
-        return str(await asyncio.wait_for(func(**arguments), seconds))
-    except TimeoutError:
-        return f"error: {func.__name__} did not answer within {seconds} s"
+# patch:
+# -    except Exception as exc:
+# -        return f"error: {type(exc).__name__}: {exc}"
 
 # %% tags=["solution"]
 async def call_with_timeout(func, arguments, seconds):
@@ -615,17 +597,15 @@ async def run_calls_together(tool_calls, tools):
 # %% tags=["wrong"]
 # wrong: the calls are still awaited one after another (each error caught)
 # expect: start them together
-# replaces: run_calls_together
-async def run_calls_together(tool_calls, tools):
-    messages = []
-    for tool_call in tool_calls:
-        name = tool_call["function"]["name"]
-        try:
-            result = await tools[name](**json.loads(tool_call["function"]["arguments"]))
-        except Exception as exc:
-            result = f"error: {name} failed: {type(exc).__name__}: {exc}"
-        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)})
-    return messages
+# patch:
+# -    async def one(tool_call):
+# +    messages = []
+# +    for tool_call in tool_calls:
+# @@
+# -        return {"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)}
+# -    return list(await asyncio.gather(*(one(c) for c in tool_calls)))
+# +        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)})
+# +    return messages
 
 # %% tags=["wrong"]
 # wrong: gather runs the calls together, but one failing call takes the whole batch down
@@ -640,16 +620,9 @@ async def run_calls_together(tool_calls, tools):
 # %% tags=["wrong"]
 # wrong: the messages are kept in the order the calls finished
 # expect: order of the calls
-# replaces: run_calls_together
-async def run_calls_together(tool_calls, tools):
-    async def one(tool_call):
-        name = tool_call["function"]["name"]
-        try:
-            result = await tools[name](**json.loads(tool_call["function"]["arguments"]))
-        except Exception as exc:
-            result = f"error: {name} failed: {type(exc).__name__}: {exc}"
-        return {"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)}
-    return [await done for done in asyncio.as_completed([one(c) for c in tool_calls])]
+# patch:
+# -    return list(await asyncio.gather(*(one(c) for c in tool_calls)))
+# +    return [await done for done in asyncio.as_completed([one(c) for c in tool_calls])]
 
 # %% tags=["solution"]
 async def run_calls_together(tool_calls, tools):

@@ -205,79 +205,44 @@ def compact(memory, model_fn, keep_last):
 # %% tags=["wrong"]
 # wrong: the tail is cut at keep_last exactly, even when it opens on a tool result
 # expect: broken pairs
-# replaces: compact
-def compact(memory, model_fn, keep_last):
-    history = memory.history
-    cut = max(1, len(history) - keep_last)
-    old = history[1:cut]
-    if not old:
-        return None
-    reply = model_fn([{"role": "system", "content": SUMMARY_PROMPT},
-                      {"role": "user", "content": transcript(old)}], [])
-    summary = (reply.get("content") or "").strip()
-    if not summary:
-        return None
-    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
-    return summary
+# patch:
+# -    while 1 < cut < len(history) and history[cut]["role"] == "tool":
+# -        cut -= 1
 
 # %% tags=["wrong"]
 # wrong: the task is summarised with the rest instead of staying first
 # expect: first message changed
-# replaces: compact
-def compact(memory, model_fn, keep_last):
-    history = memory.history
-    cut = max(1, len(history) - keep_last)
-    while 1 < cut < len(history) and history[cut]["role"] == "tool":
-        cut -= 1
-    old = history[:cut]
-    if len(old) < 2:
-        return None
-    reply = model_fn([{"role": "system", "content": SUMMARY_PROMPT},
-                      {"role": "user", "content": transcript(old)}], [])
-    summary = (reply.get("content") or "").strip()
-    if not summary:
-        return None
-    memory.history = [{"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
-    return summary
+# patch:
+# -    old = history[1:cut]
+# -    if not old:
+# +    old = history[:cut]
+# +    if len(old) < 2:
+# @@
+# -    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
+# +    memory.history = [{"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
 
 # %% tags=["wrong"]
 # wrong: the tail is history[-keep_last:], so keep_last=0 keeps everything and summarises it too
 # expect: keep_last=0
-# replaces: compact
-def compact(memory, model_fn, keep_last):
-    history = memory.history
-    tail = history[-keep_last:]
-    cut = len(history) - len(tail)
-    while 1 < cut < len(history) and history[cut]["role"] == "tool":
-        cut -= 1
-    old = history[1:cut] if cut > 1 else history[1:]
-    if not old:
-        return None
-    reply = model_fn([{"role": "system", "content": SUMMARY_PROMPT},
-                      {"role": "user", "content": transcript(old)}], [])
-    summary = (reply.get("content") or "").strip()
-    if not summary:
-        return None
-    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[max(cut, 1):]
-    return summary
+# patch:
+# -    cut = max(1, len(history) - keep_last)
+# +    tail = history[-keep_last:]
+# +    cut = len(history) - len(tail)
+# @@
+# -    old = history[1:cut]
+# +    old = history[1:cut] if cut > 1 else history[1:]
+# @@
+# -    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
+# +    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[max(cut, 1):]
 
 # %% tags=["wrong"]
 # wrong: an empty summary still replaces the old turns, which are then lost
 # expect: return None
-# replaces: compact
-def compact(memory, model_fn, keep_last):
-    history = memory.history
-    cut = max(1, len(history) - keep_last)
-    while 1 < cut < len(history) and history[cut]["role"] == "tool":
-        cut -= 1
-    old = history[1:cut]
-    if not old:
-        return None
-    reply = model_fn([{"role": "system", "content": SUMMARY_PROMPT},
-                      {"role": "user", "content": transcript(old)}], [])
-    summary = reply.get("content") or ""
-    memory.history = [history[0], {"role": "user", "content": "Summary of the earlier steps: " + summary}] + history[cut:]
-    return summary
+# patch:
+# -    summary = (reply.get("content") or "").strip()
+# -    if not summary:
+# -        return None
+# +    summary = reply.get("content") or ""
 
 # %% tags=["solution"]
 def compact(memory, model_fn, keep_last):

@@ -138,50 +138,32 @@ def add_agent_tool(toolbox, agent, description):
 # %% tags=["wrong"]
 # wrong: one memory made outside ask, so the second question sees the first one's conversation
 # expect: fresh memory
-# replaces: add_agent_tool
-def add_agent_tool(toolbox, agent, description):
-    memory = Memory(agent.instructions)
-
-    def ask(question):
-        result = run_agent(question, agent.model, agent.tools, memory, agent.max_steps, name=agent.name)
-        if result["stopped"] != "final":
-            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
-                            f"steps: {result.get('detail', '')}")
-        return result["answer"]
-
-    toolbox.register(f"ask_{agent.name}", description,
-                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
-                     ask)
+# patch:
+# -    def ask(question):
+# -        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+# -                           agent.max_steps, name=agent.name)
+# +    memory = Memory(agent.instructions)
+# +
+# +    def ask(question):
+# +        result = run_agent(question, agent.model, agent.tools, memory, agent.max_steps, name=agent.name)
 
 # %% tags=["wrong"]
 # wrong: the answer is returned however the run stopped, so a stuck researcher answers None
 # expect: step limit
-# replaces: add_agent_tool
-def add_agent_tool(toolbox, agent, description):
-    def ask(question):
-        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
-                           agent.max_steps, name=agent.name)
-        return str(result["answer"])
-
-    toolbox.register(f"ask_{agent.name}", description,
-                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
-                     ask)
+# patch:
+# -        if result["stopped"] != "final":
+# -            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
+# -                            f"steps: {result.get('detail', '')}")
+# -        return result["answer"]
+# +        return str(result["answer"])
 
 # %% tags=["wrong"]
 # wrong: the researcher runs without name=, so its events cannot be told from the writer's
 # expect: right agent
-# replaces: add_agent_tool
-def add_agent_tool(toolbox, agent, description):
-    def ask(question):
-        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions), agent.max_steps)
-        if result["stopped"] != "final":
-            raise ToolError(f"{agent.name} stopped ({result['stopped']}) after {result['steps']} "
-                            f"steps: {result.get('detail', '')}")
-        return result["answer"]
-
-    toolbox.register(f"ask_{agent.name}", description,
-                     {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
-                     ask)
+# patch:
+# -        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions),
+# -                           agent.max_steps, name=agent.name)
+# +        result = run_agent(question, agent.model, agent.tools, Memory(agent.instructions), agent.max_steps)
 
 # %% tags=["solution"]
 def add_agent_tool(toolbox, agent, description):
@@ -378,45 +360,21 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
 # %% tags=["wrong"]
 # wrong: the next agent starts on a fresh memory, so it never sees the customer's words
 # expect: the conversation
-# replaces: route
-def route(request, agents, start, max_handoffs=3, tracer=None):
-    name, task, path = start, request, []
-    while True:
-        agent, passed = agents[name], {}
-        memory = Memory(agent.instructions)
-        path.append(name)
-        result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
-                           agent.max_steps, tracer=tracer, name=name)
-        if not passed:
-            return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
-        if len(path) - 1 >= max_handoffs:
-            chain = " → ".join(path + [passed["to"]])
-            return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
-                    "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
-        task = f"{name} handed this conversation to you: {passed['reason']}"
-        name = passed["to"]
+# patch:
+# -    name, task, history, path = start, request, [], []
+# +    name, task, path = start, request, []
+# @@
+# -        memory.history = list(history)
+# @@
+# -        name, history = passed["to"], memory.history
+# +        name = passed["to"]
 
 # %% tags=["wrong"]
 # wrong: the limit is checked with >, so one hand-off more than max_handoffs goes through
 # expect: max_handoffs
-# replaces: route
-def route(request, agents, start, max_handoffs=3, tracer=None):
-    name, task, history, path = start, request, [], []
-    while True:
-        agent, passed = agents[name], {}
-        memory = Memory(agent.instructions)
-        memory.history = list(history)
-        path.append(name)
-        result = run_agent(task, agent.model, with_handoffs(agent, agents, passed), memory,
-                           agent.max_steps, tracer=tracer, name=name)
-        if not passed:
-            return {"answer": result["answer"], "stopped": result["stopped"], "agent": name, "path": path}
-        if len(path) - 1 > max_handoffs:
-            chain = " → ".join(path + [passed["to"]])
-            return {"answer": None, "stopped": "step_limit", "agent": name, "path": path,
-                    "detail": f"hand-off limit of {max_handoffs} reached: {chain}"}
-        task = f"{name} handed this conversation to you: {passed['reason']}"
-        name, history = passed["to"], memory.history
+# patch:
+# -        if len(path) - 1 >= max_handoffs:
+# +        if len(path) - 1 > max_handoffs:
 
 # %% tags=["wrong"]
 # wrong: a hand-off ends the conversation with the triage agent's reply instead of starting the next agent

@@ -200,102 +200,28 @@ def serve(message, toolbox):
 # %% tags=["wrong"]
 # wrong: the notification test comes first, so a list (not an object) gets no reply
 # expect: -32600
-# replaces: serve
-def serve(message, toolbox):
-    """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
-    if "id" not in message:
-        return None
-    if not isinstance(message, dict):
-        return error(None, -32600, "Invalid Request: not an object")
-    msg_id, method = message["id"], message.get("method")
-    if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-        return error(msg_id, -32600, "Invalid Request: needs jsonrpc 2.0 and a method")
-    if method == "initialize":
-        return reply(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "my-notes", "version": "0.1"}})
-    if method == "tools/list":
-        tools = [{"name": s["function"]["name"], "description": s["function"]["description"],
-                  "inputSchema": s["function"]["parameters"]} for s in toolbox.schemas()]
-        return reply(msg_id, {"tools": tools})
-    if method == "tools/call":
-        params = message.get("params", {})
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
-            return error(msg_id, -32602, "Invalid params: tools/call needs a tool name")
-        name, arguments = params["name"], params.get("arguments", {})
-        if arguments is not None and not isinstance(arguments, dict):
-            return error(msg_id, -32602, "Invalid params: arguments must be an object")
-        if name not in toolbox:
-            return error(msg_id, -32602, f"Unknown tool: {name}")
-        text = toolbox.run(name, arguments or {})
-        return reply(msg_id, {"content": [{"type": "text", "text": text}],
-                              "isError": text.startswith("error:")})
-    return error(msg_id, -32601, f"Method not found: {method}")
+# patch:
+#      """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
+# +    if "id" not in message:
+# +        return None
+# @@
+#          return error(None, -32600, "Invalid Request: not an object")
+# -    if "id" not in message:
+# -        return None
 
 # %% tags=["wrong"]
 # wrong: an unknown tool is run anyway, answered as a failed tool instead of a protocol error
 # expect: does not have
-# replaces: serve
-def serve(message, toolbox):
-    """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
-    if not isinstance(message, dict):
-        return error(None, -32600, "Invalid Request: not an object")
-    if "id" not in message:
-        return None
-    msg_id, method = message["id"], message.get("method")
-    if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-        return error(msg_id, -32600, "Invalid Request: needs jsonrpc 2.0 and a method")
-    if method == "initialize":
-        return reply(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "my-notes", "version": "0.1"}})
-    if method == "tools/list":
-        tools = [{"name": s["function"]["name"], "description": s["function"]["description"],
-                  "inputSchema": s["function"]["parameters"]} for s in toolbox.schemas()]
-        return reply(msg_id, {"tools": tools})
-    if method == "tools/call":
-        params = message.get("params", {})
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
-            return error(msg_id, -32602, "Invalid params: tools/call needs a tool name")
-        name, arguments = params["name"], params.get("arguments", {})
-        if arguments is not None and not isinstance(arguments, dict):
-            return error(msg_id, -32602, "Invalid params: arguments must be an object")
-        text = toolbox.run(name, arguments or {})
-        return reply(msg_id, {"content": [{"type": "text", "text": text}],
-                              "isError": text.startswith("error:")})
-    return error(msg_id, -32601, f"Method not found: {method}")
+# patch:
+# -        if name not in toolbox:
+# -            return error(msg_id, -32602, f"Unknown tool: {name}")
 
 # %% tags=["wrong"]
 # wrong: every tool result says isError false, even a failure
 # expect: isError true
-# replaces: serve
-def serve(message, toolbox):
-    """Answer one decoded JSON-RPC message for `toolbox`'s tools: a response dict, or None."""
-    if not isinstance(message, dict):
-        return error(None, -32600, "Invalid Request: not an object")
-    if "id" not in message:
-        return None
-    msg_id, method = message["id"], message.get("method")
-    if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-        return error(msg_id, -32600, "Invalid Request: needs jsonrpc 2.0 and a method")
-    if method == "initialize":
-        return reply(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "my-notes", "version": "0.1"}})
-    if method == "tools/list":
-        tools = [{"name": s["function"]["name"], "description": s["function"]["description"],
-                  "inputSchema": s["function"]["parameters"]} for s in toolbox.schemas()]
-        return reply(msg_id, {"tools": tools})
-    if method == "tools/call":
-        params = message.get("params", {})
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
-            return error(msg_id, -32602, "Invalid params: tools/call needs a tool name")
-        name, arguments = params["name"], params.get("arguments", {})
-        if arguments is not None and not isinstance(arguments, dict):
-            return error(msg_id, -32602, "Invalid params: arguments must be an object")
-        if name not in toolbox:
-            return error(msg_id, -32602, f"Unknown tool: {name}")
-        text = toolbox.run(name, arguments or {})
-        return reply(msg_id, {"content": [{"type": "text", "text": text}],
-                              "isError": False})
-    return error(msg_id, -32601, f"Method not found: {method}")
+# patch:
+# -                              "isError": text.startswith("error:")})
+# +                              "isError": False})
 
 # %% tags=["solution"]
 def serve(message, toolbox):
@@ -476,19 +402,9 @@ def tools_from_server(send):
 # %% tags=["wrong"]
 # wrong: the server's error text is raised as it is, so the model reads "error: error: ..."
 # expect: prefix is doubled
-# replaces: make_caller
-def make_caller(send, name):
-    """A tool function that calls `name` on the server behind `send`."""
-    def call_tool(**arguments):
-        try:
-            result = rpc(send, "tools/call", {"name": name, "arguments": arguments})
-        except McpError as exc:
-            raise ToolError(f"the server refused {name}: {exc.message}")
-        text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
-        if result.get("isError"):
-            raise ToolError(text)
-        return text
-    return call_tool
+# patch:
+# -            raise ToolError(text.removeprefix("error:").strip())
+# +            raise ToolError(text)
 
 # %% tags=["wrong"]
 # wrong: the tool function is written in the loop, so every tool calls the last name listed
@@ -902,19 +818,16 @@ def vetted(box):
 # %% tags=["wrong"]
 # wrong: reads the descriptions of the tools but not of their parameters
 # expect: parameter
-def vetted(box):
-    """Only the tools whose schema gives no orders; the refused ones, with why."""
-    kept, refused = Toolbox(), {}
-    for schema in box.schemas():
-        fn = schema["function"]
-        verdict = no_instructions(f"{fn['name']}: {fn.get('description', '')}")
-        if verdict is True:
-            kept.register(fn["name"], fn.get("description", ""), fn["parameters"],
-                          lambda _name=fn["name"], **arguments: box.run(_name, arguments))
-        else:
-            refused[fn["name"]] = verdict
-    return kept, refused
-
+# patch:
+# -def schema_text(fn):
+# -    """Every text of a tool the model reads: its name, its description, its parameters' descriptions."""
+# -    properties = (fn.get("parameters") or {}).get("properties") or {}
+# -    return "\n".join([fn["name"], fn.get("description") or ""]
+# -                     + [str(p.get("description", "")) for p in properties.values()])
+# -
+# @@
+# -        verdict = no_instructions(schema_text(fn))
+# +        verdict = no_instructions(f"{fn['name']}: {fn.get('description', '')}")
 
 # %% tags=["wrong"]
 # wrong: keeps every tool and vets what the tools return, as lesson 18 did for results

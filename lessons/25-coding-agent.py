@@ -196,14 +196,12 @@ def inside(root, path):
 # %% tags=["wrong"]
 # wrong: compares the paths as strings, so a sibling folder with a longer name counts as inside
 # expect: sibling
-# replaces: inside
-def inside(root, path):
-    """The full path of `path` inside the folder `root`; ValueError when it would leave it."""
-    base = Path(root).resolve()
-    full = (base / path).resolve()
-    if not str(full).startswith(str(base)):
-        raise ValueError(f"{path!r} is outside the project")
-    return full
+# patch:
+# -    if not full.is_relative_to(base):
+# -        raise ValueError(f"{path!r} is outside the project; use a path relative to the project "
+# -                         f"folder, such as 'inventory/stock.py'")
+# +    if not str(full).startswith(str(base)):
+# +        raise ValueError(f"{path!r} is outside the project")
 
 # %% tags=["wrong"]
 # wrong: tidies the path without following symlinks, so a link that points out is let through
@@ -409,77 +407,73 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: replaces every occurrence of `old` instead of refusing when there are several
 # expect: several
-# replaces: make_toolbox
-def make_toolbox(root):
-    """The coding tools over the project folder `root`, on your MyToolbox."""
-    list_files, write_file, run_tests = given_tools(root)
-
-    def read_file(path, start=1, count=100):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; list_files('.') shows the project's files"
-        lines = file.read_text().splitlines()
-        window = lines[start - 1:start - 1 + count]
-        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-        return "\n".join([head] + [f"{n}: {line}" for n, line in enumerate(window, start=start)])
-
-    def edit_file(path, old, new):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; write_file creates a new one"
-        text = file.read_text()
-        if old not in text:
-            return f"error: `old` was not found in {path}; copy it exactly from read_file"
-        changed = text.replace(old, new)
-        try:
-            compile(changed, path, "exec")
-        except SyntaxError as exc:
-            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
-        file.write_text(changed)
-        return f"edited {path}"
-
-    box = MyToolbox()
-    for name, func in [("list_files", list_files), ("read_file", read_file), ("edit_file", edit_file),
-                       ("write_file", write_file), ("run_tests", run_tests)]:
-        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
-    return box
+# patch:
+# -        end = start + len(window) - 1
+# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
+# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
+# @@
+# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
+# -        text = file.read_text()
+# -        found = text.count(old)
+# -        if found != 1:
+# -            where = "not found" if not found else f"found {found} times"
+# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
+# -                    f"enough of the lines around it to occur once")
+# -        changed = text.replace(old, new, 1)
+# -        if path.endswith(".py"):
+# -            try:
+# -                compile(changed, path, "exec")
+# -            except SyntaxError as exc:
+# -                return (f"error: the edit was not made: {path} would not compile "
+# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
+# -        file.write_text(changed)
+# -        return f"edited {path}: 1 place replaced"
+# +            return f"error: no file {path!r}; write_file creates a new one"
+# +        text = file.read_text()
+# +        if old not in text:
+# +            return f"error: `old` was not found in {path}; copy it exactly from read_file"
+# +        changed = text.replace(old, new)
+# +        try:
+# +            compile(changed, path, "exec")
+# +        except SyntaxError as exc:
+# +            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
+# +        file.write_text(changed)
+# +        return f"edited {path}"
 
 # %% tags=["wrong"]
 # wrong: writes the edit first and checks that it compiles afterwards, leaving the broken file behind
 # expect: unchanged
-# replaces: make_toolbox
-def make_toolbox(root):
-    """The coding tools over the project folder `root`, on your MyToolbox."""
-    list_files, write_file, run_tests = given_tools(root)
-
-    def read_file(path, start=1, count=100):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; list_files('.') shows the project's files"
-        lines = file.read_text().splitlines()
-        window = lines[start - 1:start - 1 + count]
-        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-        return "\n".join([head] + [f"{n}: {line}" for n, line in enumerate(window, start=start)])
-
-    def edit_file(path, old, new):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; write_file creates a new one"
-        text = file.read_text()
-        if text.count(old) != 1:
-            return f"error: `old` was found {text.count(old)} times in {path}; include more lines so it occurs once"
-        file.write_text(text.replace(old, new, 1))
-        try:
-            compile(file.read_text(), path, "exec")
-        except SyntaxError as exc:
-            return f"error: {path} does not compile: line {exc.lineno}: {exc.msg}"
-        return f"edited {path}"
-
-    box = MyToolbox()
-    for name, func in [("list_files", list_files), ("read_file", read_file), ("edit_file", edit_file),
-                       ("write_file", write_file), ("run_tests", run_tests)]:
-        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
-    return box
+# patch:
+# -        end = start + len(window) - 1
+# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
+# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
+# @@
+# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
+# -        text = file.read_text()
+# -        found = text.count(old)
+# -        if found != 1:
+# -            where = "not found" if not found else f"found {found} times"
+# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
+# -                    f"enough of the lines around it to occur once")
+# -        changed = text.replace(old, new, 1)
+# -        if path.endswith(".py"):
+# -            try:
+# -                compile(changed, path, "exec")
+# -            except SyntaxError as exc:
+# -                return (f"error: the edit was not made: {path} would not compile "
+# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
+# -        file.write_text(changed)
+# -        return f"edited {path}: 1 place replaced"
+# +            return f"error: no file {path!r}; write_file creates a new one"
+# +        text = file.read_text()
+# +        if text.count(old) != 1:
+# +            return f"error: `old` was found {text.count(old)} times in {path}; include more lines so it occurs once"
+# +        file.write_text(text.replace(old, new, 1))
+# +        try:
+# +            compile(file.read_text(), path, "exec")
+# +        except SyntaxError as exc:
+# +            return f"error: {path} does not compile: line {exc.lineno}: {exc.msg}"
+# +        return f"edited {path}"
 
 # %% tags=["wrong"]
 # wrong: numbers the window from 0 and forgets the header, so "line 12" means two different lines
@@ -515,41 +509,37 @@ def make_toolbox(root):
 # %% tags=["wrong"]
 # wrong: asks for approval only before edit_file, so a new file is written with nobody asked
 # expect: approval
-# replaces: make_toolbox
-def make_toolbox(root):
-    """The coding tools over the project folder `root`, on your MyToolbox."""
-    list_files, write_file, run_tests = given_tools(root)
-
-    def read_file(path, start=1, count=100):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; list_files('.') shows the project's files"
-        lines = file.read_text().splitlines()
-        window = lines[start - 1:start - 1 + count]
-        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-        return "\n".join([head] + [f"{n}: {line}" for n, line in enumerate(window, start=start)])
-
-    def edit_file(path, old, new):
-        file = inside(root, path)
-        if not file.is_file():
-            return f"error: no file {path!r}; write_file creates a new one"
-        text = file.read_text()
-        found = text.count(old)
-        if found != 1:
-            return f"error: `old` was found {found} times in {path}; include more lines so it occurs once"
-        changed = text.replace(old, new, 1)
-        try:
-            compile(changed, path, "exec")
-        except SyntaxError as exc:
-            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
-        file.write_text(changed)
-        return f"edited {path}"
-
-    box = MyToolbox()
-    for name, func in [("list_files", list_files), ("read_file", read_file), ("edit_file", edit_file),
-                       ("write_file", write_file), ("run_tests", run_tests)]:
-        box.register(name, *TOOLS[name], func, needs_approval=name == "edit_file")
-    return box
+# patch:
+# -        end = start + len(window) - 1
+# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
+# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
+# @@
+# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
+# +            return f"error: no file {path!r}; write_file creates a new one"
+# @@
+# -            where = "not found" if not found else f"found {found} times"
+# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
+# -                    f"enough of the lines around it to occur once")
+# -        changed = text.replace(old, new, 1)
+# -        if path.endswith(".py"):
+# -            try:
+# -                compile(changed, path, "exec")
+# -            except SyntaxError as exc:
+# -                return (f"error: the edit was not made: {path} would not compile "
+# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
+# -        file.write_text(changed)
+# -        return f"edited {path}: 1 place replaced"
+# +            return f"error: `old` was found {found} times in {path}; include more lines so it occurs once"
+# +        changed = text.replace(old, new, 1)
+# +        try:
+# +            compile(changed, path, "exec")
+# +        except SyntaxError as exc:
+# +            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
+# +        file.write_text(changed)
+# +        return f"edited {path}"
+# @@
+# -        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
+# +        box.register(name, *TOOLS[name], func, needs_approval=name == "edit_file")
 
 # %% tags=["solution"]
 def make_toolbox(root):
@@ -772,76 +762,53 @@ def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=
 # %% tags=["wrong"]
 # wrong: ends the run on the first answer, even when files changed after the last run_tests
 # expect: tests
-# replaces: coding_agent
-def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=None):
-    """Fix the project in `root` for `task`; return (result, messages)."""
-    box = make_toolbox(root)
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
-    tokens = 0
-    for step in range(1, max_steps + 1):
-        if tokens >= max_tokens:
-            return {"answer": None, "steps": step - 1, "stopped": "step_limit", "tokens": tokens,
-                    "detail": f"the token budget of {max_tokens} is spent"}, messages
-        try:
-            reply = model_fn(messages, box.schemas())
-        except Exception as exc:
-            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens, "detail": str(exc)}, messages
-        tokens += spent(messages, reply)
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tokens": tokens}, messages
-        refused = None
-        for tool_call in reply["tool_calls"]:
-            name, arguments = tool_call["function"]["name"], tool_call["function"]["arguments"]
-            if refused:
-                result = f"error: not run: the run stopped to ask a person about {refused}"
-            elif box.needs_approval(name) and not (approve and approve(name, arguments)):
-                refused, result = name, f"error: a person has not approved {name}"
-            else:
-                result = box.run(name, arguments)
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if refused:
-            return {"answer": None, "steps": step, "stopped": "needs_person", "tokens": tokens}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tokens": tokens}, messages
+# patch:
+# -    tokens, changed, tested = 0, False, False
+# +    tokens = 0
+# @@
+# -                    "detail": f"the token budget of {max_tokens} is spent ({tokens} tokens)"}, messages
+# +                    "detail": f"the token budget of {max_tokens} is spent"}, messages
+# @@
+# -            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens,
+# -                    "detail": str(exc)}, messages
+# +            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens, "detail": str(exc)}, messages
+# @@
+# -            if changed and not tested:                                           # not yet: test first
+# -                messages.append({"role": "user", "content": "You changed files after the last "
+# -                                 "run_tests: run the tests before you answer."})
+# -                continue
+# -            return {"answer": reply.get("content"), "steps": step, "stopped": "final",
+# -                    "tokens": tokens}, messages                                  # stop: final answer
+# +            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tokens": tokens}, messages
+# @@
+# -                if name in ("edit_file", "write_file") and not result.startswith("error:"):
+# -                    changed, tested = True, False
+# -                if name == "run_tests" and not result.startswith("error:"):
+# -                    tested = True
 
 # %% tags=["wrong"]
 # wrong: counts the tokens but never stops for them, so a long run spends without limit
 # expect: budget
-# replaces: coding_agent
-def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=None):
-    """Fix the project in `root` for `task`; return (result, messages)."""
-    box = make_toolbox(root)
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
-    tokens, changed, tested = 0, False, False
-    for step in range(1, max_steps + 1):
-        try:
-            reply = model_fn(messages, box.schemas())
-        except Exception as exc:
-            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens, "detail": str(exc)}, messages
-        tokens += spent(messages, reply)
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            if changed and not tested:
-                messages.append({"role": "user", "content": "Run the tests before you answer."})
-                continue
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tokens": tokens}, messages
-        refused = None
-        for tool_call in reply["tool_calls"]:
-            name, arguments = tool_call["function"]["name"], tool_call["function"]["arguments"]
-            if refused:
-                result = f"error: not run: the run stopped to ask a person about {refused}"
-            elif box.needs_approval(name) and not (approve and approve(name, arguments)):
-                refused, result = name, f"error: a person has not approved {name}"
-            else:
-                result = box.run(name, arguments)
-                if name in ("edit_file", "write_file") and not result.startswith("error:"):
-                    changed, tested = True, False
-                if name == "run_tests":
-                    tested = True
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-        if refused:
-            return {"answer": None, "steps": step, "stopped": "needs_person", "tokens": tokens}, messages
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tokens": tokens}, messages
+# patch:
+# -        if tokens >= max_tokens:                                                 # stop: budget spent
+# -            return {"answer": None, "steps": step - 1, "stopped": "step_limit", "tokens": tokens,
+# -                    "detail": f"the token budget of {max_tokens} is spent ({tokens} tokens)"}, messages
+# @@
+# -            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens,
+# -                    "detail": str(exc)}, messages
+# +            return {"answer": None, "steps": step, "stopped": "error", "tokens": tokens, "detail": str(exc)}, messages
+# @@
+# -                messages.append({"role": "user", "content": "You changed files after the last "
+# -                                 "run_tests: run the tests before you answer."})
+# -                continue
+# -            return {"answer": reply.get("content"), "steps": step, "stopped": "final",
+# -                    "tokens": tokens}, messages                                  # stop: final answer
+# +                messages.append({"role": "user", "content": "Run the tests before you answer."})
+# +                continue
+# +            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tokens": tokens}, messages
+# @@
+# -                if name == "run_tests" and not result.startswith("error:"):
+# +                if name == "run_tests":
 
 # %% tags=["solution"]
 def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=None):

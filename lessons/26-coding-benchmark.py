@@ -243,20 +243,10 @@ def trial(task, model_fn, max_steps=8):
 # %% tags=["wrong"]
 # wrong: grades with the agent's copy of the tests, so a test edited to pass counts as a fix
 # expect: own tests
-# replaces: trial
-def trial(task, model_fn, max_steps=8):
-    """One graded attempt at a task: a record with task, passed, why, stopped, steps, tokens."""
-    root = new_copy(task["files"])
-    result, messages = coding_agent(task["text"], model_fn, root, max_steps=max_steps,
-                                    approve=lambda name, arguments: True)
-    run = project_tests(root, ids=task["fail_to_pass"] + task["pass_to_pass"])
-    still = [t.split("::")[-1] for t in task["fail_to_pass"] if t not in run.passed]
-    broken = [t.split("::")[-1] for t in task["pass_to_pass"] if t not in run.passed]
-    why = "; ".join(([f"fail-to-pass still failing: {', '.join(still)}"] if still else []) +
-                    ([f"pass-to-pass broken: {', '.join(broken)}"] if broken else []))
-    return {"task": task["name"], "passed": not still and not broken, "why": why,
-            "stopped": result.get("stopped"), "steps": result.get("steps"),
-            "tokens": result.get("tokens", 0)}
+# patch:
+# -    for name, text in task["files"].items():
+# -        if name.startswith("test_"):
+# -            (root / name).write_text(text, encoding="utf-8")  # grade with the benchmark's tests
 
 # %% tags=["wrong"]
 # wrong: grades only the fail-to-pass tests, so a fix that breaks another test still counts
@@ -278,22 +268,18 @@ def trial(task, model_fn, max_steps=8):
 # %% tags=["wrong"]
 # wrong: keeps one folder per task across trials, so a later attempt starts from an earlier fix
 # expect: fresh
-COPIES = {}
-
-def trial(task, model_fn, max_steps=8):
-    """One graded attempt at a task: a record with task, passed, why, stopped, steps, tokens."""
-    root = COPIES.setdefault(task["name"], new_copy(task["files"]))
-    result, messages = coding_agent(task["text"], model_fn, root, max_steps=max_steps,
-                                    approve=lambda name, arguments: True)
-    (root / "test_lib.py").write_text(task["files"]["test_lib.py"], encoding="utf-8")
-    run = project_tests(root, ids=task["fail_to_pass"] + task["pass_to_pass"])
-    still = [t.split("::")[-1] for t in task["fail_to_pass"] if t not in run.passed]
-    broken = [t.split("::")[-1] for t in task["pass_to_pass"] if t not in run.passed]
-    why = "; ".join(([f"fail-to-pass still failing: {', '.join(still)}"] if still else []) +
-                    ([f"pass-to-pass broken: {', '.join(broken)}"] if broken else []))
-    return {"task": task["name"], "passed": not still and not broken, "why": why,
-            "stopped": result.get("stopped"), "steps": result.get("steps"),
-            "tokens": result.get("tokens", 0)}
+# patch:
+# +COPIES = {}
+# +
+#  def trial(task, model_fn, max_steps=8):
+# @@
+# -    root = new_copy(task["files"])
+# +    root = COPIES.setdefault(task["name"], new_copy(task["files"]))
+# @@
+# -    for name, text in task["files"].items():
+# -        if name.startswith("test_"):
+# -            (root / name).write_text(text, encoding="utf-8")  # grade with the benchmark's tests
+# +    (root / "test_lib.py").write_text(task["files"]["test_lib.py"], encoding="utf-8")
 
 # %% tags=["solution"]
 def trial(task, model_fn, max_steps=8):
@@ -416,45 +402,23 @@ def scoreboard(records, k):
 # %% tags=["wrong"]
 # wrong: takes pass^k as pass@1 to the power k, as if the trials of a task were independent coin flips
 # expect: pass^k
-# replaces: scoreboard
-def scoreboard(records, k):
-    """Per task and for "all": pass@1, pass^k, and the mean steps, tokens and cost per trial."""
-    def mean(values):
-        return sum(values) / len(values) if values else 0.0
-    by_task = {}
-    for record in records:
-        by_task.setdefault(record["task"], []).append(record)
-    board = {}
-    for name, runs in by_task.items():
-        tokens = mean([r["tokens"] for r in runs])
-        rate = mean([1.0 if r["passed"] else 0.0 for r in runs])
-        board[name] = {"pass@1": rate, "pass^k": rate ** k, "steps": mean([r["steps"] for r in runs]),
-                       "tokens": tokens, "cost": tokens * PRICE / 1_000_000}
-    rows = list(board.values())
-    board["all"] = {key: mean([row[key] for row in rows]) for key in ("pass@1", "pass^k", "steps", "tokens", "cost")}
-    return board
+# patch:
+# -        board[name] = {"pass@1": mean([1.0 if r["passed"] else 0.0 for r in runs]),
+# -                       "pass^k": 1.0 if len(runs) >= k and all(r["passed"] for r in runs) else 0.0,
+# -                       "steps": mean([r["steps"] for r in runs]), "tokens": tokens,
+# -                       "cost": tokens * PRICE / 1_000_000}
+# +        rate = mean([1.0 if r["passed"] else 0.0 for r in runs])
+# +        board[name] = {"pass@1": rate, "pass^k": rate ** k, "steps": mean([r["steps"] for r in runs]),
+# +                       "tokens": tokens, "cost": tokens * PRICE / 1_000_000}
 
 # %% tags=["wrong"]
 # wrong: counts a task as passed at 1 when any of its trials passed (that is pass@k, the optimist's number)
 # expect: pass@1
-# replaces: scoreboard
-def scoreboard(records, k):
-    """Per task and for "all": pass@1, pass^k, and the mean steps, tokens and cost per trial."""
-    def mean(values):
-        return sum(values) / len(values) if values else 0.0
-    by_task = {}
-    for record in records:
-        by_task.setdefault(record["task"], []).append(record)
-    board = {}
-    for name, runs in by_task.items():
-        tokens = mean([r["tokens"] for r in runs])
-        board[name] = {"pass@1": 1.0 if any(r["passed"] for r in runs) else 0.0,
-                       "pass^k": 1.0 if all(r["passed"] for r in runs) else 0.0,
-                       "steps": mean([r["steps"] for r in runs]), "tokens": tokens,
-                       "cost": tokens * PRICE / 1_000_000}
-    rows = list(board.values())
-    board["all"] = {key: mean([row[key] for row in rows]) for key in ("pass@1", "pass^k", "steps", "tokens", "cost")}
-    return board
+# patch:
+# -        board[name] = {"pass@1": mean([1.0 if r["passed"] else 0.0 for r in runs]),
+# -                       "pass^k": 1.0 if len(runs) >= k and all(r["passed"] for r in runs) else 0.0,
+# +        board[name] = {"pass@1": 1.0 if any(r["passed"] for r in runs) else 0.0,
+# +                       "pass^k": 1.0 if all(r["passed"] for r in runs) else 0.0,
 
 # %% tags=["solution"]
 def scoreboard(records, k):

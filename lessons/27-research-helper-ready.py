@@ -198,21 +198,13 @@ def connect(send, safe=SAFE, sleep=time.sleep):
 # %% tags=["wrong"]
 # wrong: retries every tool, so a delete whose reply was lost is sent again
 # expect: must be tried once
-# replaces: retried, connect
-def retried(func, sleep):
-    def again(**arguments):
-        return call_with_retries(func, arguments, retries=2, sleep=sleep)
-    return again
-
-def connect(send, safe=SAFE, sleep=time.sleep):
-    """The server's tools on your MyToolbox: the safe ones retried, the others tried once, approved first."""
-    box = MyToolbox()
-    for schema in tools_from_server(send).schemas():
-        tool = schema["function"]
-        name = tool["name"]
-        box.register(name, tool["description"], tool["parameters"], retried(make_caller(send, name), sleep),
-                     needs_approval=name not in safe)
-    return box
+# patch:
+# -        caller = make_caller(send, name)
+# -        if name in safe:
+# -            caller = retried(caller, sleep)
+# -        box.register(name, tool["description"], tool["parameters"], caller, needs_approval=name not in safe)
+# +        box.register(name, tool["description"], tool["parameters"], retried(make_caller(send, name), sleep),
+# +                     needs_approval=name not in safe)
 
 # %% tags=["wrong"]
 # wrong: marks the risky tools for approval but retries nothing, so one dropped reply fails a read
@@ -230,22 +222,12 @@ def connect(send, safe=SAFE, sleep=time.sleep):
 # %% tags=["wrong"]
 # wrong: retries the safe tools right, but lets delete_note run without a person's yes
 # expect: approval
-# replaces: retried, connect
-def retried(func, sleep):
-    def again(**arguments):
-        return call_with_retries(func, arguments, retries=2, sleep=sleep)
-    return again
-
-def connect(send, safe=SAFE, sleep=time.sleep):
-    """The server's tools on your MyToolbox: the safe ones retried, the others tried once, approved first."""
-    box = MyToolbox()
-    for schema in tools_from_server(send).schemas():
-        tool = schema["function"]
-        name = tool["name"]
-        caller = make_caller(send, name)
-        box.register(name, tool["description"], tool["parameters"],
-                     retried(caller, sleep) if name in safe else caller)
-    return box
+# patch:
+# -        if name in safe:
+# -            caller = retried(caller, sleep)
+# -        box.register(name, tool["description"], tool["parameters"], caller, needs_approval=name not in safe)
+# +        box.register(name, tool["description"], tool["parameters"],
+# +                     retried(caller, sleep) if name in safe else caller)
 
 # %% tags=["solution"]
 def retried(func, sleep):
@@ -345,13 +327,11 @@ def screen(text):
 # %% tags=["wrong"]
 # wrong: withholds the planted orders but passes clean results unfenced
 # expect: fence
-# replaces: screen
-def screen(text):
-    """A tool result as the model may read it: fenced, or withheld when it gives orders."""
-    verdict = looks_like_instructions(text)
-    if verdict is not True:
-        return f"error: the result was withheld ({verdict})"
-    return text
+# patch:
+# -        return f"error: the result was withheld ({verdict}); it came from outside and gave orders"
+# -    return fence(text)
+# +        return f"error: the result was withheld ({verdict})"
+# +    return text
 
 # %% tags=["solution"]
 def screen(text):
@@ -541,50 +521,23 @@ def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=
 # %% tags=["wrong"]
 # wrong: checks the budget after the call, so one call is made after the money ran out
 # expect: before
-# replaces: budgeted
-def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
-    """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
-    def counted(fn):
-        def call(messages, tools, **options):
-            reply = fn(messages, tools, **options)
-            spend.add(spent_on(reply, messages))
-            return reply
-        return call
-
-    def model(messages, tools, **options):
-        memory.take(messages)
-        if len(memory.history) > compact_at:
-            compact(memory, counted(summariser or model_fn), keep_last)
-        messages = memory.messages()
-        reply = counted(model_fn)(messages, tools, **options)
-        why = spend.ran_out()
-        if why:
-            raise BudgetSpent(f"budget spent: {why}")
-        return reply
-    return model
+# patch:
+# -        why = spend.ran_out()
+# -        if why:
+# -            raise BudgetSpent(f"budget spent: {why}")
+# @@
+# -        return counted(model_fn)(messages, tools, **options)
+# +        reply = counted(model_fn)(messages, tools, **options)
+# +        why = spend.ran_out()
+# +        if why:
+# +            raise BudgetSpent(f"budget spent: {why}")
+# +        return reply
 
 # %% tags=["wrong"]
 # wrong: compacts the memory but sends the loop's own messages, every one of them
 # expect: compacted
-# replaces: budgeted
-def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
-    """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
-    def counted(fn):
-        def call(messages, tools, **options):
-            reply = fn(messages, tools, **options)
-            spend.add(spent_on(reply, messages))
-            return reply
-        return call
-
-    def model(messages, tools, **options):
-        why = spend.ran_out()
-        if why:
-            raise BudgetSpent(f"budget spent: {why}")
-        memory.take(messages)
-        if len(memory.history) > compact_at:
-            compact(memory, counted(summariser or model_fn), keep_last)
-        return counted(model_fn)(messages, tools, **options)
-    return model
+# patch:
+# -        messages = memory.messages()
 
 # %% tags=["wrong"]
 # wrong: the summary call is not counted, so compaction looks free
@@ -784,59 +737,28 @@ def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=N
 # %% tags=["wrong"]
 # wrong: everything but the output gate, so an answer carrying an outside link goes out
 # expect: outside link blocked
-# replaces: ready_helper
-def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
-    """Your lesson-16 helper, ready for users."""
-    tools, memory = Screened(connect(send)), Kept(SYSTEM)
-    model = budgeted(model_fn, spend, memory, compact_at, summariser)
-    result, messages = my_run_agent(task, model, tools, max_steps, approve)
-    if result["stopped"] == "error" and str(result.get("detail", "")).startswith("budget spent"):
-        result = {**result, "stopped": "step_limit"}
-    if result["stopped"] != "final":
-        return Ready(None, result, memory, tools)
-    try:
-        record = ask_json(writer, messages + [WRITE_UP], make_strict(ANSWER), "answer")
-    except ModelError as exc:
-        return Ready(None, {**result, "stopped": "error", "detail": str(exc)}, memory, tools)
-    return Ready(record, result, memory, tools)
+# patch:
+# -    verdict = no_outside_links(str(result["answer"] or ""))
+# -    if verdict is not True:
+# -        return Ready(None, {**result, "answer": None, "stopped": "blocked", "detail": verdict}, memory, tools)
 
 # %% tags=["wrong"]
 # wrong: returns the answer as the record without asking for the strict shape
 # expect: strict record
-# replaces: ready_helper
-def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
-    """Your lesson-16 helper, ready for users."""
-    tools, memory = Screened(connect(send)), Kept(SYSTEM)
-    model = budgeted(model_fn, spend, memory, compact_at, summariser)
-    result, messages = my_run_agent(task, model, tools, max_steps, approve)
-    if result["stopped"] == "error" and str(result.get("detail", "")).startswith("budget spent"):
-        result = {**result, "stopped": "step_limit"}
-    if result["stopped"] != "final":
-        return Ready(None, result, memory, tools)
-    verdict = no_outside_links(str(result["answer"] or ""))
-    if verdict is not True:
-        return Ready(None, {**result, "answer": None, "stopped": "blocked", "detail": verdict}, memory, tools)
-    return Ready({"answer": result["answer"]}, result, memory, tools)
+# patch:
+# -    try:
+# -        record = ask_json(writer, messages + [WRITE_UP], make_strict(ANSWER), "answer")
+# -    except ModelError as exc:
+# -        return Ready(None, {**result, "stopped": "error", "detail": str(exc)}, memory, tools)
+# -    return Ready(record, result, memory, tools)
+# +    return Ready({"answer": result["answer"]}, result, memory, tools)
 
 # %% tags=["wrong"]
 # wrong: a spent budget is left as an error, as if the helper had broken
 # expect: step_limit
-# replaces: ready_helper
-def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
-    """Your lesson-16 helper, ready for users."""
-    tools, memory = Screened(connect(send)), Kept(SYSTEM)
-    model = budgeted(model_fn, spend, memory, compact_at, summariser)
-    result, messages = my_run_agent(task, model, tools, max_steps, approve)
-    if result["stopped"] != "final":
-        return Ready(None, result, memory, tools)
-    verdict = no_outside_links(str(result["answer"] or ""))
-    if verdict is not True:
-        return Ready(None, {**result, "answer": None, "stopped": "blocked", "detail": verdict}, memory, tools)
-    try:
-        record = ask_json(writer, messages + [WRITE_UP], make_strict(ANSWER), "answer")
-    except ModelError as exc:
-        return Ready(None, {**result, "stopped": "error", "detail": str(exc)}, memory, tools)
-    return Ready(record, result, memory, tools)
+# patch:
+# -    if result["stopped"] == "error" and str(result.get("detail", "")).startswith("budget spent"):
+# -        result = {**result, "stopped": "step_limit"}
 
 # %% tags=["solution"]
 def ready_helper(task, model_fn, send, spend, writer, summariser=None, approve=None, max_steps=8, compact_at=12):
@@ -1000,19 +922,10 @@ def evaluate(run_task, tasks):
 # %% tags=["wrong"]
 # wrong: keeps only the failing tasks' lists, so the success rate counts no passes
 # expect: one list per task
-# replaces: evaluate
-def evaluate(run_task, tasks):
-    """Your lesson-17 grader over the tasks, a leak counted as a problem: one list of problems per task."""
-    graded = []
-    for task in tasks:
-        run = run_task(task.task)
-        problems = grade(task, run)
-        how = leaked(run)
-        if how:
-            problems.append(f"leaked: {how}")
-        if problems:
-            graded.append(problems)
-    return graded
+# patch:
+# -        graded.append(problems)
+# +        if problems:
+# +            graded.append(problems)
 
 # %% tags=["wrong"]
 # wrong: the grader alone, so an answer that leaks but holds the right figure passes

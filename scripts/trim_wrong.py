@@ -71,6 +71,11 @@ def rewrite(text: str) -> tuple[str, int, int]:
     cells = parse(text)
     answers = wrong.read(cells)
     new = [trimmed(a, cells[solution_index(cells, a.exercise)].source) for a in answers]
+    return splice(text, new), sum(s is not None for s in new), sum(s is None for s in new)
+
+
+def splice(text: str, new: list[str | None]) -> str:
+    """The lesson's text with its wrong cells' sources replaced, in order (None: kept as written)."""
     chunks, out = [], []
     for line in text.splitlines(keepends=True):
         if CELL_MARK.match(line.rstrip("\r\n")) or not chunks:
@@ -84,24 +89,25 @@ def rewrite(text: str) -> tuple[str, int, int]:
                 chunk = [chunk[0], new[k] + "\n", "\n"]
             k += 1
         out.extend(chunk)
-    return "".join(out), sum(s is not None for s in new), sum(s is None for s in new)
+    return "".join(out)
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str], rewrite=rewrite, doc: str = __doc__, done_as: str = "trimmed", kept_as: str = "whole") -> int:
+    """Rewrite the lessons named in argv (or, with --check, only count) and say what changed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("lessons", nargs="+", type=Path)
     parser.add_argument("--check", action="store_true", help="only count, change nothing")
     args = parser.parse_args(argv)
     total = [0, 0]
     for path in args.lessons:
         text = path.read_text(encoding="utf-8")
-        new, done, whole = rewrite(text)
-        total[0], total[1] = total[0] + done, total[1] + whole
+        new, done, kept = rewrite(text)
+        total[0], total[1] = total[0] + done, total[1] + kept
         if done:
-            print(f"{path.name}: {done} wrong cells trimmed, {whole} kept whole")
+            print(f"{path.name}: {done} wrong cells {done_as}, {kept} {kept_as}")
             if not args.check:
                 path.write_text(new, encoding="utf-8")
-    print(f"{total[0]} wrong cells {'could be ' if args.check else ''}trimmed, {total[1]} whole")
+    print(f"{total[0]} wrong cells {'could be ' if args.check else ''}{done_as}, {total[1]} {kept_as}")
     return 0
 
 

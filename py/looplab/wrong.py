@@ -17,8 +17,21 @@ or, when the mistake is in some of the exercise's definitions, only those, named
     <a top-level def, class or `name = ...` for each name, as the learner would have written it>
 
 The exercise's solution then runs with those definitions replaced by name, every other statement
-of it as it is and in its order (`in_place`). A mistake that leaves a statement out, or adds one,
-is written as the whole cell.
+of it as it is and in its order (`in_place`). Or, smallest, only the lines that change, as a line
+patch against the solution, written as comments (the lesson stays a Python file):
+
+    # %% tags=["wrong"]
+    # wrong: <the mistake>
+    # expect: <words>
+    # patch:
+    # -            messages.append(result)
+    # +            pass
+
+After `# patch:` each line is `# ` and then `-` (a line of the solution, taken out), `+` (put in
+its place) or a space (a line of the solution kept, to say where); `#` alone is a kept empty line,
+and `# @@` starts another hunk. A hunk's `-` and context lines, in order, must occur exactly
+once in the solution (whitespace exact; hunks apply one after another, each to the result of the
+one before) (`patched`). Any other mistake is written as the whole cell.
 
 `run_wrong` runs the lesson with that code in place of its exercise (every other exercise solved)
 and `verdict` says whether it was caught: some check failed, and a failing *plain assert* (or the
@@ -38,21 +51,44 @@ from dataclasses import dataclass, field, replace
 from . import testcells
 from .checks import FAILED
 from .lesson import LessonResult, check_statements, is_expect, run_cells
-from .lessonfile import CELL_MARK, GIVEN, Cell, parse_header, solution_index
+from .lessonfile import CELL_MARK, GIVEN, Cell, heading, parse_header, solution_index
 
-HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces)\s*:\s*(?P<text>.*?)\s*$", re.I)
+HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
+HUNK = "@@"  # a patch line that starts another hunk
+
+
+def patch_lines(lines: list[str], where: str) -> list[str]:
+    """A patch's lines as written in a cell (`# -...`, `# +...`, `#  ...`, `#`), the `# ` taken off.
+
+    Raises ValueError for a line that is not such a comment.
+    """
+    out = []
+    for n, line in enumerate(lines, 1):
+        if line != "#" and not line.startswith("# "):
+            raise ValueError(f"{where}: patch line {n} ({line[:40]!r}) must be a comment: `# ` and then "
+                             f"'-', '+' or ' ' and the line (`#` alone: a kept empty line)")
+        out.append(line[2:])
+    return out
+
+
+def as_comments(patch: list[str]) -> list[str]:
+    """A patch's lines as a cell writes them (the inverse of `patch_lines`)."""
+    return [f"# {line}" if line else "#" for line in patch]
 
 
 @dataclass
 class WrongAnswer:
     """One wrong-answer cell: where it is, its exercise's cell, the mistake, the words to expect,
-    and the names of the solution's definitions it replaces (none: it is the whole exercise cell)."""
+    and the names of the solution's definitions it replaces or the lines of its patch (neither: it
+    is the whole exercise cell)."""
     index: int
     exercise: int
     mistake: str
     expect: str
     cell: Cell
     replaces: list[str] = field(default_factory=list)
+    patch: list[str] = field(default_factory=list)
+    where: str = ""
 
 
 def defined(stmt: ast.stmt) -> str | None:
@@ -103,13 +139,75 @@ def in_place(solution: str, answer: WrongAnswer) -> str:
     return "\n".join(lines)
 
 
+def hunks(patch: list[str], where: str) -> list[tuple[list[str], list[str]]]:
+    """A patch's hunks, each as (the solution's lines it finds, the lines it puts there).
+
+    Raises ValueError for a line that starts with neither `-`, `+` nor a space, and for a hunk
+    with nothing to find (only `+` lines: where would they go?).
+    """
+    out, old, new = [], [], []
+    for n, line in enumerate([*patch, HUNK], 1):
+        if line == HUNK:
+            if old or new:
+                if not old:
+                    raise ValueError(f"{where}: a hunk of its patch (ending at patch line {n - 1}) has only "
+                                     f"`+` lines; add a context line (a leading space) to say where they go")
+                out.append((old, new))
+            old, new = [], []
+            continue
+        sign, text = (line[:1], line[1:]) if line else (" ", "")
+        if sign not in "-+ ":
+            raise ValueError(f"{where}: patch line {n} ({line[:40]!r}) starts with neither '-' (a line "
+                             f"taken out), '+' (a line put in) nor ' ' (a line kept)")
+        if sign != "+":
+            old.append(text)
+        if sign != "-":
+            new.append(text)
+    return out
+
+
+def places(lines: list[str], block: list[str]) -> list[int]:
+    """Where `block` occurs in `lines`, as contiguous lines (0-based starts)."""
+    size = len(block)
+    return [i for i in range(len(lines) - size + 1) if lines[i : i + size] == block]
+
+
+def patched(solution: str, patch: list[str], where: str) -> str:
+    """The solution with the patch's hunks applied, one after another.
+
+    Raises ValueError when a hunk's `-` and context lines are not in the solution (in order,
+    contiguous, whitespace exact) or are there more than once.
+    """
+    lines = solution.split("\n")
+    for k, (old, new) in enumerate(hunks(patch, where), 1):
+        found = places(lines, old)
+        hunk = f"hunk {k} of its patch ({old[0].strip()[:50]!r}…)"
+        if not found:
+            raise ValueError(f"{where}: {hunk} does not apply: its `-` and context lines are not in the "
+                             f"exercise's solution as written, one after another (whitespace counts)")
+        if len(found) > 1:
+            raise ValueError(f"{where}: {hunk} applies in {len(found)} places (solution lines "
+                             f"{', '.join(str(i + 1) for i in found)}); add context lines to say which")
+        lines[found[0] : found[0] + len(old)] = new
+    return "\n".join(lines)
+
+
+def program_of(solution: str, answer: WrongAnswer) -> str:
+    """The code that runs in place of the exercise: the cell, the solution with its definitions
+    replaced, or the solution patched."""
+    if answer.patch:
+        return patched(solution, answer.patch, answer.where)
+    return in_place(solution, answer) if answer.replaces else answer.cell.source
+
+
 def read(cells: list[Cell]) -> list[WrongAnswer]:
     """The wrong answers of a lesson, each bound to the exercise before it.
 
-    Raises ValueError when one has no exercise before it (between that exercise and its solution),
-    lacks its `# wrong:` or `# expect:` line, or does not hold what its `# replaces:` line names.
+    Raises ValueError, naming the lesson and the cell, when one has no exercise before it (between
+    that exercise and its solution), lacks its `# wrong:` or `# expect:` line, does not hold what its
+    `# replaces:` line names, or has a patch that does not apply exactly once.
     """
-    out = []
+    out, lesson = [], heading(cells, "a lesson")
     for i, cell in enumerate(cells):
         if cell.role != "wrong":
             continue
@@ -117,28 +215,36 @@ def read(cells: list[Cell]) -> list[WrongAnswer]:
         if exercise is None or cells[exercise].role != "exercise" or solution_index(cells, exercise) is None:
             raise ValueError(f"wrong-answer cell {i + 1} is not between an exercise's hints and its "
                              f"solution (in a plain run the cell after it would not undo it)")
-        found = {}
-        for line in cell.source.splitlines():
+        found, lines, patch = {}, cell.source.splitlines(), None
+        for n, line in enumerate(lines):
             match = HEADER.match(line)
+            if match and match["key"].lower() == "patch":
+                patch = lines[n + 1 :]
+                break
             if match:
                 found.setdefault(match["key"].lower(), match["text"])
+        where = f"{lesson}: wrong-answer cell {i + 1} ({found.get('wrong') or 'no `# wrong:` line'})"
         if not found.get("wrong") or not found.get("expect"):
-            raise ValueError(f"wrong-answer cell {i + 1} needs a `# wrong: <the mistake>` and an "
+            raise ValueError(f"{where} needs a `# wrong: <the mistake>` and an "
                              f"`# expect: <words of the failing check>` line")
         replaces = [name.strip() for name in found.get("replaces", "").split(",") if name.strip()]
-        answer = WrongAnswer(i, exercise, found["wrong"], found["expect"], cell, replaces)
-        if replaces:
-            in_place(cells[solution_index(cells, exercise)].source, answer)  # its errors, said now
+        if patch == [] or (replaces and patch):
+            raise ValueError(f"{where}: a `# patch:` line needs the patch's lines after it, and no "
+                             f"`# replaces:` line beside it")
+        patch = patch_lines(patch or [], where)
+        answer = WrongAnswer(i, exercise, found["wrong"], found["expect"], cell, replaces, patch, where)
+        if replaces or patch:
+            program_of(cells[solution_index(cells, exercise)].source, answer)  # its errors, said now
         out.append(answer)
     return out
 
 
 def with_wrong(cells: list[Cell], wrong: WrongAnswer) -> list[Cell]:
-    """The lesson as run with this wrong answer: it replaces its exercise (whole, or the solution with
-    its named definitions replaced), every other exercise solved."""
+    """The lesson as run with this wrong answer: it replaces its exercise (whole, the solution with
+    its named definitions replaced, or the solution patched), every other exercise solved."""
     mine = solution_index(cells, wrong.exercise)
     keep_tags = [t for t in cells[wrong.exercise].tags if t == "tests"]
-    code = in_place(cells[mine].source, wrong) if wrong.replaces else wrong.cell.source
+    code = program_of(cells[mine].source, wrong)
     out = []
     for i, cell in enumerate(cells):
         if i == wrong.exercise:

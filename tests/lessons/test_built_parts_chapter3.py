@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from looplab import mine as carried
+from looplab import wrong
 from looplab.course import find_in, lesson_files
 from looplab.lesson import FAILED, parse, run_cells, solution_index, to_text
 from looplab.models import call, final, scripted
@@ -298,17 +299,9 @@ def test_every_exercise_of_chapter_3_has_two_wrong_answers_or_more():
                          ids=[f"{p.stem[:2]}-cell{i + 1}" for p, _, i, _, _ in WRONG])
 def test_a_wrong_answer_fails_a_plain_check_that_names_its_cause(path, exercise, index, mistake, words, capsys):
     cells = parse(path.read_text(encoding="utf-8"))
-    chosen = []
-    for i, cell in enumerate(cells):
-        if i == exercise:
-            chosen.append(replace(cells[index], tags=[]))   # the wrong answer in the exercise's place
-        elif cell.role == "exercise" or i == solution_index(cells, exercise) or "wrong" in cell.tags:
-            continue
-        elif cell.role == "solution":
-            chosen.append(replace(cell, tags=[]))
-        else:
-            chosen.append(cell)
-    result = run_cells(chosen)
+    answer = next(w for w in wrong.read(cells) if w.index == index)  # whole, `# replaces:` or `# patch:`
+    assert answer.exercise == exercise
+    result = run_cells(wrong.with_wrong(cells, answer))
     failed = [c for c in result.checks if c.status == FAILED]
     assert failed, f"{mistake}: every check passed"
     naming = [c for c in failed if words.lower() in (c.name + " " + c.message).lower()]

@@ -238,3 +238,74 @@ def test_the_site_never_receives_a_wrong_answer(tmp_path):
     served = (out / "lessons" / "01-doubling.py").read_text()
     assert "x + 1" not in served and "return 2 * x" in served and index[0]["checks"] == 4
     assert run_file(out / "lessons" / "01-doubling.py", solution=True).ok
+
+
+PATCHED = '''# %% [markdown]
+# # 3 · Totals
+
+# %% tags=["exercise"]
+def total(items):
+    raise NotImplementedError("write total")
+
+# %% tags=["wrong"]
+# wrong: WRONG
+# expect: total([]) is 0
+# patch:
+PATCH
+
+# %% tags=["solution"]
+def total(items):
+    result = 0
+    for item in items:
+        result += item
+    return result
+
+
+def twice(items):
+    result = 0
+    return 2 * total(items)
+
+# %% tags=["check"]
+# total([]) is 0
+assert total([]) == 0, "total([]) is 0: look at where your sum starts"
+assert total([1, 2]) == 3, "total([1, 2]) is 3"
+'''
+
+
+def patched_lesson(*lines, mistake="starts from one"):
+    return parse(PATCHED.replace("PATCH", "\n".join(lines)).replace("WRONG", mistake))
+
+
+def test_a_patch_swaps_its_lines_into_the_solution_and_the_lesson_runs_with_it():
+    cells = patched_lesson("#  def total(items):", "# -    result = 0", "# +    result = 1")
+    (answer,) = wrong.read(cells)
+    assert answer.patch == [" def total(items):", "-    result = 0", "+    result = 1"] and not answer.replaces
+    code = wrong.with_wrong(cells, answer)[1].source
+    assert "    result = 1\n    for item in items:" in code and code.count("result = 0") == 1  # twice's stays
+    assert wrong.verdict(answer, wrong.run_wrong(cells, answer), set()) is None
+
+
+def test_hunks_apply_one_after_another_and_an_empty_kept_line_is_a_bare_hash():
+    cells = patched_lesson("# -    return result", "# +    return -result", "#", "# @@",
+                           "# -    return 2 * total(items)", "# +    return total(items)")
+    (answer,) = wrong.read(cells)
+    assert answer.patch[2:4] == ["", "@@"]
+    code = wrong.with_wrong(cells, answer)[1].source
+    assert "    return -result\n\n\ndef twice" in code and code.endswith("    return total(items)")
+    said = wrong.verdict(answer, wrong.run_wrong(cells, answer), set())  # -3 for [1, 2]: caught, not named
+    assert "no failing plain check says 'total([]) is 0'" in said and "total([1, 2]) is 3" in said
+
+
+@pytest.mark.parametrize("lines, problem", [
+    (["# -    result = 2", "# +    result = 1"], r"3 · Totals: wrong-answer cell 3 \(starts from one\): hunk 1 .* does not apply"),
+    (["# -    result = 0", "# +    result = 1"], r"applies in 2 places \(solution lines 2, 9\); add context"),
+    (["# -    result = 0  ", "# +    result = 1"], "does not apply"),  # whitespace counts
+    (["# +    result = 1"], r"has only `\+` lines"),
+    (["-    result = 0"], "must be a comment"),
+    (["# *    result = 0"], "starts with neither '-'"),
+    ([], "needs the patch's lines after it"),
+])
+def test_a_patch_that_does_not_apply_once_is_an_error_naming_the_lesson_and_the_cell(lines, problem):
+    with pytest.raises(ValueError, match=problem) as raised:
+        wrong.read(patched_lesson(*lines))
+    assert "3 · Totals" in str(raised.value) and "cell 3" in str(raised.value)

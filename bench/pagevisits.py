@@ -1,0 +1,49 @@
+"""A page bench's setting: one build of the site with the bench lessons (bench/fixtures), served,
+and each visit in a fresh browser profile (nothing cached, stored or loaded from the one before).
+
+bench/streaming.py and bench/local_model.py measure in it; `visits` runs theirs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import BrowserContext, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+
+Visit = Callable[[BrowserContext, str], dict]  # (a fresh profile's context, the site's URL) -> figures
+
+
+def build(out: Path) -> None:
+    """The site with the course's lessons and the bench lessons, into `out`."""
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
+                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures")],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+def visits(each: list[tuple[str, Visit]]) -> dict[str, dict]:
+    """Build and serve the site once, run each (name, visit) in its own fresh profile, in order;
+    their figures by name. The server stops and the profiles go, whatever a visit raises."""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        site = Path(tmp) / "site"
+        build(site)
+        server = SiteServer(site)
+        try:
+            for name, visit in each:
+                context = p.chromium.launch_persistent_context(str(Path(tmp) / f"profile-{name}"),
+                                                               executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    results[name] = visit(context, server.url)
+                finally:
+                    context.close()
+        finally:
+            server.stop()
+    return results
