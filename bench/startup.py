@@ -62,11 +62,11 @@ def fetched_twice(requests) -> list[str]:
     return sorted(url for url, n in seen.items() if n > 1)
 
 
-def visit_looplab(context, url: str, lesson: str, measure_run: bool) -> dict:
+def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str = "") -> dict:
     page = context.new_page()
     responses = []
     page.on("requestfinished", lambda request: responses.append(request))
-    page.goto(f"{url}#/{lesson}")
+    page.goto(f"{url}{query}#/{lesson}")
     wait_until(page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000)
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
@@ -201,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
+    parser.add_argument("--query", default="", help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js)")
     parser.add_argument("--only-restart", action="store_true", help="only the restart's figures (with and without the spare)")
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
@@ -226,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                     context.add_init_script(LONG_TASKS)
                     try:
                         if name == "looplab":
-                            cold = visit_looplab(context, url, lesson, measure_run=True)
-                            warm = visit_looplab(context, url, lesson, measure_run=False)
+                            cold = visit_looplab(context, url, lesson, measure_run=True, query=args.query)
+                            warm = visit_looplab(context, url, lesson, measure_run=False, query=args.query)
                             for key in ("prose", "longest", "bytes", "run"):
                                 extra[key].append(cold.get(key))
                             extra["warm_prose"].append(warm.get("prose"))
@@ -250,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
 
     print(f"\nstartup: medians of {args.runs} runs, alternating fresh profiles, headless Chromium, served by "
-          f"scripts/serve.py on 127.0.0.1 (lesson {lesson}; {'; '.join(loads)})")
+          f"scripts/serve.py on 127.0.0.1 (lesson {lesson}{', ' + args.query if args.query else ''}; {'; '.join(loads)})")
     print(f"  {'':40} {'Loop Lab':>10} {'bare page':>10} {'ratio':>7}")
     if not args.only_restart:
         for visit in ("cold", "warm"):

@@ -5,7 +5,7 @@
 
 What lands in the output folder:
 
-    index.html, theme.js, app.js, chunks/, worker.js, sw.js   the page (CodeMirror in chunks/), its worker and service worker (esbuild)
+    index.html, boot.js, app.js, chunks/, worker.js, sw.js    the page (CodeMirror in chunks/), its worker and service worker (esbuild)
     styles/
     localengine.js, wllama/<version>/wllama.wasm     the local model's engine (@wllama/wllama and its
                                                      wasm): served, loaded only in local mode, not
@@ -41,6 +41,7 @@ scripts/wheelfile.py.
 from __future__ import annotations
 
 import argparse
+import base64
 import dataclasses
 import hashlib
 import importlib.util
@@ -349,13 +350,21 @@ def bundle(out: Path, minify: bool) -> list[str]:
     """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
     shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
     model's engine (localengine.js, one file), as ES modules.
-    Returns the page's lazy chunks (editor.js and what it imports), for index.html to preload."""
-    page = esbuild(out, ["app=web/src/page/main.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
+    Returns the chunks boot.js imports and the page's lazy ones (editor.js and what it imports),
+    for index.html to preload."""
+    # boot.js, the page's entry, starts Python's worker (early.js) and imports app.js after the
+    # first frame; both in one build, so the modules they share are one instance (chunks/).
+    page = esbuild(out, ["app=web/src/page/main.js", "boot=web/boot.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
     esbuild(out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify,
             "--loader:.py=text")  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
     editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/editor.js")
-    chunks = [editor] + [i["path"] for i in outputs[editor].get("imports", []) if i["kind"] == "import-statement"]
+    boot = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/boot.js")
+
+    def statics(name: str) -> list[str]:
+        return [i["path"] for i in outputs[name].get("imports", []) if i["kind"] == "import-statement"]
+
+    chunks = list(dict.fromkeys(statics(boot) + [editor] + statics(editor)))  # boot's first: Python's worker starts from them
     return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
 
 
@@ -384,6 +393,7 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str]) -> None:
     links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
     page = page.replace(PRELOAD_MARK, "\n  ".join(links))
     page = inline_styles(page, out)
+    page = inline_theme(page)
     page = page.replace("__LOOPLAB_VERSION__", looplab.__version__).replace("__LESSON_FORMAT__", str(course.LESSON_FORMAT))
     if first_lesson:
         page = prerender_lesson(page, out / "lessons" / f"{first_lesson}.json", first_lesson)
@@ -414,15 +424,35 @@ def prerender_lesson(page: str, lesson: Path, slug: str) -> str:
     return page.replace(LESSON_TEXT, LESSON_TEXT.replace("></", f'><div class="prerendered">{html}</div></'))
 
 
+THEME_TAG = '<script src="theme.js"></script>'
+
+
+def theme_script() -> str:
+    """web/theme.js as the page inlines it (the CSP allows exactly this text by its hash)."""
+    return "\n" + (WEB / "theme.js").read_text()
+
+
+def inline_theme(page: str) -> str:
+    """theme.js written into the page (it blocks the parser on purpose, and a round trip for it
+    held the first paint back) and its hash added to the page's policy: an injected inline script
+    still does not run."""
+    if THEME_TAG not in page:
+        raise BuildError(f"web/index.html lacks {THEME_TAG}")
+    page = page.replace(THEME_TAG, f"<script>{theme_script()}</script>")
+    return CSP_META.sub(lambda m: m[0].replace(m[1], page_policy()), page, count=1)
+
+
 CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
 
 
 def page_policy() -> str:
-    """The Content-Security-Policy of index.html's <meta> tag: the worker gets it as a header."""
+    """The Content-Security-Policy of index.html's <meta> tag, with the inlined theme script's
+    hash in script-src: the worker gets it as a header."""
     match = CSP_META.search((WEB / "index.html").read_text())
     if not match:
         raise BuildError("web/index.html has no <meta http-equiv=\"Content-Security-Policy\"> tag")
-    return match[1]
+    digest = base64.b64encode(hashlib.sha256(theme_script().encode()).digest()).decode()
+    return match[1].replace("script-src 'self'", f"script-src 'self' 'sha256-{digest}'", 1)
 
 
 def worker_policy() -> str:
@@ -473,7 +503,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
         raise BuildError(f"the memory snapshot: {error}") from error
     chunks = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
-    for name in ("theme.js", "boot.js", "icon.svg", "manifest.webmanifest"):
+    for name in ("icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
     startup = python_startup(version, looplab_wheel, memory["file"] if memory else None)

@@ -1,11 +1,22 @@
-// The page's entry: the app bundle (app.js, modulepreloaded: fetched and parsed meanwhile) is
-// evaluated after the first frame, so the lesson the build wrote into index.html paints before any
-// of the app runs (issue 23). A tab opened in the background draws no frame: then a timer starts it.
+// The page's entry (bundled by esbuild with app.js, sharing its modules): Python's first worker
+// starts now (early.js), before the page is parsed and the app bundle evaluated; the app (app.js, modulepreloaded:
+// fetched and parsed meanwhile) is evaluated after the first frame, so the lesson the build wrote
+// into index.html paints before any of the app runs (issue 23). A tab opened in the background
+// draws no frame: then a timer starts it.
+import { startEarly } from "./src/page/early.js";
+
+startEarly();
 let started = false;
 const start = () => {
   if (started) return;
   started = true;
-  import("./app.js");
+  import("./src/page/main.js");
 };
-requestAnimationFrame(() => setTimeout(start, 0));
-setTimeout(start, 250);
+// An async module (index.html): it runs as soon as it is here, before the page is parsed; the app
+// waits for the parsed page.
+const parsed = () => {
+  requestAnimationFrame(() => setTimeout(start, 0));
+  setTimeout(start, 250);
+};
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });
+else parsed();

@@ -25,6 +25,11 @@ function obstacle() {
   return null;
 }
 
+/** Whether isolate() will reload this page (nothing should start before it does: early.js). */
+export function willReload() {
+  return !self.crossOriginIsolated && obstacle() === null;
+}
+
 /** Resolves once the service worker that will control the next load of this page is active. */
 async function controlled(register) {
   const registration = await register();

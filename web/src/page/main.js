@@ -32,6 +32,7 @@ import { carriedCells } from "./carried.js";
 import { notebookCells, takeForeign } from "./foreign.js";
 import { Chat, chatElements, chatHooks } from "./chat.js";
 import { runWiring } from "./runwiring.js";
+import { startEarly } from "./early.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -53,6 +54,7 @@ function findElements() {
 }
 
 async function main() {
+  performance.mark("looplab:app"); // the app bundle runs (after early.js started Python's worker)
   const ui = findElements();
   const store = createStore();
   const status = new StatusLine({ root: ui.status, text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
@@ -215,14 +217,14 @@ async function main() {
   mode.show();
   if (settings.mode === "local") mode.useLocal();
 
+  const early = startEarly(); // boot.js started it (the worker with it) before this bundle ran
   let build;
   try {
-    build = await fetchJSON("build.json");
+    build = await early.build;
   } catch (error) {
     status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed");
     return;
   }
-  for (const key of ["indexURL", "lockFileURL"]) build[key] = new URL(build[key], document.baseURI).href;
   const firstLesson = fetchJSON("lessons/index.json")
     .then((index) => { store.dispatch({ type: "listed", lessons: readIndex(index) }); return route(); })
     .catch((error) => {
@@ -234,6 +236,7 @@ async function main() {
   if (isolation.reloading) return; // a first visit on a host without COOP/COEP: Python starts after the reload
   const notIsolated = isolation.why || ""; // why the page is not cross-origin isolated, when it is not
   runner = new Runner(build, { // Python loads in the worker while the lesson renders
+    pool: await early.pool,
     endpoint: () => settings.endpoint(), // what a new worker may reach, and the key it holds
     starting(event) {
       say.starting(event);

@@ -16,7 +16,8 @@ export class Runner {
    * @param {object} on     callbacks: starting({restart}) (a worker is starting: the first one, or
    *                        a new one after a Stop that terminated or a crash), progress, ready,
    *                        crashed(message, {restart}); endpoint() -> {baseUrl, key}: the live
-   *                        endpoint a new worker may reach and the key it holds (transport.js)
+   *                        endpoint a new worker may reach and the key it holds (transport.js);
+   *                        pool: a WorkerPool made before (early.js), or none
    */
   constructor(build, on) {
     this.build = build;
@@ -29,7 +30,9 @@ export class Runner {
     this.nextId = 1;
     this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
-    this.pool = new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, busy: () => this.running, query: self.location.search });
+    // on.pool: the pool early.js made before the app loaded, its first worker started already
+    this.pool = on.pool || new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
+    this.pool.adopt({ endpoint: on.endpoint, busy: () => this.running });
     this.start();
   }
 

@@ -64,17 +64,33 @@ export class WorkerPool {
     this.kept = { module: null, snapshot: null };
     this.current = null; // the Hand runner.js uses
     this.spare = null; // at most one
+    this.early = null; // the first worker, until runner.js takes it (prestart)
     this.wanted = typeof navigator !== "undefined" && spareWanted(navigator, query);
     this.idle = null; // a spare scheduled for idle time
     this.hiddenTimer = null;
     if (this.wanted && typeof document !== "undefined") document.addEventListener("visibilitychange", () => this.visibility());
   }
 
-  /** A worker for `endpoint`: the spare when it holds that endpoint and key and has not failed, else a new one. */
+  /** The first worker, started before the app is here (early.js): take() hands it out. */
+  prestart(endpoint) {
+    this.early = this.spawn(endpoint, false);
+  }
+
+  /** The Runner's callbacks, when it takes a pool made before it (early.js). */
+  adopt({ endpoint, busy }) {
+    Object.assign(this, { endpoint, busy });
+  }
+
+  /** A worker for `endpoint`: the early one or the spare when it holds that endpoint and key and
+   * has not failed, else a new one. */
   take(endpoint) {
-    let hand = this.spare;
-    this.spare = null;
-    if (hand && (hand.failed || hand.endpoint.baseUrl !== endpoint.baseUrl || hand.endpoint.key !== endpoint.key)) {
+    const other = (hand) => hand.endpoint.baseUrl !== endpoint.baseUrl || hand.endpoint.key !== endpoint.key;
+    // An early worker that failed is handed over all the same: runner.js reports it (another
+    // worker would fail the same way, as a first one that did not load).
+    let hand = this.early || this.spare;
+    if (this.early) this.early = null;
+    else this.spare = null;
+    if (hand && ((hand.failed && hand.spare) || other(hand))) {
       hand.worker.terminate();
       hand = null;
     }
