@@ -218,13 +218,8 @@ async function main() {
   if (settings.mode === "local") mode.useLocal();
 
   const early = startEarly(); // boot.js started it (the worker with it) before this bundle ran
-  let build;
-  try {
-    build = await early.build;
-  } catch (error) {
-    status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed");
-    return;
-  }
+  const build = await early.build.catch((error) => void status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed"));
+  if (!build) return;
   const firstLesson = fetchJSON("lessons/index.json")
     .then((index) => { store.dispatch({ type: "listed", lessons: readIndex(index) }); return route(); })
     .catch((error) => {
