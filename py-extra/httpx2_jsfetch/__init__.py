@@ -8,6 +8,11 @@ the openai SDK's synchronous client works unchanged. The async one uses `pyodide
 A page may offer its own transport as the JS module `looplab_transport` (Loop Lab's worker does:
 web/src/worker/transport.js, which holds the API key and adds it only to requests for the configured
 endpoint); then every request goes through it, else through XMLHttpRequest and fetch directly.
+When that module reads bodies as they arrive (`open_stream`, `read_stream`, `close_stream`) and
+Python may wait on a Promise (`pyodide.ffi.can_run_sync()`: JavaScript Promise integration), the
+sync transport's response body is read piece by piece — a streamed reply (`stream=True`) reaches
+the SDK's SSE reader as the network delivers it, and Stop, pressed while Python waits, raises
+KeyboardInterrupt. Otherwise the body comes whole, from the synchronous XHR.
 
 A request that fails with no HTTP status (the network, or the endpoint's CORS rules) raises
 ConnectError whose text starts with "blocked"; a timeout raises ReadTimeout.
@@ -16,9 +21,10 @@ ConnectError whose text starts with "blocked"; a timeout raises ReadTimeout.
 import json
 
 # Only httpx2's submodules: this module is imported while `httpx2` itself is still being imported.
-from httpx2._exceptions import ConnectError, ReadTimeout
+from httpx2._exceptions import ConnectError, ReadError, ReadTimeout
 from httpx2._models import Request, Response
 from httpx2._transports.base import AsyncBaseTransport, BaseTransport
+from httpx2._types import SyncByteStream
 
 __version__ = "0.1.0"
 __all__ = ["JavascriptFetchTransport", "AsyncJavascriptFetchTransport"]
@@ -28,6 +34,7 @@ BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "use
 # Already undone by the browser: passing them on would make httpx2 decode the body twice.
 ALREADY_DECODED = {"content-encoding", "content-length", "transfer-encoding"}
 BLOCKED = "blocked: the request failed with no HTTP status (the network, or the endpoint's CORS rules)"
+DROPPED = "dropped: the connection failed in the middle of the reply"
 
 
 def wire_headers(request: Request) -> dict:
@@ -106,6 +113,59 @@ def xhr_send(method: str, url: str, headers: dict, body: bytes, timeout: float |
     return int(xhr.status), header_pairs(str(xhr.getAllResponseHeaders() or "")), data
 
 
+def page_stream(page, request: Request, headers: dict, body: bytes, timeout: float | None) -> Response | None:
+    """The page transport's fetch for `request`, its body read as it arrives (`PageBody`); None when
+    the page cannot do that here (no `open_stream`, or no JavaScript Promise integration on this
+    call's stack) — the caller then sends it as a synchronous XHR."""
+    try:
+        from pyodide.ffi import can_run_sync, run_sync, to_js
+    except ImportError:
+        return None
+    if not hasattr(page, "open_stream") or not can_run_sync():
+        return None
+    reply = run_sync(page.open_stream(request.method, str(request.url), json.dumps(headers),
+                                      to_js(body) if body else None, int(timeout * 1000) if timeout else 0))
+    error = getattr(reply, "error", None)
+    if error == "stopped":
+        raise KeyboardInterrupt("stopped")
+    if error == "timeout":
+        raise ReadTimeout(f"no answer within {timeout} s", request=request)
+    if error:
+        raise ConnectError(BLOCKED, request=request)
+    kept = [(k, v) for k, v in header_pairs(str(reply.headers or "")) if k.lower() not in ALREADY_DECODED]
+    stream = PageBody(page, int(reply.stream), request, timeout, run_sync)
+    return Response(int(reply.status), headers=kept, stream=stream, request=request)
+
+
+class PageBody(SyncByteStream):
+    """A response body the page's fetch reads: each piece as it arrives, through `run_sync(read_stream(...))`."""
+
+    def __init__(self, page, handle: int, request: Request, timeout: float | None, run_sync):
+        self.page, self.handle, self.request, self.timeout, self.run_sync = page, handle, request, timeout, run_sync
+
+    def __iter__(self):
+        try:
+            while True:
+                got = self.run_sync(self.page.read_stream(self.handle))
+                error = getattr(got, "error", None)
+                if error == "stopped":
+                    raise KeyboardInterrupt("stopped")
+                if error == "timeout":
+                    raise ReadTimeout(f"nothing arrived for {self.timeout} s", request=self.request)
+                if error:
+                    raise ReadError(DROPPED, request=self.request)
+                if getattr(got, "done", False):
+                    return
+                yield got.chunk.to_bytes()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.page.close_stream(self.handle)  # aborts the request when it is still going
+            self.handle = None
+
+
 def response_of(request: Request, call) -> Response:
     """httpx2's Response for what `call()` got, (status, pairs, bytes); its failures as httpx2's errors."""
     try:
@@ -126,6 +186,11 @@ class JavascriptFetchTransport(BaseTransport):
 
     def handle_request(self, request: Request) -> Response:
         body = request.read()
+        page = page_transport() if self.send is xhr_send else None  # (a `send` given: tests in CPython)
+        if page is not None:
+            streamed = page_stream(page, request, wire_headers(request), body, read_timeout(request))
+            if streamed is not None:
+                return streamed
         return response_of(request, lambda: self.send(request.method, str(request.url), wire_headers(request),
                                                       body, read_timeout(request)))
 

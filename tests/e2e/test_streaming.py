@@ -1,7 +1,8 @@
 """Streamed live replies in the page: the worker reads the fake server's body piece by piece
 (transport.js open_stream / read_stream through pyodide.ffi.run_sync), and the text shows in the
 inspector's current step and the status line before the reply has ended. Stop mid-stream, a broken
-stream, and Settings → Stream replies off."""
+stream, and Settings → Stream replies off. The same for the openai SDK's path (LLM_API=sdk): its
+httpx2 transport in the page (py-extra/httpx2_jsfetch) reads the body through the same functions."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothi
 def answer_in_trace(page) -> str:
     return page.evaluate("""() => { const out = document.querySelector('[data-testid=output]').innerText;
         const line = out.split('\\n').find((l) => l.startsWith('answer: ')); return line ? line.slice(8) : null; }""")
+
+
+def stream_shown_early(page, whole: str) -> str:
+    """The streamed text in the current step, seen while the run still goes on: a start of `whole`, not all of it."""
+    stream = page.get_by_test_id("stream-text")
+    expect(stream).to_contain_text(whole[:10], timeout=60_000)  # the SDK's wheels load first
+    shown = stream.inner_text()
+    assert whole.startswith(shown.strip()) and len(shown) < len(whole), (shown, whole)
+    assert page.get_by_test_id("stop").is_enabled()  # the run is still going on
+    return shown
 
 
 def live(page, site_url, fake, **settings):
@@ -57,12 +68,13 @@ def test_a_streamed_reply_shows_as_it_arrives_and_ends_as_the_unstreamed_one(pag
     assert [p.body.get("stream") for p in fake.posts("/v1/chat/completions")[2:]] == [None, None]
 
 
-def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_url, fake):
-    live(page, site_url, fake)
+@pytest.mark.parametrize("api", ["chat", "sdk"])
+def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_url, fake, api):
+    live(page, site_url, fake, api=api)
     fake.streaming = {"split": 2, "chunk_delay": 0.5}  # ~45 events: 20 s of streaming
     fake.script(chat_text(ANSWER))
     start_run(page)
-    expect(page.get_by_test_id("stream-text")).to_contain_text("Th", timeout=20_000)
+    stream_shown_early(page, ANSWER)
     took = stop_timed(page)
     assert took < 1000, f"Stop took {took:.0f} ms"
     said = status(page)["text"]
@@ -79,12 +91,41 @@ def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_u
     ("hangup", "broke: the connection closed in the middle of it"),
     ("not_json", "broke: a data: line was not JSON"),
 ])
-def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, fault, words):
-    live(page, site_url, fake)
+@pytest.mark.parametrize("api", ["chat", "sdk"])
+def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, api, fault, words):
+    live(page, site_url, fake, api=api)
     fake.script({**chat_text(ANSWER), "stream": {"fault": fault, "split": 5}})
     results = run(page)
     assert results and not results[0].ok
     assert words in results[0].message and "Stream replies in Settings" in results[0].message, results
+
+
+@pytest.mark.plain_host
+def test_the_sdk_paths_reply_streams_too_and_ends_as_the_unstreamed_one(page, site_url, fake):
+    key = "e2e-sdk-stream-key-4242"
+    live(page, site_url, fake, api="sdk", key=key)
+    fake.streaming = {"split": 4, "chunk_delay": 0.12}
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    start_run(page)
+    stream_shown_early(page, ANSWER)
+    assert "The model writes: “The sum" in status(page)["text"]
+    wait_run_end(page)
+    assert [c.ok for c in checks(page)] == [True, True], page.get_by_test_id("output").inner_text()
+    streamed = answer_in_trace(page)
+    assert streamed == ANSWER
+    posts = fake.posts("/v1/chat/completions")
+    assert [(p.body.get("stream"), p.body.get("stream_options")) for p in posts] == [(True, {"include_usage": True})] * 2
+    assert all(p.headers["authorization"] == f"Bearer {key}" for p in posts)  # the worker keyed the fetch
+    assert key not in page.get_by_test_id("output").inner_text() + page.get_by_test_id("trace").inner_text()
+
+    configure_live(page, fake.url, api="sdk", key=key, stream=False)
+    wait_ready(page)
+    fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+    start_run(page)  # (not run(): the last run's end must not be taken for this one's)
+    wait_run_end(page)
+    assert [c.ok for c in checks(page)] == [True, True]
+    assert answer_in_trace(page) == streamed, page.get_by_test_id("output").inner_text()
+    assert [p.body.get("stream") for p in fake.posts("/v1/chat/completions")[2:]] == [None, None]
 
 
 MODEL = Path(__file__).resolve().parents[2] / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
