@@ -428,29 +428,10 @@ def tools_from_server(send):
 # %% tags=["wrong"]
 # wrong: each tool is registered with its name only, without the server's description and schema
 # expect: description and inputSchema
-def tools_from_server(send):
-    """Discover a server's tools through `send` and register each on a new Toolbox."""
-    rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                             "clientInfo": {"name": "my-client", "version": "0.1"}})
-    notify(send, "notifications/initialized")
-    box = Toolbox()
-    for tool in rpc(send, "tools/list")["tools"]:
-        box.register(tool["name"], "", None, make_caller(send, tool["name"]))
-    return box
-
-
-def make_caller(send, name):
-    """A tool function that calls `name` on the server behind `send`."""
-    def call_tool(**arguments):
-        try:
-            result = rpc(send, "tools/call", {"name": name, "arguments": arguments})
-        except McpError as exc:
-            raise ToolError(f"the server refused {name}: {exc.message}")
-        text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
-        if result.get("isError"):
-            raise ToolError(text.removeprefix("error:").strip())
-        return text
-    return call_tool
+# patch:
+# -        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"],
+# -                     make_caller(send, tool["name"]))
+# +        box.register(tool["name"], "", None, make_caller(send, tool["name"]))
 
 # %% tags=["solution"]
 def make_caller(send, name):
