@@ -6,10 +6,11 @@ need an event loop that runs right here until they are done:
     results = run_sync(asyncio.gather(lookup("Paris"), lookup("Oslo")))
 
 CPython: a fresh standard event loop for each call (it can do I/O: sockets, subprocesses).
-Pyodide: the browser's event loop (WebLoop) counts as always running and cannot be waited on —
-`asyncio.run` and `run_until_complete` fail there ("WebAssembly stack switching not supported"
-without JSPI, and JSPI's `run_sync` needs an async entry point, which a lesson run is not). So
-run_sync drives a `TimerLoop` of its own: a complete asyncio loop (tasks, futures, `gather`,
+Pyodide: the browser's event loop (WebLoop) counts as always running. Where the browser has
+JavaScript Promise integration (JSPI; Chromium), the page's worker enters Python through
+`callPromising`, and `asyncio.run` can suspend on it; elsewhere `asyncio.run` and
+`run_until_complete` fail ("WebAssembly stack switching not supported"). So run_sync, the same
+everywhere, drives a `TimerLoop` of its own: a complete asyncio loop (tasks, futures, `gather`,
 `wait_for`, `sleep`, cancellation) whose only way to wait is `time.sleep` until the next timer.
 
 What a TimerLoop cannot do is wait for the browser: a coroutine that awaits a fetch or another
