@@ -58,7 +58,10 @@ def start_run(page: Page) -> None:
 
 
 def wait_run_end(page: Page, timeout: float = 60_000) -> None:
+    """Wait for the run's end, and for what it wrote to be drawn: the Output panel draws text on the
+    next animation frames (output.js), after the end is stamped."""
     expect(page.get_by_test_id("status")).to_have_attribute("data-run-ended", re.compile(r"\d"), timeout=timeout)
+    expect(page.get_by_test_id("output")).not_to_have_attribute("data-drawing", "true")
 
 
 def stop_timed(page: Page, timeout: float = 10_000) -> float:

@@ -29,6 +29,7 @@ export class Output {
     this.chunkSize = 0;
     this.chunkEndsLine = false;
     this.root.dataset.empty = "true";
+    delete this.root.dataset.drawing;
   }
 
   /** Queue text; it is drawn on the next frames, so many small writes cost one layout. */
@@ -61,6 +62,7 @@ export class Output {
     while (this.queue.length) this.draw();
     cancelAnimationFrame(this.frame);
     this.frame = 0;
+    delete this.root.dataset.drawing;
     this.root.append(element);
     delete this.root.dataset.empty;
     this.chunk = null;
@@ -72,6 +74,7 @@ export class Output {
     if (last && last.kind === kind && kind !== "note") last.text += text;
     else this.queue.push({ kind, text });
     if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+    this.root.dataset.drawing = "true"; // text waits for a frame (tests wait for it to go)
   }
 
   draw() {
@@ -91,6 +94,7 @@ export class Output {
     delete root.dataset.empty;
     if (following) root.scrollTop = root.scrollHeight;
     if (this.queue.length) this.frame = requestAnimationFrame(() => this.draw());
+    else delete root.dataset.drawing;
   }
 
   /** Into the boxes: a new box once the last one holds CHUNK characters and ends a line, or holds
