@@ -150,11 +150,28 @@ def first_failure(result: LessonResult) -> str:
     return f"the check \u201c{failed.name}\u201d fails" if failed else "no check passed"
 
 
+def load_packages(text: str) -> None:
+    """In the page: the packages lesson N's code imports (lesson 17 runs pytest), loaded from the site
+    first. The worker loads what the cells of a run import; an earlier lesson's imports are not among
+    them. Waiting for the load needs stack switching (JSPI); without it lesson N's run says what is
+    missing, as before."""
+    if not http.IN_BROWSER:
+        return
+    try:
+        import pyodide_js  # the Pyodide instance: only importable inside Pyodide
+        from pyodide.ffi import can_run_sync, run_sync
+    except ImportError:
+        return
+    if can_run_sync():
+        run_sync(pyodide_js.loadPackagesFromImports(text))
+
+
 def mine(number) -> Mine:
     """The learner's definitions from lesson `number`'s exercises; the reference where theirs fail."""
     lesson, text = lesson_text(number)
     if text in _cache:
         return _cache[text]
+    load_packages(text)
     cells = parse(text)
     every = exercises(cells)
     names = {i: names_of(cells, i) for i in every}
