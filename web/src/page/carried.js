@@ -28,6 +28,14 @@ export function minedIds(cells) {
  * @param {object[]} lessons      lessons/index.json's entries ({slug, number, hash})
  * @param {(meta: object) => Promise<object>} lessonOf  fetches lessons/<slug>.json
  */
+const fetched = new Map(); // "slug@hash" -> the lesson's JSON (a Promise): a lesson file changes only with its hash
+
+function lessonOnce(meta, lessonOf) {
+  const key = `${meta.slug}@${meta.hash}`;
+  if (!fetched.has(key)) fetched.set(key, lessonOf(meta).catch((error) => { fetched.delete(key); throw error; }));
+  return fetched.get(key);
+}
+
 export async function carriedCells(cells, lessons, lessonOf) {
   const carried = {};
   const seen = new Set();
@@ -37,7 +45,7 @@ export async function carriedCells(cells, lessons, lessonOf) {
     const meta = lessons.find((entry) => entry.number === id);
     if (seen.has(id) || !meta) continue;
     seen.add(id);
-    const lesson = await lessonOf(meta);
+    const lesson = await lessonOnce(meta, lessonOf); // each run asks again; the file is read once
     const { cells: edits } = fittingEdits(meta.slug, lesson, meta.hash);
     const asRun = lesson.cells.map((cell, index) => ({ kind: cell.kind, tags: cell.tags, source: edits[index] ?? cell.source }));
     if (Object.keys(edits).length) carried[id] = asRun;
