@@ -263,23 +263,12 @@ def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
 # %% tags=["wrong"]
 # wrong: checks the budget once a reply, so all five calls of one reply run
 # expect: at most two tools ran
-# replaces: capped_loop
-def capped_loop(task, model_fn, toolbox, max_steps=6, max_tool_calls=None):
-    """Lesson 4's loop (without approvals), counting the tools it runs; returns (result, messages)."""
-    messages = [{"role": "user", "content": task}]
-    ran = 0
-    for step in range(1, max_steps + 1):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final", "tool_calls": ran}, messages
-        if max_tool_calls is not None and ran >= max_tool_calls:
-            return {"answer": None, "steps": step, "stopped": "step_limit", "tool_calls": ran}, messages
-        for tool_call in reply["tool_calls"]:
-            ran += 1
-            result = toolbox.run(tool_call["function"]["name"], tool_call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": result})
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit", "tool_calls": ran}, messages
+# patch:
+# -        spent = False
+# +        spent = max_tool_calls is not None and ran >= max_tool_calls
+#          for tool_call in reply["tool_calls"]:
+# -            if max_tool_calls is not None and ran >= max_tool_calls:
+# +            if spent:
 
 # %% tags=["wrong"]
 # wrong: compares with > instead of >=, so one call more than the budget runs

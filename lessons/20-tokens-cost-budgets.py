@@ -491,52 +491,25 @@ def run_with(spend, model, max_steps=6):
 # -            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
 # @@
 #              spend.add(usage)
-# +        if why := spend.ran_out():
+# +        why = spend.ran_out()
+# +        if why:
 # +            return {"stopped": "step_limit", "steps": step, "detail": why}
-# @@
-# -                return {"stopped": "error", "steps": step,
-# -                        "detail": f"the reply was cut at the token limit ({reply['cut']})"}
-# +                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
-# @@
-# -                             "content": box.run(tool_call["function"]["name"],
-# -                                                tool_call["function"]["arguments"])})
-# +                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
 
 # %% tags=["wrong"]
 # wrong: the check is there but nothing is ever added to spend, so no budget runs out
 # expect: spend.add
-# replaces: run_with
-def run_with(spend, model, max_steps=6):
-    messages = [{"role": "user", "content": "Which branch had more April visits, and by how much?"}]
-    for step in range(1, max_steps + 1):
-        if why := spend.ran_out():
-            return {"stopped": "step_limit", "steps": step - 1, "detail": why}
-        reply = model(messages, box.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            if reply.get("cut"):
-                return {"stopped": "error", "steps": step, "detail": "the reply was cut at the token limit"}
-            return {"stopped": "final", "steps": step, "answer": reply["content"]}
-        for tool_call in reply["tool_calls"]:
-            messages.append({"role": "tool", "tool_call_id": tool_call["id"],
-                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
-    return {"stopped": "step_limit", "steps": max_steps, "detail": "out of steps"}
+# patch:
+# -        usage = usage_of(reply.get("usage"))
+# -        if usage:
+# -            spend.add(usage)
 
 # %% tags=["wrong"]
 # wrong: a reply cut by the token limit is taken as the final answer
 # expect: cut
 # patch:
-# -        why = spend.ran_out()
-# -        if why:
-# +        if why := spend.ran_out():
-# @@
 # -            if reply.get("cut"):
 # -                return {"stopped": "error", "steps": step,
 # -                        "detail": f"the reply was cut at the token limit ({reply['cut']})"}
-# @@
-# -                             "content": box.run(tool_call["function"]["name"],
-# -                                                tool_call["function"]["arguments"])})
-# +                             "content": box.run(tool_call["function"]["name"], tool_call["function"]["arguments"])})
 
 # %% tags=["solution"]
 def run_with(spend, model, max_steps=6):
