@@ -459,31 +459,23 @@ ping_box = Toolbox()
 ping_box.register("ping", "Return the word pong.", None, lambda: "pong")
 
 
-def loop_one_call_too_many(task, model_fn, toolbox, max_steps=6, approve=None):
-    """A broken loop: it asks the model once more after the last step, then says step_limit."""
-    messages = [{"role": "user", "content": task}]
-    for step in range(1, max_steps + 2):
-        reply = model_fn(messages, toolbox.schemas())
-        messages.append(reply)
-        if not reply.get("tool_calls"):
-            return {"answer": reply.get("content"), "steps": step, "stopped": "final"}, messages
-        for c in reply["tool_calls"]:
-            messages.append({"role": "tool", "tool_call_id": c["id"],
-                             "content": toolbox.run(c["function"]["name"], c["function"]["arguments"])})
-    return {"answer": None, "steps": max_steps, "stopped": "step_limit"}, messages
-
-
-def loop_quiet_end(task, model_fn, toolbox, max_steps=6, approve=None):
-    """A broken loop: out of steps, it reports a final answer of None instead of step_limit."""
-    result, messages = loop_one_call_too_many(task, model_fn, toolbox, max_steps - 1)
-    return {**result, "steps": max_steps, "stopped": "final"}, messages
-
-
 def loop_by_run_agent(task, model_fn, toolbox, max_steps=6, approve=None):
     """looplab's run_agent with my_run_agent's signature: a loop known to be right."""
     memory = Memory("")
     result = run_agent(task, model_fn, toolbox, memory, max_steps=max_steps)
     return result, memory.history
+
+
+def loop_one_call_too_many(task, model_fn, toolbox, max_steps=6, approve=None):
+    """A broken loop: it asks the model once more after the last step, then says step_limit."""
+    result, messages = loop_by_run_agent(task, model_fn, toolbox, max_steps + 1)
+    return {**result, "steps": min(result["steps"], max_steps)}, messages
+
+
+def loop_quiet_end(task, model_fn, toolbox, max_steps=6, approve=None):
+    """A broken loop: out of steps, it reports a final answer of None instead of step_limit."""
+    result, messages = loop_by_run_agent(task, model_fn, toolbox, max_steps)
+    return {"answer": result["answer"], "steps": result["steps"], "stopped": "final"}, messages
 
 # %% tags=["exercise"]
 def step_limit_problems(loop_fn):
@@ -518,15 +510,9 @@ def step_limit_problems(loop_fn):
 # %% tags=["wrong"]
 # wrong: checks how the run ended but not how many times the model was called
 # expect: one call too many
-# replaces: step_limit_problems
-def step_limit_problems(loop_fn):
-    def never_stops(messages, tools):
-        return call("ping")
-    result, _ = loop_fn("Keep pinging.", never_stops, ping_box, max_steps=3)
-    problems = []
-    if (result.get("stopped"), result.get("steps"), result.get("answer")) != ("step_limit", 3, None):
-        problems.append(f"the run ended {result}, not step_limit after 3 steps")
-    return problems
+# patch:
+# -    if len(asked) != 3:
+# -        problems.append(f"the model was called {len(asked)} times, not 3")
 
 # %% tags=["wrong"]
 # wrong: counts the calls but takes any stop with no answer as right

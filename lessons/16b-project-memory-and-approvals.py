@@ -308,24 +308,20 @@ APPROVALS = {
 # expect: cannot be undone, yet it runs freely
 # patch:
 # -    "delete_note": (True, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
-# -    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
-# -    "send_summary": (True, "It sends e-mail to people outside the program and cannot be undone once sent."),
 # +    "delete_note": (False, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
-# +    "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
+#      "rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),
+# -    "send_summary": (True, "It sends e-mail to people outside the program and cannot be undone once sent."),
 # +    "send_summary": (False, "It sends e-mail to people outside the program and cannot be undone once sent."),
 
 # %% tags=["wrong"]
-# wrong: one-word reasons
+# wrong: one-word reasons for the two tools whose decision matters most
 # expect: sentence of six words
-# replaces: APPROVALS
-APPROVALS = {
-    "search_notes": (False, "Reads."),
-    "read_note": (False, "Reads."),
-    "calculate": (False, "Computes."),
-    "delete_note": (True, "Permanent."),
-    "rename_note": (False, "Reversible."),
-    "send_summary": (True, "Irreversible."),
-}
+# patch:
+# -    "delete_note": (True, "It changes the stored notes outside the program and cannot be undone: the note is gone for good."),
+# +    "delete_note": (True, "Permanent."),
+# @@
+# -    "send_summary": (True, "It sends e-mail to people outside the program and cannot be undone once sent."),
+# +    "send_summary": (True, "Irreversible."),
 
 # %% tags=["solution"]
 APPROVALS = {

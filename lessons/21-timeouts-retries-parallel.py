@@ -103,16 +103,9 @@ def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
 # %% tags=["wrong"]
 # wrong: every exception is retried, a bug included
 # expect: only RETRYABLE
-# replaces: call_with_retries
-def call_with_retries(func, arguments, retries=2, sleep=time.sleep, base=0.5):
-    tries = retries + 1
-    for attempt in range(1, tries + 1):
-        try:
-            return str(func(**arguments))
-        except Exception as exc:
-            if attempt == tries:
-                return f"error: {type(exc).__name__}: {exc} (tried {tries} times)"
-            sleep(base * 2 ** (attempt - 1))
+# patch:
+# -        except RETRYABLE as exc:
+# +        except Exception as exc:
 
 # %% tags=["wrong"]
 # wrong: the first wait is already doubled (base * 2 ** attempt)

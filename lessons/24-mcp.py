@@ -409,21 +409,13 @@ def tools_from_server(send):
 # %% tags=["wrong"]
 # wrong: the tool function is written in the loop, so every tool calls the last name listed
 # expect: last name of the loop
-def tools_from_server(send):
-    """Discover a server's tools through `send` and register each on a new Toolbox."""
-    rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                             "clientInfo": {"name": "my-client", "version": "0.1"}})
-    notify(send, "notifications/initialized")
-    box = Toolbox()
-    for tool in rpc(send, "tools/list")["tools"]:
-        def call_tool(**arguments):
-            result = rpc(send, "tools/call", {"name": tool["name"], "arguments": arguments})  # noqa: B023 (the mistake this wrong answer shows)
-            text = "\n".join(p.get("text", "") for p in result.get("content", []) if p.get("type") == "text")
-            if result.get("isError"):
-                raise ToolError(text.removeprefix("error:").strip())
-            return text
-        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"], call_tool)
-    return box
+# patch:
+#      for tool in rpc(send, "tools/list")["tools"]:
+# +        def call_tool(**arguments):
+# +            return make_caller(send, tool["name"])(**arguments)
+# -        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"],
+# -                     make_caller(send, tool["name"]))
+# +        box.register(tool["name"], tool.get("description", ""), tool["inputSchema"], call_tool)
 
 # %% tags=["wrong"]
 # wrong: each tool is registered with its name only, without the server's description and schema

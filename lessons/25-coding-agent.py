@@ -408,136 +408,33 @@ def make_toolbox(root):
 # wrong: replaces every occurrence of `old` instead of refusing when there are several
 # expect: several
 # patch:
-# -        end = start + len(window) - 1
-# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
-# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-# @@
-# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
-# -        text = file.read_text()
-# -        found = text.count(old)
 # -        if found != 1:
-# -            where = "not found" if not found else f"found {found} times"
-# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
-# -                    f"enough of the lines around it to occur once")
+# +        if found == 0:
+# @@
 # -        changed = text.replace(old, new, 1)
-# -        if path.endswith(".py"):
-# -            try:
-# -                compile(changed, path, "exec")
-# -            except SyntaxError as exc:
-# -                return (f"error: the edit was not made: {path} would not compile "
-# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
-# -        file.write_text(changed)
-# -        return f"edited {path}: 1 place replaced"
-# +            return f"error: no file {path!r}; write_file creates a new one"
-# +        text = file.read_text()
-# +        if old not in text:
-# +            return f"error: `old` was not found in {path}; copy it exactly from read_file"
 # +        changed = text.replace(old, new)
-# +        try:
-# +            compile(changed, path, "exec")
-# +        except SyntaxError as exc:
-# +            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
-# +        file.write_text(changed)
-# +        return f"edited {path}"
 
 # %% tags=["wrong"]
 # wrong: writes the edit first and checks that it compiles afterwards, leaving the broken file behind
 # expect: unchanged
 # patch:
-# -        end = start + len(window) - 1
-# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
-# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-# @@
-# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
-# -        text = file.read_text()
-# -        found = text.count(old)
-# -        if found != 1:
-# -            where = "not found" if not found else f"found {found} times"
-# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
-# -                    f"enough of the lines around it to occur once")
-# -        changed = text.replace(old, new, 1)
-# -        if path.endswith(".py"):
-# -            try:
-# -                compile(changed, path, "exec")
-# -            except SyntaxError as exc:
-# -                return (f"error: the edit was not made: {path} would not compile "
-# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
-# -        file.write_text(changed)
-# -        return f"edited {path}: 1 place replaced"
-# +            return f"error: no file {path!r}; write_file creates a new one"
-# +        text = file.read_text()
-# +        if text.count(old) != 1:
-# +            return f"error: `old` was found {text.count(old)} times in {path}; include more lines so it occurs once"
-# +        file.write_text(text.replace(old, new, 1))
-# +        try:
-# +            compile(file.read_text(), path, "exec")
-# +        except SyntaxError as exc:
-# +            return f"error: {path} does not compile: line {exc.lineno}: {exc.msg}"
-# +        return f"edited {path}"
+#          changed = text.replace(old, new, 1)
+# +        file.write_text(changed)
 
 # %% tags=["wrong"]
 # wrong: numbers the window from 0 and forgets the header, so "line 12" means two different lines
 # expect: header
-# replaces: make_toolbox
-def make_toolbox(root):
-    """The coding tools over the project folder `root`, on your MyToolbox."""
-    list_files, write_file, run_tests = given_tools(root)
-
-    def read_file(path, start=1, count=100):
-        lines = inside(root, path).read_text().splitlines()
-        return "\n".join(f"{n}: {line}" for n, line in enumerate(lines[start:start + count], start=start - 1))
-
-    def edit_file(path, old, new):
-        file = inside(root, path)
-        text = file.read_text()
-        if text.count(old) != 1:
-            return f"error: `old` was found {text.count(old)} times in {path}; include more lines"
-        changed = text.replace(old, new, 1)
-        try:
-            compile(changed, path, "exec")
-        except SyntaxError as exc:
-            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
-        file.write_text(changed)
-        return f"edited {path}"
-
-    box = MyToolbox()
-    for name, func in [("list_files", list_files), ("read_file", read_file), ("edit_file", edit_file),
-                       ("write_file", write_file), ("run_tests", run_tests)]:
-        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
-    return box
+# patch:
+# -        window = lines[start - 1:start - 1 + count]
+# +        window = lines[start:start + count]
+# @@
+# -        return "\n".join([head] + [f"{n}: {line}" for n, line in enumerate(window, start=start)])
+# +        return "\n".join(f"{n}: {line}" for n, line in enumerate(window, start=start - 1))
 
 # %% tags=["wrong"]
 # wrong: asks for approval only before edit_file, so a new file is written with nobody asked
 # expect: approval
 # patch:
-# -        end = start + len(window) - 1
-# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
-# +        head = f"{path}, lines {start}–{start + len(window) - 1} of {len(lines)}"
-# @@
-# -            return f"error: no file {path!r}; write_file creates a new one, list_files shows them"
-# +            return f"error: no file {path!r}; write_file creates a new one"
-# @@
-# -            where = "not found" if not found else f"found {found} times"
-# -            return (f"error: `old` was {where} in {path}; copy it exactly from read_file, with "
-# -                    f"enough of the lines around it to occur once")
-# -        changed = text.replace(old, new, 1)
-# -        if path.endswith(".py"):
-# -            try:
-# -                compile(changed, path, "exec")
-# -            except SyntaxError as exc:
-# -                return (f"error: the edit was not made: {path} would not compile "
-# -                        f"(line {exc.lineno}: {exc.msg}); the file is unchanged")
-# -        file.write_text(changed)
-# -        return f"edited {path}: 1 place replaced"
-# +            return f"error: `old` was found {found} times in {path}; include more lines so it occurs once"
-# +        changed = text.replace(old, new, 1)
-# +        try:
-# +            compile(changed, path, "exec")
-# +        except SyntaxError as exc:
-# +            return f"error: the edit was not made: line {exc.lineno}: {exc.msg}; the file is unchanged"
-# +        file.write_text(changed)
-# +        return f"edited {path}"
-# @@
 # -        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
 # +        box.register(name, *TOOLS[name], func, needs_approval=name == "edit_file")
 

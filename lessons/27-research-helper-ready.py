@@ -199,35 +199,23 @@ def connect(send, safe=SAFE, sleep=time.sleep):
 # wrong: retries every tool, so a delete whose reply was lost is sent again
 # expect: must be tried once
 # patch:
-# -        caller = make_caller(send, name)
 # -        if name in safe:
 # -            caller = retried(caller, sleep)
-# -        box.register(name, tool["description"], tool["parameters"], caller, needs_approval=name not in safe)
-# +        box.register(name, tool["description"], tool["parameters"], retried(make_caller(send, name), sleep),
-# +                     needs_approval=name not in safe)
+# +        caller = retried(caller, sleep)
 
 # %% tags=["wrong"]
 # wrong: marks the risky tools for approval but retries nothing, so one dropped reply fails a read
 # expect: read_note retried
-def connect(send, safe=SAFE, sleep=time.sleep):
-    """The server's tools on your MyToolbox: the safe ones retried, the others tried once, approved first."""
-    box = MyToolbox()
-    for schema in tools_from_server(send).schemas():
-        tool = schema["function"]
-        name = tool["name"]
-        box.register(name, tool["description"], tool["parameters"], make_caller(send, name),
-                     needs_approval=name not in safe)
-    return box
+# patch:
+# -        if name in safe:
+# -            caller = retried(caller, sleep)
 
 # %% tags=["wrong"]
 # wrong: retries the safe tools right, but lets delete_note run without a person's yes
 # expect: approval
 # patch:
-# -        if name in safe:
-# -            caller = retried(caller, sleep)
 # -        box.register(name, tool["description"], tool["parameters"], caller, needs_approval=name not in safe)
-# +        box.register(name, tool["description"], tool["parameters"],
-# +                     retried(caller, sleep) if name in safe else caller)
+# +        box.register(name, tool["description"], tool["parameters"], caller)
 
 # %% tags=["solution"]
 def retried(func, sleep):
@@ -542,21 +530,9 @@ def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=
 # %% tags=["wrong"]
 # wrong: the summary call is not counted, so compaction looks free
 # expect: summary
-# replaces: budgeted
-def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
-    """model_fn inside a budget: stops before a call once spent, compacts a long history, counts every call."""
-    def model(messages, tools, **options):
-        why = spend.ran_out()
-        if why:
-            raise BudgetSpent(f"budget spent: {why}")
-        memory.take(messages)
-        if len(memory.history) > compact_at:
-            compact(memory, summariser or model_fn, keep_last)
-        messages = memory.messages()
-        reply = model_fn(messages, tools, **options)
-        spend.add(spent_on(reply, messages))
-        return reply
-    return model
+# patch:
+# -            compact(memory, counted(summariser or model_fn), keep_last)
+# +            compact(memory, summariser or model_fn, keep_last)
 
 # %% tags=["solution"]
 def budgeted(model_fn, spend, memory, compact_at=12, summariser=None, keep_last=4):
