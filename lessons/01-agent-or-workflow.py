@@ -75,17 +75,22 @@ print("The text of the reply:", reply["content"])
 #
 # ## Two programs, one question
 #
-# A research helper has six short notes about two branches of a library:
+# A research helper has six short notes about two branches of a library (the later lessons use
+# the same six, so `looplab.branchnotes` keeps them):
+#
+# | id | title | text |
+# | --- | --- | --- |
+# | n1 | Eastside branch: visits | March visits: 1240. April visits: 1310. |
+# | n2 | Westside branch: visits | March visits: 980. April visits: 1105. |
+# | n3 | Eastside branch: opening days | Open Monday to Saturday. |
+# | n4 | Westside branch: opening days | Open Monday to Friday. |
+# | n5 | Eastside branch: staff | Staff count: 14. |
+# | n6 | Westside branch: staff | Staff count: 9. |
 
 # %%
-NOTES = {
-    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
-    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
-    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
-    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
-    "n5": ("Eastside branch: staff", "Staff count: 14."),
-    "n6": ("Westside branch: staff", "Staff count: 9."),
-}
+from looplab.branchnotes import BRANCH_NOTES
+
+NOTES = dict(BRANCH_NOTES)  # id -> (title, text)
 
 def search_notes(keyword):
     return [note_id for note_id, (title, _) in NOTES.items() if keyword.lower() in title.lower()]

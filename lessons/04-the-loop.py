@@ -30,17 +30,12 @@
 from typing import Literal
 
 from looplab import Toolbox, ToolError, Memory, run_agent, printer
+from looplab.branchnotes import BRANCH_NOTES
 from looplab.lesson import expect
+from looplab.loopattempt import attempt  # your loop run for a check; a crash becomes a result to read
 from looplab.models import pick_model, call, calls, final, failing, scripted
 
-NOTES = {
-    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
-    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
-    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
-    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
-    "n5": ("Eastside branch: staff", "Staff count: 14."),
-    "n6": ("Westside branch: staff", "Staff count: 9."),
-}
+NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy
 
 def research_tools(notes):
     """The research helper's toolbox over a dict of notes, with delete_note behind an approval."""
@@ -270,17 +265,6 @@ APRIL = [call("search_notes", keyword="visits"), call("read_note", note_id="n1")
          final("Eastside, by 205.")]
 REMOVE = [call("search_notes", keyword="staff"), call("delete_note", id="call_del", note_id="n5"),
           final("Done.")]
-
-
-def attempt(function, *args, **kwargs):
-    """Run the learner's loop; anything but a (result, messages) pair becomes a result to read."""
-    try:
-        out = function(*args, **kwargs)
-    except Exception as exc:
-        return {"stopped": f"raised {type(exc).__name__}: {exc}"}, []
-    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], dict)):
-        return {"stopped": f"returned {out!r:.80}"}, []
-    return out
 
 
 def paired(messages):

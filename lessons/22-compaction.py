@@ -22,20 +22,14 @@
 import re
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
+from looplab.branchnotes import BRANCH_NOTES
 from looplab.lesson import expect
 from looplab.models import call, final, pick_model, scripted
 from looplab.tokens import message_tokens
 
 FILLER = ("Visitor comments were mostly about the new reading room and the longer queues at the desk. "
           "The team logged three broken chairs and a leaking window, all fixed within the week. ")
-NOTES = {
-    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
-    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
-    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
-    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
-    "n5": ("Eastside branch: staff", "Staff count: 14."),
-    "n6": ("Westside branch: staff", "Staff count: 9."),
-}
+NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy
 TASK = "Compare the two branches: March visits, April visits and staff. Say who leads each, and by how many."
 SYSTEM = "You are a research helper. Read the notes you need with the tools, then answer."
 

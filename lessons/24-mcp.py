@@ -26,18 +26,12 @@ import itertools
 import json
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
+from looplab.branchnotes import BRANCH_NOTES
 from looplab.lesson import expect
 from looplab.mcp import McpClient, McpError, McpServer, in_process
 from looplab.models import call, final, pick_model
 
-NOTES = {
-    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
-    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
-    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
-    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
-    "n5": ("Eastside branch: staff", "Staff count: 14."),
-    "n6": ("Westside branch: staff", "Staff count: 9."),
-}
+NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy
 
 notes = Toolbox()
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from looplab.budget import read_usage
 from looplab.editreview import review_edits
 from looplab.lesson import expect
+from looplab.loopattempt import attempt
 from looplab.mine import mine
 from looplab.models import call, final, model_mode, pick_model, scripted
 from looplab.project import show_project
@@ -757,17 +758,6 @@ def coding_agent(task, model_fn, root, max_steps=20, max_tokens=60_000, approve=
 # nobody to approve.
 
 # %%
-def attempt(function, *args, **kwargs):
-    """Run the learner's loop; anything but a (result, messages) pair becomes a result to read."""
-    try:
-        out = function(*args, **kwargs)
-    except Exception as exc:
-        return {"stopped": f"raised {type(exc).__name__}: {exc}"}, []
-    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], dict)):
-        return {"stopped": f"returned {out!r:.80}"}, []
-    return out
-
-
 def tools_called(messages):
     """The names of the tools the model asked for, in order."""
     return [c["function"]["name"] for m in messages if m.get("role") == "assistant"

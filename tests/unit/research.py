@@ -3,15 +3,9 @@
 import json
 
 from looplab import Toolbox, ToolError
+from looplab.branchnotes import BRANCH_NOTES
 
-NOTES = {
-    "n1": ("Eastside branch: visits", "March visits: 1240. April visits: 1310."),
-    "n2": ("Westside branch: visits", "March visits: 980. April visits: 1105."),
-    "n3": ("Eastside branch: opening days", "Open Monday to Saturday."),
-    "n4": ("Westside branch: opening days", "Open Monday to Friday."),
-    "n5": ("Eastside branch: staff", "Staff count: 14."),
-    "n6": ("Westside branch: staff", "Staff count: 9."),
-}
+NOTES = dict(BRANCH_NOTES)
 
 
 def research_toolbox(notes: dict) -> Toolbox:
