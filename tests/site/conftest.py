@@ -45,15 +45,18 @@ class NodeModule:
         self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def redact_js():
-    module = NodeModule("web/src/shared/redact.js")
-    yield module
-    module.close()
+def node_module(path: str, scope: str = "module"):
+    """A fixture for one web/src module in Node.js, closed when its scope ends; the fixture's name is
+    the one it is assigned to: `thought_js = node_module("web/src/page/thought.js")`."""
+
+    @pytest.fixture(scope=scope)
+    def running():
+        module = NodeModule(path)
+        yield module
+        module.close()
+
+    return running
 
 
-@pytest.fixture(scope="session")
-def protocol_js():
-    module = NodeModule("web/src/shared/protocol.js")
-    yield module
-    module.close()
+redact_js = node_module("web/src/shared/redact.js", scope="session")
+protocol_js = node_module("web/src/shared/protocol.js", scope="session")

@@ -5,24 +5,19 @@ and nothing else (looplab/serve.py, web/sw.js)."""
 from __future__ import annotations
 
 import re
-from contextlib import closing
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import NodeModule
+from conftest import node_module
 from looplab import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://api.example.com:8443/v1"
 
 
-@pytest.fixture(scope="module")
-def scope_js():
-    with closing(NodeModule("web/src/shared/keyscope.js")) as module:
-        yield module
+scope_js = node_module("web/src/shared/keyscope.js")
 
 
 def test_the_key_goes_to_the_base_url_and_below_it(scope_js):

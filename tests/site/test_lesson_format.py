@@ -7,18 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import NodeModule
+from conftest import node_module
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
 from looplab.course import LESSON_FORMAT  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def lessonformat_js():
-    module = NodeModule("web/src/page/lessonformat.js")
-    yield module
-    module.close()
+lessonformat_js = node_module("web/src/page/lessonformat.js")
 
 
 def test_the_page_reads_the_format_looplab_writes_and_refuses_another(lessonformat_js):

@@ -12,7 +12,7 @@ import sys
 import nbformat
 import pytest
 
-from conftest import NodeModule
+from conftest import node_module
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
 from looplab.lesson import parse
 from looplab.course import lesson_files
@@ -24,25 +24,13 @@ from otlp import parse_otlp, spans as all_spans  # noqa: E402
 KEY = "sk-proj-runfilesKEY0123456789abcdef"
 
 
-@pytest.fixture(scope="module")
-def otel_js():
-    module = NodeModule("web/src/page/otel.js")
-    yield module
-    module.close()
+otel_js = node_module("web/src/page/otel.js")
 
 
-@pytest.fixture(scope="module")
-def runs_js():
-    module = NodeModule("web/src/page/runs.js")
-    yield module
-    module.close()
+runs_js = node_module("web/src/page/runs.js")
 
 
-@pytest.fixture(scope="module")
-def notebook_js():
-    module = NodeModule("web/src/page/notebook.js")
-    yield module
-    module.close()
+notebook_js = node_module("web/src/page/notebook.js")
 
 
 def nested_run(monkeypatch) -> list[dict]:

@@ -4,20 +4,15 @@ screen; a run's result for a lesson no longer shown is not drawn; forks follow t
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import NodeModule
+from conftest import node_module
 
 LESSONS = [{"slug": s, "title": s.title(), "hash": s[:2]} for s in ("alpha", "beta", "gamma")]
 DONE = {"outcome": "checked", "ok": True, "error": None, "checks": []}
 
 
-@pytest.fixture(scope="module")
-def session_js():
-    module = NodeModule("web/src/page/session.js")
-    yield module
-    module.close()
+session_js = node_module("web/src/page/session.js")
 
 
 class Page:

@@ -7,17 +7,12 @@ here, for every shape a small model can leave it in.
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import NodeModule
+from conftest import node_module
 
 
-@pytest.fixture(scope="module")
-def thought_js():
-    module = NodeModule("web/src/page/thought.js")
-    yield module
-    module.close()
+thought_js = node_module("web/src/page/thought.js")
 
 
 def test_a_think_block_is_the_thought_and_the_rest_the_answer(thought_js):
