@@ -276,8 +276,10 @@ export class Chat {
     if (this.slug) saveChat(this.slug, this.turns);
   }
 
+  // In the next frame, which lays the page out anyway: reading scrollHeight now would force a layout
+  // of the whole page in this task (the lesson's first draw calls draw() too).
   scroll() {
-    this.ui.log.scrollTop = this.ui.log.scrollHeight;
+    requestAnimationFrame(() => (this.ui.log.scrollTop = this.ui.log.scrollHeight));
   }
 
   draw() {

@@ -7,8 +7,9 @@ import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { LazyEditor } from "./lazyeditor.js";
 
-/** How long one task may draw a lesson's cells (ms): well under the 50 ms of a long task. */
-export const RENDER_BUDGET_MS = 15;
+/** How long one task may draw a lesson's cells (ms): well under the 50 ms of a long task, also on a
+ * busy machine (the first draw's task does more: the list, the panels, the chat tab). */
+export const RENDER_BUDGET_MS = 8;
 import { fittingEdits, saveEdit, clearEdits } from "./storage.js";
 import { el } from "./dom.js";
 
@@ -65,7 +66,7 @@ export class LessonView {
     this.mark = el("span", { hidden: "" }); // gone from the root when another lesson is drawn there
     this.root.append(this.mark);
     // The cells in tasks of RENDER_BUDGET_MS each, the first ones at once: no long task however long
-    // the lesson, and a Run or a share in between draws the rest first (finish).
+    // the lesson, and a Reset in between draws the rest first (finish).
     this.done = new Promise((resolve) => {
       const more = () => {
         if (!this.mark.isConnected) return resolve(false);
@@ -222,12 +223,12 @@ export class LessonView {
     return box;
   }
 
-  /** The cells as the learner has them now: what a run sends to Python. */
+  /** The cells as the learner has them now: what a run sends to Python. A cell not drawn yet has its
+   * saved edit, as its editor will: nothing is drawn ahead of its task (the chat tab asks on every draw). */
   cells() {
-    this.finish();
     return this.lesson.cells.map((cell, index) => {
       const editor = this.editors.get(index);
-      return { kind: cell.kind, tags: cell.tags, source: editor ? editor.text : cell.source };
+      return { kind: cell.kind, tags: cell.tags, source: editor ? editor.text : (this.edits[index] ?? cell.source) };
     });
   }
 
