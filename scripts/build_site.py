@@ -350,21 +350,28 @@ def bundle(out: Path, minify: bool) -> list[str]:
     """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
     shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
     model's engine (localengine.js, one file), as ES modules.
-    Returns the chunks boot.js imports and the page's lazy ones (editor.js and what it imports),
-    for index.html to preload."""
+    Returns the chunks boot.js imports and the page's lazy ones (CodeMirror's, as lazyeditor.js
+    imports them, and what they import), for index.html to preload."""
     # boot.js, the page's entry, starts Python's worker (early.js) and imports app.js after the
     # first frame; both in one build, so the modules they share are one instance (chunks/).
     page = esbuild(out, ["app=web/src/page/main.js", "boot=web/boot.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
     esbuild(out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify,
             "--loader:.py=text")  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
-    editor = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/editor.js")
+    app = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/main.js")
     boot = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/boot.js")
 
-    def statics(name: str) -> list[str]:
-        return [i["path"] for i in outputs[name].get("imports", []) if i["kind"] == "import-statement"]
+    def imports(name: str, kind: str) -> list[str]:
+        return [i["path"] for i in outputs[name].get("imports", []) if i["kind"] == kind and i["path"] in outputs]
 
-    chunks = list(dict.fromkeys(statics(boot) + [editor] + statics(editor)))  # boot's first: Python's worker starts from them
+    def statics(name: str) -> list[str]:
+        return imports(name, "import-statement")
+
+    # The app's lazy imports (lazyeditor.js: CodeMirror a package at a time) and what they import
+    lazy = []
+    for name in imports(app, "dynamic-import"):
+        lazy += [name] + statics(name)
+    chunks = list(dict.fromkeys(statics(boot) + lazy))  # boot's first: Python's worker starts from them
     return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
 
 

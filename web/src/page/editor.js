@@ -43,10 +43,10 @@ const highlight = HighlightStyle.define([
 ]);
 
 /**
- * A code editor in `parent` (or, with parent null, for the caller to place: view.dom).
+ * A code editor's state (lazyeditor.js makes it in a task of its own, then its view: createView).
  * @param {object} options  doc, readOnly, label (for screen readers), onChange(text), keys (extra keymap, highest precedence)
  */
-export function createEditor(parent, { doc, readOnly = false, label = "Python code", onChange, keys = [] }) {
+export function createState({ doc, readOnly = false, label = "Python code", onChange, keys = [] }) {
   const extensions = [
     Prec.highest(keymap.of(keys)),
     basicSetup,
@@ -72,5 +72,10 @@ export function createEditor(parent, { doc, readOnly = false, label = "Python co
       if (update.docChanged) onChange(update.state.doc.toString());
     }));
   }
-  return new EditorView({ parent: parent || undefined, state: EditorState.create({ doc, extensions }) });
+  return EditorState.create({ doc, extensions });
+}
+
+/** The editor for `state`, for the caller to place (view.dom). */
+export function createView(state) {
+  return new EditorView({ state });
 }

@@ -1,44 +1,88 @@
 // Code cells show their code at once, as plain text, and become CodeMirror editors a moment
 // later. CodeMirror is most of the page's script: it loads after the lesson's prose is on screen
-// (its own chunk, preloaded by index.html), and each editor is made in a task of its own, so the
-// page never stops answering for long while a lesson with many cells opens.
+// (its chunks preloaded by index.html), a package per task, and each editor is made in two tasks
+// of its own (its state, then its view), the ones on screen first and the others when the page is
+// idle: no task over 50 ms while a lesson opens (issue 23; bench/startup.py prints the longest).
 
 import { el } from "./dom.js";
 
-let editorModule = null; // import("./editor.js"), once asked for
+// CodeMirror's packages, each before the ones that import it: an import() evaluates every module
+// it reaches that has not run yet, so importing editor.js alone was one task of ~30 ms of a core
+// (110 ms on a busy machine). Each is a chunk of its own (esbuild's splitting, scripts/build_site.py).
+const PIECES = [
+  () => import("@codemirror/state"),
+  () => import("@codemirror/view"),
+  () => import("@lezer/highlight"),
+  () => import("@codemirror/language"),
+  () => import("@codemirror/commands"),
+  () => import("@codemirror/lang-python"),
+  () => import("codemirror"),
+  () => import("./editor.js"),
+];
 
-/** CodeMirror's module (editor.js), loaded once. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+// Idle time, or half a second at most (a background tab, a page that is never idle).
+const idleTask = () => new Promise((resolve) => (self.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 500 }) : setTimeout(resolve, 50)));
+
+let editorModule = null;
+
+/** CodeMirror's module (editor.js), loaded once, a package per task. */
 export function loadEditors() {
-  editorModule = editorModule || import("./editor.js");
+  editorModule = editorModule || PIECES.reduce((before, piece) => before.then(nextTask).then(piece), Promise.resolve());
   return editorModule;
 }
 
-const queue = []; // editors still plain text, first come first made
-let scheduled = false;
+const waiting = new Set(); // editors still plain text, in the order they came
+const ofPlaceholder = new WeakMap();
+const seen = typeof IntersectionObserver === "function" ? new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const editor = ofPlaceholder.get(entry.target);
+    if (editor) editor.visible = entry.isIntersecting;
+  }
+}, { rootMargin: "200px" }) : null;
+let working = false;
 
-function schedule() {
-  if (scheduled || !queue.length) return;
-  scheduled = true;
-  setTimeout(async () => {
+/** The next editor to make: the first one on screen, else (`any`) the first one waiting. */
+function pick(any) {
+  let first = null;
+  for (const editor of waiting) {
+    if (!editor.placeholder.isConnected) waiting.delete(editor); // its lesson has left the screen
+    else if (editor.visible || !seen) return editor;
+    else first = first || editor;
+  }
+  return any ? first : null;
+}
+
+/** Make the waiting editors, one at a time, until none waits. */
+async function work() {
+  if (working) return;
+  working = true;
+  try {
     const editors = await loadEditors();
-    scheduled = false;
-    const next = queue.shift();
-    if (next) next.upgrade(editors);
-    schedule(); // the next one in a task of its own
-  }, 0);
+    while (waiting.size) {
+      await (pick(false) ? nextTask() : idleTask());
+      const next = pick(true);
+      if (next) await next.upgrade(editors);
+    }
+  } finally {
+    working = false;
+  }
 }
 
 /** A code editor in `parent`: plain text first, a CodeMirror editor as soon as one is made. */
 export class LazyEditor {
-  /** @param {object} options  doc, readOnly, label, onChange(text), keys: as editor.js createEditor */
+  /** @param {object} options  doc, readOnly, label, onChange(text), keys: as editor.js createState */
   constructor(parent, options) {
     this.options = options;
     this.doc = options.doc;
     this.view = null;
+    this.visible = false; // near the screen (IntersectionObserver): made first
     this.placeholder = el("pre", { class: "code-placeholder", "aria-label": options.label || "Python code" }, this.doc);
     parent.append(this.placeholder);
-    queue.push(this);
-    schedule();
+    ofPlaceholder.set(this.placeholder, this);
+    if (seen) seen.observe(this.placeholder);
+    waiting.add(this);
+    work();
   }
 
   /** The code as it is now. */
@@ -57,9 +101,16 @@ export class LazyEditor {
     }
   }
 
-  upgrade({ createEditor }) {
-    if (this.view || !this.placeholder.isConnected) return; // its lesson has left the screen
-    this.view = createEditor(null, { ...this.options, doc: this.doc });
+  /** The editor's state in this task, its view in the next one. */
+  async upgrade({ createState, createView }) {
+    waiting.delete(this);
+    if (seen) seen.unobserve(this.placeholder);
+    const made = () => ({ doc: this.doc, state: createState({ ...this.options, doc: this.doc }) });
+    let { doc, state } = made();
+    await nextTask();
+    if (!this.placeholder.isConnected) return; // its lesson has left the screen
+    if (doc !== this.doc) ({ doc, state } = made()); // set meanwhile (Reset, a solution put in)
+    this.view = createView(state);
     this.placeholder.replaceWith(this.view.dom);
   }
 }
