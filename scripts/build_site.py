@@ -367,9 +367,10 @@ def bundle(out: Path, minify: bool) -> list[str]:
     def statics(name: str) -> list[str]:
         return imports(name, "import-statement")
 
-    # The app's lazy imports (lazyeditor.js: CodeMirror a package at a time) and what they import
+    # The lazy imports, boot.js's (the app after markdown-it and DOMPurify) and the app's
+    # (lazyeditor.js: CodeMirror a package at a time), and what they import
     lazy = []
-    for name in imports(app, "dynamic-import"):
+    for name in [n for n in imports(boot, "dynamic-import") if n != app] + imports(app, "dynamic-import"):
         lazy += [name] + statics(name)
     chunks = list(dict.fromkeys(statics(boot) + lazy))  # boot's first: Python's worker starts from them
     return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT

@@ -130,6 +130,7 @@ def test_dark_mode_follows_the_system_and_the_toggle(browser, site_url):
         page = context.new_page()
         page.goto(f"{site_url}#/{FIXTURE}")
         expect(page.get_by_test_id("lesson-text")).to_contain_text("E2E fixture")
+        expect(page.locator(".cm-editor").first).to_be_visible()  # editors come after the prose (lazyeditor.js)
         background = "() => getComputedStyle(document.body).backgroundColor"
         editor_bg = "() => getComputedStyle(document.querySelector('.cm-editor')).backgroundColor"
         assert page.evaluate(background) == "rgb(17, 20, 24)"
