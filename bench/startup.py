@@ -7,8 +7,10 @@ For each run, alternating the two pages, each in a fresh browser profile:
   cold   first visit: navigation -> Run enabled (Loop Lab) / -> one line of Python ran (bare page)
   warm   second visit in the same profile (Loop Lab: from its service worker's cache; bare page:
          from the HTTP cache, Pyodide's files being immutable)
-Loop Lab only: time to first prose on screen, the longest main-thread task while loading
-(PerformanceObserver "longtask"), bytes transferred before the first run, what was asked for twice,
+Loop Lab only: time to first prose on screen (and its distance from the bare page's first paint),
+the longest main-thread task while loading (PerformanceObserver "longtask"; how many were over 50 ms,
+and what ran in the longest: its frame's longest script, from Long Animation Frame entries, or style
+and layout), bytes transferred before the first run, what was asked for twice,
 and click Run -> checks shown for a scripted lesson. Then, again alternating fresh profiles, on a
 page that is not cross-origin isolated: Stop during a sleep -> ready again, with the spare worker
 (page/workerpool.js, waited for) and without it (`?spare=off`; the kept Module and snapshot still used).
@@ -36,9 +38,20 @@ LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its che
 
 LONG_TASKS = """
 window.__longest = 0;
+window.__long = [];  // [start, duration] of every task over 50 ms
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) window.__longest = Math.max(window.__longest, entry.duration);
+  for (const entry of list.getEntries()) {
+    window.__longest = Math.max(window.__longest, entry.duration);
+    window.__long.push([entry.startTime, entry.duration]);
+  }
 }).observe({ type: "longtask", buffered: true });
+window.__frames = [];  // Long Animation Frames: which scripts ran in a slow frame (the longtask entry names none)
+try {
+  new PerformanceObserver((list) => { window.__frames.push(...list.getEntries().map((f) => ({ start: f.startTime, end: f.startTime + f.duration,
+    layout: f.styleAndLayoutStart ? f.startTime + f.duration - f.styleAndLayoutStart : 0,
+    scripts: f.scripts.map((s) => ({ what: s.invoker || s.invokerType, url: s.sourceURL, ms: s.duration })) }))); })
+    .observe({ type: "long-animation-frame", buffered: true });
+} catch { /* a browser without the API */ }
 window.__prose = null;  // the first paint of an element marked elementtiming="looplab-prose"
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -52,6 +65,19 @@ new PerformanceObserver((list) => {
 # looplab:prose mark main.js sets in the frame after drawing the lesson; whichever comes first.
 PROSE = """() => Math.min(window.__prose ?? Infinity,
     (performance.getEntriesByName('looplab:prose')[0] || {startTime: Infinity}).startTime)"""
+
+
+# The longest task and what ran in it: the script that took longest in the slow frame around it
+# (Long Animation Frame entries), or, when no script took most of it, the page's style and layout.
+LONGEST_SOURCE = """() => {
+  const [start, ms] = window.__long.reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
+  if (!ms) return "";
+  const frame = window.__frames.find((f) => f.start <= start + 1 && start + ms <= f.end + 1);
+  const script = frame && frame.scripts.reduce((a, b) => (!a || b.ms > a.ms ? b : a), null);
+  const where = script && script.ms >= ms / 2 ? `${script.what} (${script.url.split('/').pop() || 'the page'}, ${Math.round(script.ms)} ms)`
+    : frame && frame.layout ? `style and layout (${Math.round(frame.layout)} ms of the frame)` : "no script";
+  return `${Math.round(ms)} ms at ${Math.round(start)} ms: ${where}`;
+}"""
 
 
 def fetched_twice(requests) -> list[str]:
@@ -70,7 +96,8 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
     wait_until(page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000)
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
-        longest: window.__longest })""")
+        longest: window.__longest, long: window.__long.length })""")
+    figures["longest_source"] = page.evaluate(LONGEST_SOURCE)
     figures["prose"] = page.evaluate(PROSE)
     figures["twice"] = fetched_twice(list(responses))
     sizes = [r.sizes() for r in list(responses)]
@@ -215,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     server = SiteServer(args.dir)
     url = server.url
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
-    extra = {"prose": [], "longest": [], "bytes": [], "run": [], "warm_prose": [], "bare_paint": [], "twice": set()}
+    extra = {"prose": [], "longest": [], "long": [], "longest_source": [], "bytes": [], "run": [], "warm_prose": [],
+             "bare_paint": [], "twice": set()}
     loads = [load_note()]
     try:
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
@@ -229,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                         if name == "looplab":
                             cold = visit_looplab(context, url, lesson, measure_run=True, query=args.query)
                             warm = visit_looplab(context, url, lesson, measure_run=False, query=args.query)
-                            for key in ("prose", "longest", "bytes", "run"):
+                            for key in ("prose", "longest", "long", "longest_source", "bytes", "run"):
                                 extra[key].append(cold.get(key))
                             extra["warm_prose"].append(warm.get("prose"))
                             extra["twice"].update(u.removeprefix(url) for u in cold["twice"])
@@ -266,7 +294,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'first prose on screen, cold (ms)':40} {median(extra['prose']):10.0f}")
         print(f"  {'first prose on screen, warm (ms)':40} {median(extra['warm_prose']):10.0f}")
         print(f"  {'first paint, bare page, cold (ms)':40} {median(extra['bare_paint']):10.0f}")
-        print(f"  {'longest main-thread task, cold (ms)':40} {median(extra['longest']):10.0f}")
+        print(f"  {'longest main-thread task, cold (ms)':40} {median(extra['longest']):10.0f}"
+              f"  (tasks over 50 ms, each run: {' '.join(str(n) for n in extra['long'])})")
+        for i, source in enumerate(extra["longest_source"]):
+            print(f"    run {i + 1}'s longest: {source or 'none over 50 ms'}")
+        print(f"  {'first prose - bare first paint (ms)':40} {median(extra['prose']) - median(extra['bare_paint']):10.0f}")
         print(f"  {'bytes before the first run, cold':40} {median(extra['bytes']) / 1e6:8.2f} MB"
               f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
         print(f"  {'click Run -> checks shown (ms)':40} {median(extra['run']):10.0f}")
