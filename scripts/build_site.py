@@ -346,12 +346,12 @@ def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
     return info
 
 
-def bundle(out: Path, minify: bool) -> list[str]:
+def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
     """esbuild: the page (app.js, CodeMirror split off into chunks/ it imports once the prose is
     shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
     model's engine (localengine.js, one file), as ES modules.
-    Returns the chunks boot.js imports and the page's lazy ones (CodeMirror's, as lazyeditor.js
-    imports them, and what they import), for index.html to preload."""
+    Returns (the chunks boot.js imports, lazily too; CodeMirror's chunks, as lazyeditor.js imports
+    them), for index.html to preload: the first at once, the others after the first frame."""
     # boot.js, the page's entry, starts Python's worker (early.js) and imports app.js after the
     # first frame; both in one build, so the modules they share are one instance (chunks/).
     page = esbuild(out, ["app=web/src/page/main.js", "boot=web/boot.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
@@ -367,13 +367,15 @@ def bundle(out: Path, minify: bool) -> list[str]:
     def statics(name: str) -> list[str]:
         return imports(name, "import-statement")
 
-    # The lazy imports, boot.js's (the app after markdown-it and DOMPurify) and the app's
-    # (lazyeditor.js: CodeMirror a package at a time), and what they import
-    lazy = []
-    for name in [n for n in imports(boot, "dynamic-import") if n != app] + imports(app, "dynamic-import"):
-        lazy += [name] + statics(name)
-    chunks = list(dict.fromkeys(statics(boot) + lazy))  # boot's first: Python's worker starts from them
-    return [(ROOT / name).resolve().relative_to(out.resolve()).as_posix() for name in chunks]  # metafile paths are from ROOT
+    def closure(names: list[str]) -> list[str]:  # these and what they import
+        return [found for name in names for found in [name] + statics(name)]
+
+    # boot's first: Python's worker starts from them; then boot.js's lazy imports (markdown-it and
+    # DOMPurify, before the app); the app's (lazyeditor.js: CodeMirror a package at a time) apart
+    first = list(dict.fromkeys(statics(boot) + closure([n for n in imports(boot, "dynamic-import") if n != app])))
+    later = [name for name in dict.fromkeys(closure(imports(app, "dynamic-import"))) if name not in first]
+    relative = lambda names: [(ROOT / n).resolve().relative_to(out.resolve()).as_posix() for n in names]  # noqa: E731 - metafile paths are from ROOT
+    return relative(first), relative(later)
 
 
 def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None = None) -> list[str]:
@@ -387,7 +389,7 @@ def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None 
 PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files the first screen starts from here -->"
 
 
-def write_page(out: Path, first_lesson: str | None, chunks: list[str]) -> None:
+def write_page(out: Path, first_lesson: str | None, chunks: list[str], later: list[str] = ()) -> None:
     """index.html with preload hints: everything the first screen starts from is fetched from the
     first byte, in parallel, instead of as each script gets to ask for it; `crossorigin` makes the
     preloads CORS requests like the fetch() and import() that use them. Nothing only the worker
@@ -399,6 +401,10 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str]) -> None:
     fetches = ["build.json", "lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
     links = [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in fetches]
     links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
+    # CodeMirror's chunks: preloaded by boot.js after the first frame (each preload's response and
+    # compile is a task of the page's, which held the first paint back on a busy machine)
+    if later:
+        links.append('<template data-role="later-preloads">' + "".join(f'<link rel="modulepreload" href="{path}">' for path in later) + "</template>")
     page = page.replace(PRELOAD_MARK, "\n  ".join(links))
     page = inline_styles(page, out)
     page = inline_theme(page)
@@ -509,13 +515,13 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
             memory = snapshot.build(out, core, looplab_wheel, preload, heap_limit, first)
     except snapshot.SnapshotError as error:
         raise BuildError(f"the memory snapshot: {error}") from error
-    chunks = bundle(out, minify)
+    chunks, later = bundle(out, minify)
     shutil.copytree(WEB / "styles", out / "styles")
     for name in ("icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
     startup = python_startup(version, looplab_wheel, memory["file"] if memory else None)
-    write_page(out, lessons[0]["slug"] if lessons else None, chunks)
+    write_page(out, lessons[0]["slug"] if lessons else None, chunks, later)
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
     (out / "bench" / "bare.html").write_text(bare)
