@@ -493,7 +493,8 @@ def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
     return precache
 
 
-def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot: bool = True) -> dict:
+def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot: bool = True,
+          snapshot_with: list[str] = (), snapshot_minimal: bool = False) -> dict:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -506,13 +507,15 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     lazy = sorted(lazy + copy_wllama(out))
     lessons = copy_lessons(out, lesson_dirs)
     parsed = [json.loads((out / "lessons" / f"{item['slug']}.json").read_text()) for item in lessons]
-    preload = snapshot.modules_to_import(parsed, ROOT / "py" / project_meta()["name"], lock)
     memory = None
     try:
+        extras = snapshot.with_extras(lock, snapshot_with) if snapshot_with else []  # the snapshot's variants (bench/snapshot_size.py)
+        preload = snapshot.modules_to_import(parsed, ROOT / "py" / project_meta()["name"], lock, extras, snapshot_minimal)
         heap_limit = snapshot.heap_limit((core / "pyodide.asm.wasm").read_bytes())
+        heap_max = snapshot.heap_max((core / "pyodide.asm.wasm").read_bytes())
         if with_snapshot:
             first = f"lessons/{lessons[0]['slug']}.json" if lessons else None
-            memory = snapshot.build(out, core, looplab_wheel, preload, heap_limit, first)
+            memory = snapshot.build(out, core, looplab_wheel, preload, heap_max, first, extras)
     except snapshot.SnapshotError as error:
         raise BuildError(f"the memory snapshot: {error}") from error
     chunks, later = bundle(out, minify)
@@ -553,8 +556,9 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
             # wheel only for a normal load: a restore has looplab already)
             "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
             "wheel": f"py/{looplab_wheel.name}",
-            # the memory Python starts with (a snapshot's heap must fit in it), the site's snapshot or null
-            "heapLimit": heap_limit, "snapshot": memory}
+            # the memory Python starts with, the most it can grow to (the worker grows it to hold
+            # a bigger snapshot's heap before the restore), the site's snapshot or null
+            "heapLimit": heap_limit, "heapMax": heap_max, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     precache = write_service_worker(out, build_version, lazy)
     info["precache"] = len(precache)
@@ -570,10 +574,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="a folder of NN-slug.py lessons (repeatable; default: lessons)")
     parser.add_argument("--no-minify", action="store_true")
     parser.add_argument("--no-snapshot", action="store_true", help="ship no memory snapshot (the page loads Python normally)")
+    parser.add_argument("--snapshot-with", default="", metavar="PACKAGES",
+                        help="lazy extras loaded and imported in the snapshot, e.g. pytest (pure Python only)")
+    parser.add_argument("--snapshot-minimal", action="store_true",
+                        help="a smaller snapshot: only what the worker's bridge imports (not every lesson's imports)")
     args = parser.parse_args(argv)
     try:
         info = build(args.out.resolve(), args.lessons or [ROOT / "lessons"], minify=not args.no_minify,
-                     with_snapshot=not args.no_snapshot)
+                     with_snapshot=not args.no_snapshot, snapshot_minimal=args.snapshot_minimal,
+                     snapshot_with=[name.strip() for name in args.snapshot_with.split(",") if name.strip()])
     except BuildError as error:
         print(f"build_site: error: {error}", file=sys.stderr)
         return 1
@@ -583,8 +592,9 @@ def main(argv: list[str] | None = None) -> int:
     if info["snapshot"]:
         memory = info["snapshot"]
         print(f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
-              f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} of "
-              f"{info['heapLimit'] / 2**20:.0f} MiB), {info['imported_ahead']} modules imported ahead")
+              f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} MiB, Python starts with "
+              f"{info['heapLimit'] / 2**20:.0f}), {info['imported_ahead']} modules imported ahead"
+              + (f", packages in it: {', '.join(memory['packages'])}" if memory.get("packages") else ""))
     return 0
 
 

@@ -3,8 +3,9 @@
 //
 //   node scripts/make_snapshot.mjs REQUEST.json
 //
-// REQUEST: {site, indexURL, lockFile, wheel, bridge, modules, seed, heapLimit, lesson, out}; paths absolute, or
-// relative to `site`. Writes the raw snapshot to `out`, then restores it in a fresh Pyodide and
+// REQUEST: {site, indexURL, lockFile, wheel, bridge, modules, extras, seed, heapMax, lesson, out}; paths
+// absolute, or relative to `site`; `extras`: packages of the lock loaded before the imports (pure
+// Python only: their files are kept and laid again after a restore, like looplab's). Writes the raw snapshot to `out`, then restores it in a fresh Pyodide and
 // runs a lesson there; prints one line of JSON: {heapBytes, bytes, failed, restored}.
 //
 // Nothing of this machine may reach the snapshot: Python sees no path of it (the wheel and the
@@ -16,6 +17,7 @@
 import nodeCrypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { growingInstantiate } from "../web/src/worker/snapshot.js";
 
 const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const at = (path) => resolve(request.site, path);
@@ -66,20 +68,27 @@ if (!("Suspending" in WebAssembly)) {
 const { loadPyodide } = await import(indexURL + "pyodide.mjs");
 const lockFileContents = readFileSync(at(request.lockFile), "utf8");
 const quiet = { stdout: (line) => console.error(line), stderr: (line) => console.error(line) };
-const limit = request.heapLimit; // the memory the wasm module starts with (scripts/snapshot.py)
+const most = request.heapMax; // the most the wasm module's memory can grow to (scripts/snapshot.py)
+const extras = request.extras || [];
 
 const maker = await loadPyodide({
-  indexURL, lockFileContents, packageBaseUrl: indexURL, _makeSnapshot: true, _sysExecutable: PROGRAM,
+  indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _makeSnapshot: true, _sysExecutable: PROGRAM,
   env: { HOME }, ...quiet,
 });
 maker.unpackArchive(new Uint8Array(readFileSync(at(request.wheel))), "wheel");
 maker.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
 maker.runPython(`import sys; sys.path.insert(0, "${HOME}")`);
-const failed = JSON.parse(maker.pyimport("looplab_bridge").prepare(JSON.stringify(request.modules)));
+if (extras.length) await maker.loadPackage(extras, { messageCallback: quiet.stdout, errorCallback: (e) => fail(e) });
+maker.runPython("import importlib; importlib.invalidate_caches()"); // the bridge written after a finder looked in HOME
+const keep = ["looplab", ...Object.keys(maker.loadedPackages).filter((name) => name !== "looplab")];
+const failed = JSON.parse(maker.pyimport("looplab_bridge").prepare(JSON.stringify(request.modules), JSON.stringify(keep)));
 const heapBytes = maker._module.HEAP8.length;
-if (heapBytes > limit) {
-  fail(`the heap grew to ${(heapBytes / 2 ** 20).toFixed(1)} MiB, over the ${limit / 2 ** 20} MiB a restore has room for: import less at build time`);
+if (heapBytes > most) {
+  fail(`the heap grew to ${(heapBytes / 2 ** 20).toFixed(1)} MiB, over the ${most / 2 ** 20} MiB Python's memory can grow to: import less at build time`);
 }
+// Pyodide's record of loaded packages is a JS object Python holds: it must be as a fresh start has
+// it ({}) for the snapshot. The worker marks the extras loaded again after the restore (bridge.start).
+for (const name of Object.keys(maker.loadedPackages)) delete maker.loadedPackages[name];
 const snapshot = maker.makeMemorySnapshot();
 writeFileSync(request.out, snapshot);
 Date.now = realNow;
@@ -87,7 +96,10 @@ performance.now = realMonotonic;
 nodeCrypto.randomFillSync = realFill;
 
 // The proof: restore it as the page does (no package loaded: the bridge's start-up lays looplab's
-// files again), and run the first lesson's solution through the bridge.
+// files again; the memory grown first to hold a heap over the 30 MiB it starts with, as the worker
+// does), and run the first lesson's solution through the bridge.
+const realInstantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = growingInstantiate(realInstantiate, () => snapshot);
 const restored = await loadPyodide({
   indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _loadSnapshot: snapshot, _sysExecutable: PROGRAM,
   env: { HOME }, ...quiet,
@@ -101,6 +113,7 @@ json.dumps({"environ": dict(os.environ), "modules": len(sys.modules), "cwd": os.
 restored.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
 const bridge = restored.pyimport("looplab_bridge");
 const laid = JSON.parse(bridge.start(false));
+WebAssembly.instantiate = realInstantiate;
 if (!laid.includes("looplab")) fail("the bridge's start-up laid no file of looplab's after the restore");
 const lesson = request.lesson ? JSON.parse(readFileSync(at(request.lesson), "utf8")) : null;
 let checks = null;
@@ -109,4 +122,4 @@ if (lesson) {
   const result = JSON.parse(bridge.run(JSON.stringify(lesson.cells), true, "{}", (event) => events.push(event)));
   checks = { ok: result.ok, passed: result.checks.filter((c) => c.ok).length, total: result.checks.length, events: events.length };
 }
-console.log(JSON.stringify({ heapBytes, bytes: snapshot.length, failed, restored: { ...state, checks } }));
+console.log(JSON.stringify({ heapBytes, bytes: snapshot.length, failed, kept: laid, restored: { ...state, checks } }));

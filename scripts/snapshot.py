@@ -2,12 +2,16 @@
 made by Node.js from the exact Pyodide files the site serves, shipped gzipped.
 
     snapshot.modules_to_import(lessons, package, lock)   what it imports ahead
-    snapshot.build(out, core, wheel, modules, limit, lesson)  ->  out/py/snapshot.bin.gz, its facts
+    snapshot.build(out, core, wheel, modules, most, lesson)  ->  out/py/snapshot.bin.gz, its facts
+
+Variants (build_site.py --snapshot-with pytest, --snapshot-minimal; bench/snapshot_size.py weighs
+them): lazy extras loaded and imported ahead (pure-Python packages only: a snapshot holds Python's
+heap, not the code of a loaded dynamic library), or only what the worker's bridge needs.
 
 The worker restores it instead of starting Python (web/src/worker/snapshot.js), and loads normally when
 it is missing, corrupt or refused. Pyodide's snapshots are a private API of the pinned version:
 a snapshot restores only into the identical build (its build id, checked here against the served
-pyodide.mjs), and only if its heap fits the memory the wasm module starts with (checked by
+pyodide.mjs), into a memory grown to hold its heap before the restore (the worker and
 scripts/make_snapshot.mjs, which also restores it and runs a lesson before the build goes on).
 
 Reproducible: the same sources give the same bytes (a fixed clock, random bytes from a seed of the
@@ -55,28 +59,68 @@ def imports_of(source: str) -> set[str]:
     return names
 
 
-def modules_to_import(lessons: list[dict], package: Path, lock: dict) -> list[str]:
+def modules_to_import(lessons: list[dict], package: Path, lock: dict, extras: list[str] = (),
+                      minimal: bool = False) -> list[str]:
     """What the snapshot imports: every module of looplab, what they and the lessons' code cells
     import, minus the lazy extras (a package of the lock other than looplab: the openai SDK and
-    its dependencies load only when a run needs them)."""
+    its dependencies load only when a run needs them) but those in `extras` (packages of the lock,
+    with_extras) and their import names. `minimal`: only what the worker's bridge imports."""
     modules = [path for path in package.rglob("*.py") if path.name not in TERMINAL_ONLY]
     names = {".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__")
-             for path in modules}
-    for path in modules:
+             for path in modules} if not minimal else {package.name}
+    for path in modules if not minimal else []:
         names |= imports_of(path.read_text(encoding="utf-8"))
     names |= imports_of(BRIDGE.read_text(encoding="utf-8"))
-    for lesson in lessons:
+    for lesson in lessons if not minimal else []:
         for cell in lesson["cells"]:
             if cell["kind"] == "code":
                 names |= imports_of(cell["source"])
-    lazy = {name for key, entry in lock["packages"].items() if key != package.name for name in entry["imports"]}
+    names |= {name for key in extras for name in lock["packages"][key]["imports"]}
+    lazy = {name for key, entry in lock["packages"].items() if key != package.name and key not in extras
+            for name in entry["imports"]}
     return sorted(n for n in names if n not in NOT_AHEAD and n.split(".")[0] not in lazy
                   and n.split(".")[-1] != "__main__")
 
 
+def with_extras(lock: dict, wanted: list[str]) -> list[str]:
+    """The packages of the lock a snapshot must load for `wanted` (names of packages or of what
+    they import: "pytest", "openai"), their dependencies included. Refused (SnapshotError) when
+    one is unknown or holds compiled code: a dynamic library's code and function table live
+    outside the heap a snapshot keeps (pyodide issue 6418), so it would not work after a restore."""
+    packages = lock["packages"]
+    by_import = {name: key for key, entry in packages.items() for name in entry["imports"]}
+    todo = [by_import.get(name, name) for name in wanted]
+    found: list[str] = []
+    while todo:
+        key = todo.pop()
+        if key in found:
+            continue
+        if key not in packages:
+            raise SnapshotError(f"{key!r} is no package of the site's lock (known: {', '.join(sorted(packages))})")
+        found.append(key)
+        todo += packages[key]["depends"]
+    compiled = sorted(k for k in found if not packages[k]["file_name"].endswith("-none-any.whl"))
+    if compiled:
+        raise SnapshotError(f"{', '.join(wanted)} needs {', '.join(compiled)}, with compiled code (.so): "
+                            "a snapshot holds Python's heap, not a loaded library's code (pyodide issue 6418)")
+    return sorted(found)
+
+
 def heap_limit(wasm: bytes) -> int:
-    """The initial size in bytes of the memory pyodide.asm.wasm defines: a snapshot's heap must fit
-    in it, or restoring fails ("offset is out of bounds", pyodide issue 6254)."""
+    """The initial size in bytes of the memory pyodide.asm.wasm defines: a bigger snapshot's heap
+    needs the memory grown before the restore ("offset is out of bounds" otherwise, pyodide issue
+    6254; the worker and scripts/make_snapshot.mjs grow it, web/src/worker/snapshot.js growFor)."""
+    return memory_limits(wasm)[0]
+
+
+def heap_max(wasm: bytes) -> int:
+    """The most bytes the memory of pyodide.asm.wasm can grow to: no snapshot's heap can be bigger."""
+    return memory_limits(wasm)[1]
+
+
+def memory_limits(wasm: bytes) -> tuple[int, int]:
+    """(initial, maximum) size in bytes of the memory pyodide.asm.wasm defines (wasm32: 4 GiB when
+    it declares no maximum)."""
     def leb(at: int) -> tuple[int, int]:
         value = shift = 0
         while True:
@@ -93,11 +137,12 @@ def heap_limit(wasm: bytes) -> int:
     while at < len(wasm):
         section, size_at = wasm[at], at + 1
         size, at = leb(size_at)
-        if section == 5:  # memory: a count, then limits {flags, initial pages[, maximum]}
+        if section == 5:  # memory: a count, then limits {flags, initial pages[, maximum pages]}
             _count, at = leb(at)
-            _flags, at = leb(at)
-            pages, _ = leb(at)
-            return pages * 65536
+            flags, at = leb(at)
+            pages, at = leb(at)
+            most = leb(at)[0] if flags & 1 else 65536
+            return pages * 65536, most * 65536
         at += size
     raise SnapshotError("pyodide.asm.wasm defines no memory (is it imported? then this check needs updating)")
 
@@ -117,7 +162,8 @@ def snapshot_build_id(raw: bytes) -> str:
     return "".join(f"{n:08x}" for n in struct.unpack_from("<8I", raw, 16))
 
 
-def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], limit: int, lesson: str | None) -> dict:
+def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], most: int, lesson: str | None,
+          extras: list[str] = ()) -> dict:
     """Make, check and write the snapshot; returns its facts for build.json."""
     node = shutil.which("node")
     if node is None:
@@ -133,7 +179,8 @@ def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], limit:
         raw_path = Path(tmp) / "snapshot.bin"
         request = {"site": str(out), "indexURL": core.relative_to(out).as_posix(), "lockFile": "py/pyodide-lock.json",
                    "wheel": str(looplab_wheel), "bridge": str(BRIDGE), "modules": modules,
-                   "seed": inputs.hexdigest(), "heapLimit": limit, "lesson": lesson, "out": str(raw_path)}
+                   "extras": list(extras), "seed": inputs.hexdigest(), "heapMax": most, "lesson": lesson,
+                   "out": str(raw_path)}
         (Path(tmp) / "request.json").write_text(json.dumps(request))
         done = subprocess.run([node, "--no-warnings", str(ROOT / "scripts" / "make_snapshot.mjs"),
                                str(Path(tmp) / "request.json")], capture_output=True, text=True, cwd=tmp)
@@ -155,4 +202,4 @@ def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], limit:
     (out / FILE).write_bytes(packed)
     return {"file": FILE, "bytes": len(packed), "rawBytes": len(raw), "heapBytes": report["heapBytes"],
             "buildId": got_id, "sha256": hashlib.sha256(raw).hexdigest(), "environ": restored["environ"],
-            "checks": checks}
+            "checks": checks, "packages": report["kept"]}

@@ -21,7 +21,7 @@ import time
 from playwright.sync_api import expect
 
 from browser import wait_until
-from conftest import ROOT
+from conftest import ROOT, serve
 from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
 
 LESSON = "04-the-loop"
@@ -156,6 +156,38 @@ def test_a_crashed_worker_restarts_from_the_snapshot(page, site_url):
     wait_ready(page)
     assert started_from(page) == "snapshot:build"
     assert "ready" in run_code(page, "print('ready again')")
+
+
+# --- a snapshot over the 30 MiB Python starts with -------------------------------------------------
+
+
+def test_a_snapshot_bigger_than_the_initial_memory_restores_with_pytest_ready(browser, tmp_path):
+    """The variant with pytest in it (build_site.py --snapshot-with pytest) has a heap over the 30 MiB
+    pyodide.asm.wasm starts with: the worker grows the memory before the restore, and lesson 17 runs
+    pytest at once, with no wheel fetched."""
+    out = tmp_path / "with-pytest"
+    folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures"]
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), "--snapshot-with", "pytest",
+                    *[arg for folder in folders for arg in ("--lessons", str(folder))]], check=True, cwd=ROOT,
+                   capture_output=True)
+    build = json.loads((out / "build.json").read_text())
+    assert build["snapshot"]["rawBytes"] - 2**16 > build["heapLimit"] == 30 * 2**20, build["snapshot"]["rawBytes"]
+    assert "pytest" in build["snapshot"]["packages"]
+    server = serve(out)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        wheels = []
+        page.on("request", lambda request: wheels.append(request.url) if request.url.endswith(".whl") else None)
+        open_lesson(page, server.url, "17-evaluate-your-agent")
+        assert started_from(page) == "snapshot:build"
+        assert_lesson_passes(page)
+        text = output(page)
+        assert re.search(r"^pytest ran 19 tests: 19 passed", text, re.M), text[:500]
+        assert "(loading" not in text and not wheels, (text[:300], wheels)
+    finally:
+        context.close()
+        server.stop()
 
 
 # --- fallbacks ----------------------------------------------------------------------------------------

@@ -54,3 +54,37 @@ def test_a_snapshots_build_id_is_read_and_a_foreign_file_is_refused():
     assert snapshot.snapshot_build_id(raw) == wanted
     with pytest.raises(snapshot.SnapshotError, match="magic"):
         snapshot.snapshot_build_id(b"\0" * 64)
+
+
+def test_the_memory_can_grow_far_past_what_it_starts_with():
+    wasm = (PYODIDE / "pyodide.asm.wasm").read_bytes()
+    assert snapshot.heap_max(wasm) >= 1024 * 2**20 > 4 * snapshot.heap_limit(wasm)
+    assert snapshot.heap_max(wasm) % 65536 == 0
+
+
+LOCK = {"packages": {
+    "demo": {"imports": ["demo"], "depends": [], "file_name": "demo-1-py3-none-any.whl"},
+    "pytest": {"imports": ["_pytest", "pytest"], "depends": ["pluggy"], "file_name": "pytest-9-py3-none-any.whl"},
+    "pluggy": {"imports": ["pluggy"], "depends": [], "file_name": "pluggy-1-py3-none-any.whl"},
+    "openai": {"imports": ["openai"], "depends": ["pydantic"], "file_name": "openai-3-py3-none-any.whl"},
+    "pydantic": {"imports": ["pydantic"], "depends": ["pydantic-core"], "file_name": "pydantic-2-py3-none-any.whl"},
+    "pydantic-core": {"imports": ["pydantic_core"], "depends": [],
+                      "file_name": "pydantic_core-2-cp314-cp314-pyemscripten_2026_0_wasm32.whl"}}}
+
+
+def test_a_snapshot_variant_loads_pure_python_extras_and_refuses_compiled_code(tmp_path):
+    assert snapshot.with_extras(LOCK, ["pytest"]) == ["pluggy", "pytest"]
+    assert snapshot.with_extras(LOCK, ["_pytest"]) == ["pluggy", "pytest"]  # by an import name too
+    with pytest.raises(snapshot.SnapshotError, match=r"needs pydantic-core, with compiled code \(\.so\)"):
+        snapshot.with_extras(LOCK, ["pytest", "openai"])
+    with pytest.raises(snapshot.SnapshotError, match="'nope' is no package"):
+        snapshot.with_extras(LOCK, ["nope"])
+    package = tmp_path / "demo"
+    package.mkdir()
+    (package / "__init__.py").write_text("import json\n")
+    (package / "extra.py").write_text("import csv\n")
+    lesson = {"cells": [{"kind": "code", "source": "import pytest\nimport inspect"}]}
+    names = snapshot.modules_to_import([lesson], package, LOCK, ["pluggy", "pytest"])
+    assert {"pytest", "_pytest", "pluggy", "inspect", "csv"} <= set(names) and "openai" not in names
+    minimal = snapshot.modules_to_import([lesson], package, LOCK, minimal=True)
+    assert "demo" in minimal and not {"inspect", "csv", "demo.extra", "pytest"} & set(minimal)

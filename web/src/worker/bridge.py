@@ -34,6 +34,7 @@ KEPT_ENV = ("LD_LIBRARY_PATH",)  # set by Pyodide on every start: where packages
 # holds Python's heap but no file, and tracebacks, `inspect` and `importlib.metadata` read them.
 # `start` lays them again, which is much faster than installing the wheel a second time.
 _FILES: dict[str, bytes] = {}
+_KEPT: list[str] = []  # the distributions of those files (looplab, and the extras a snapshot variant holds)
 
 kept = replay.Keeper(limit=50)  # the runs of the last lesson run, and the forks made of them
 kept.start()
@@ -161,8 +162,9 @@ def interruptible_sleep() -> None:
     time.sleep = sleep
 
 
-def prepare(modules_json: str) -> str:
+def prepare(modules_json: str, keep_json: str = '["looplab"]') -> str:
     """Import these modules and clear the environment, for a memory snapshot; JSON of failures.
+    The files of the distributions in `keep_json` are kept for `start` to lay again.
 
     Each module is imported on its own, so one that fails (reported to the caller) does not keep
     the others out. Nothing from JavaScript is kept (a snapshot cannot hold JS objects), the
@@ -176,7 +178,9 @@ def prepare(modules_json: str) -> str:
         except Exception as exc:  # noqa: BLE001  (reported, not hidden: the build prints it)
             failed[name] = f"{type(exc).__name__}: {exc}"
     _FILES.clear()
-    _FILES.update(installed_files("looplab"))
+    _KEPT[:] = json.loads(keep_json)
+    for distribution in _KEPT:
+        _FILES.update(installed_files(distribution))
     os.environ.clear()
     random.seed(0)
     gc.collect()
@@ -220,4 +224,4 @@ def start(interruptible: bool) -> str:
     if interruptible:
         interruptible_sleep()
     stdin.install()  # input() and sys.stdin ask the page (an EOFError that says why when it cannot)
-    return json.dumps(["looplab"] if laid else [])
+    return json.dumps(_KEPT if laid else [])

@@ -2,8 +2,8 @@
 // (Pyodide's private `_loadSnapshot`, pinned 314.0.7; see scripts/snapshot.py and
 // ../shared/RESEARCH.md §1). It is `build.snapshot` of build.json: made by Node.js at build time,
 // gzipped, streamed through DecompressionStream. A snapshot restores only into the identical
-// Pyodide build and only if its heap fits the memory the wasm module starts with; anything else is
-// refused, and the worker loads Python normally.
+// Pyodide build, into a memory grown to hold its heap before the restore (growFor); anything else
+// is refused, and the worker loads Python normally.
 
 const MAGIC = 0x706e7300; // Pyodide's snapshot magic ("\0snp"), src/js/snapshot.ts
 
@@ -16,17 +16,50 @@ export function reasonOf(error) {
   return text.split("\n")[0].slice(0, 160);
 }
 
-/** Refuse a snapshot whose heap would not fit (restoring it would throw "offset is out of bounds",
- * pyodide issue 6254) or that is not a Pyodide snapshot at all. */
-export function checkFits(bytes, heapLimit) {
+/** The bytes of wasm heap a snapshot holds (what the restore copies into Python's memory). */
+export function heapOf(bytes) {
+  return bytes.byteLength - new Uint32Array(bytes.buffer, bytes.byteOffset, 2)[1];
+}
+
+/** Refuse what is not a Pyodide snapshot, or one whose heap is bigger than Python's memory can ever
+ * grow to (`heapMax`, build.json: the maximum pyodide.asm.wasm declares). */
+export function checkFits(bytes, heapMax) {
   if (bytes.byteLength < 48 || bytes.byteLength % 4) throw new Refused(`it is not a snapshot (${bytes.byteLength} bytes)`);
   const head = new Uint32Array(bytes.buffer, bytes.byteOffset, 2);
   if (head[0] !== MAGIC) throw new Refused("it is not a Pyodide snapshot (wrong magic number)");
-  const heap = bytes.byteLength - head[1];
-  if (heapLimit && heap > heapLimit) {
-    throw new Refused(`its heap (${(heap / 2 ** 20).toFixed(1)} MiB) is bigger than the ${(heapLimit / 2 ** 20).toFixed(0)} MiB Python starts with`);
+  const heap = heapOf(bytes);
+  if (heapMax && heap > heapMax) {
+    throw new Refused(`its heap (${(heap / 2 ** 20).toFixed(1)} MiB) is bigger than the ${(heapMax / 2 ** 20).toFixed(0)} MiB Python's memory can grow to`);
   }
   return bytes;
+}
+
+/**
+ * Grow a fresh instance's memory to hold `needed` bytes, before the restore copies a snapshot's
+ * heap into it. The memory starts at 30 MiB (pyodide.asm.wasm defines it, so Pyodide's
+ * INITIAL_MEMORY cannot change it), and a bigger heap would fail with "offset is out of bounds"
+ * (pyodide issue 6254). Called inside the instantiate wrapper: Emscripten makes its HEAP views
+ * from the buffer afterwards, and its own heap growth later starts from the grown size (Cloudflare's
+ * workerd does the same). Returns the pages added.
+ */
+export function growFor(memory, needed) {
+  const short = needed - memory.buffer.byteLength;
+  if (short <= 0) return 0;
+  const pages = Math.ceil(short / 65536);
+  memory.grow(pages);
+  return pages;
+}
+
+/** `WebAssembly.instantiate` that grows the new instance's memory for a snapshot of `bytes()`
+ * (a heap of heapOf(bytes) bytes; 0 or null: no growth), for Pyodide's own instantiation in Node.js. */
+export function growingInstantiate(instantiate, bytes) {
+  return async (...args) => {
+    const result = await instantiate(...args);
+    const snapshot = bytes();
+    const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+    if (snapshot) growFor(instance.exports.memory, heapOf(snapshot));
+    return result;
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
 // normally, counting the bytes as they arrive for the status line. worker.js then sets up looplab.
 
 import { toPage } from "../shared/protocol.js";
-import { checkFits, forgetCopies, readBuildSnapshot, reasonOf } from "./snapshot.js";
+import { checkFits, forgetCopies, growFor, heapOf, readBuildSnapshot, reasonOf } from "./snapshot.js";
 
 let post = () => {}; // to the page (startPython's `send`)
 
@@ -66,6 +66,7 @@ function countingFetch(input, init) {
 // A restarted worker gets the first worker's compiled Module from the page instead (page/workerpool.js):
 // posting a Module shares its compiled code, so nothing is fetched or compiled again.
 let wasmModule = null;
+let restoring = null; // the snapshot about to be restored (snapshotBytes): the instance's memory grows to hold it
 const realInstantiateStreaming = WebAssembly.instantiateStreaming;
 
 function compileEarly(wasmURL, given) {
@@ -74,7 +75,11 @@ function compileEarly(wasmURL, given) {
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
     const module = await wasmModule;
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
+    const instance = await WebAssembly.instantiate(module, imports);
+    // Pyodide has the snapshot's bytes before it instantiates: room for their heap, before the restore
+    if (restoring) times.grownPages = growFor(instance.exports.memory, heapOf(restoring));
+    restoring = null;
+    return { module, instance };
   };
 }
 
@@ -109,7 +114,8 @@ function snapshotBytes(build, wish, response, given) {
   const read = given ? Promise.resolve(given) : readBuildSnapshot(response, build.snapshot.rawBytes, counted);
   return read.then((bytes) => {
     times.snapshot = performance.now();
-    checkFits(bytes, build.heapLimit);
+    checkFits(bytes, build.heapMax);
+    restoring = bytes;
     if (!given) kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
     if (!given) kept.fromSite = kept.snapshot; // and the next visit (keepInflated)
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
@@ -240,6 +246,7 @@ export async function startPython(build, wish, send, given = {}) {
     }
   }
   if (!pyodide) { // no snapshot, or it was refused: a normal load
+    restoring = null;
     total = build.startupBytes || 1;
     pyodide = await loadPython(loadPyodide, build);
   }
