@@ -11,11 +11,13 @@
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
+#   bench-snapshot   bench/snapshot_size.py: the memory snapshot's variants (extras in it, a second
+#                    one, a smaller one) built and measured side by side
 #   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
 BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-flood \
-	bench-inspector bench-local bench-streaming
+	bench-inspector bench-local bench-streaming bench-snapshot
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -55,3 +57,6 @@ bench-local: venv node wheels-site wheels-openai chromium $(LOCAL_TEST_MODEL)
 
 bench-streaming: venv node wheels-site chromium $(LOCAL_TEST_MODEL)
 	$(PY) bench/streaming.py
+
+bench-snapshot: venv node wheels-site wheels-openai wheels-test chromium
+	$(PY) bench/snapshot_size.py
