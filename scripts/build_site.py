@@ -5,14 +5,15 @@
 
 What lands in the output folder:
 
-    index.html, boot.js, app.js, chunks/, worker.js, sw.js    the page (CodeMirror in chunks/), its worker and service worker (esbuild)
+    index.html, boot.js, app.js, chunks/, worker-<hash>.js, sw.js    the page (CodeMirror in chunks/), its worker and
+                                                     service worker (esbuild)
     styles/
     localengine.js, wllama/<version>/wllama.wasm     the local model's engine (@wllama/wllama and its
                                                      wasm): served, loaded only in local mode, not
                                                      precached (lazy, like the "openai" group)
     pyodide/<version>/                               Pyodide's core files from node_modules/pyodide
                                                      (immutable: the version is in the path)
-    py/pyodide-lock.json                             the site's own lock file: only the wheels it
+    py/pyodide-lock-<hash>.json                      the site's own lock file: only the wheels it
     py/*.whl                                         serves (looplab built from py/, micropip, the
                                                      "openai" and "test" groups, and httpx2_jsfetch
                                                      built from py-extra/), each with its sha256 and
@@ -20,10 +21,14 @@ What lands in the output folder:
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written (wrong answers left out)
                                                      and as parsed cells; the index gives each
                                                      lesson its chapter (CHAPTERS)
-    py/snapshot.bin.gz                               a memory snapshot of Python with looplab and every
+    py/snapshot-<hash>.bin.gz                        a memory snapshot of Python with looplab and every
                                                      lesson's imports imported (scripts/snapshot.py)
     build.json                                       version, file sizes (for the loading bar), the
-                                                     snapshot's facts
+                                                     snapshot's facts, the names of the files above
+    _headers                                         Cache-Control for static hosts that read it
+
+<hash>: the file's own bytes (scripts/immutable.py), so what the worker loads is served
+`immutable` and never asked for again; build.json gives the names to the page and the worker.
     bench/bare.html                                  the bare Pyodide reference page for bench/
     bench/wllama.html, bench/wllama.js               the bare wllama page for bench/local_model.py
 
@@ -58,6 +63,7 @@ from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvir
 from packaging.requirements import InvalidRequirement, Requirement
 from wheelfile import canonical, sha256_file, write_wheel
 
+import immutable
 import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -378,12 +384,13 @@ def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
     return relative(first), relative(later)
 
 
-def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None = None) -> list[str]:
+def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None = None,
+                   lock_file: str = "py/pyodide-lock.json") -> list[str]:
     """What the worker fetches before Python is ready, relative to the page (the .mjs files by import()):
     the site's memory snapshot when there is one (a restore has looplab already), else our wheel."""
     core = f"pyodide/{version}/"
     return [core + "pyodide.asm.wasm", core + "python_stdlib.zip", core + "pyodide.mjs", core + "pyodide.asm.mjs",
-            "py/pyodide-lock.json", snapshot_file or f"py/{looplab_wheel.name}"]
+            lock_file, snapshot_file or f"py/{looplab_wheel.name}"]
 
 
 PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files the first screen starts from here -->"
@@ -478,17 +485,19 @@ def worker_policy() -> str:
     return "; ".join([*kept, "worker-src 'none'", "connect-src 'self'"])
 
 
-def write_service_worker(out: Path, version: str, lazy: list[str]) -> list[str]:
+def write_service_worker(out: Path, version: str, lazy: list[str], worker: str) -> list[str]:
     """sw.js with this build's version, the files to precache, the lazy ones (cached on first use)
     and the worker's Content-Security-Policy (for the worker script it serves)."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                    if p.is_file() and not p.name.endswith(".map"))
-    precache = ["./"] + [f for f in files if f not in ("sw.js",) and not f.startswith("bench/") and f not in lazy]
+    precache = ["./"] + [f for f in files if f not in ("sw.js", immutable.HEADERS) and not f.startswith("bench/")
+                         and f not in lazy]
     template = (WEB / "sw.js").read_text()
     text = (template.replace("__VERSION__", version)
             .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
             .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
-            .replace('"__CSP__"', json.dumps(worker_policy())))
+            .replace('"__CSP__"', json.dumps(worker_policy()))
+            .replace('"__WORKER__"', json.dumps(worker)))
     (out / "sw.js").write_text(text)
     return precache
 
@@ -519,14 +528,24 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     except snapshot.SnapshotError as error:
         raise BuildError(f"the memory snapshot: {error}") from error
     chunks, later = bundle(out, minify)
+    # What the worker loads, named by its bytes (scripts/immutable.py): cached for good, never revalidated.
+    lock_file = immutable.content_name(out, "py/pyodide-lock.json")
+    worker_file = immutable.content_name(out, "worker.js")
+    if memory:
+        memory["file"] = immutable.content_name(out, memory["file"])
+    forever = [f"pyodide/{version}/", "wllama/", "chunks/", lock_file, worker_file,
+               *([memory["file"]] if memory else []),
+               *(f"py/{path.name}" for entry, path in wheels if entry.get("group") in SITE_GROUPS
+                 and path.parent == WHEELS)]  # pinned by sha256 (not ours: their version is their bytes)
     shutil.copytree(WEB / "styles", out / "styles")
     for name in ("icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
-    startup = python_startup(version, looplab_wheel, memory["file"] if memory else None)
+    startup = python_startup(version, looplab_wheel, memory["file"] if memory else None, lock_file)
     write_page(out, lessons[0]["slug"] if lessons else None, chunks, later)
     (out / "bench").mkdir()
     bare = (WEB / "bench" / "bare.html").read_text().replace("__PYODIDE__", f"../pyodide/{version}/")
+    bare = bare.replace("../py/pyodide-lock.json", f"../{lock_file}")
     (out / "bench" / "bare.html").write_text(bare)
     wllama_version = json.loads((WLLAMA / "package.json").read_text())["version"]
     shutil.copy2(WLLAMA / "esm" / "index.js", out / "bench" / "wllama.js")
@@ -548,9 +567,9 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
         memory["startupBytes"] = sum(sizes["/" + p] for p in counted)
     info = {"version": build_version, "looplab": looplab.__version__, "lessonFormat": course.LESSON_FORMAT,
             "pyodide": version, "indexURL": f"pyodide/{version}/",
-            "lockFileURL": "py/pyodide-lock.json", "packages": sorted(lock["packages"]),
+            "lockFileURL": lock_file, "worker": worker_file, "immutable": forever, "packages": sorted(lock["packages"]),
             "csp": page_policy(), "workerCsp": worker_policy(),
-            "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel) if not p.endswith(".mjs")),
+            "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel, lock_file=lock_file) if not p.endswith(".mjs")),
             "lessons": len(lessons),
             # fetched by the worker from its first moment, beside the wasm and the snapshot (the
             # wheel only for a normal load: a restore has looplab already)
@@ -560,7 +579,8 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
             # a bigger snapshot's heap before the restore), the site's snapshot or null
             "heapLimit": heap_limit, "heapMax": heap_max, "snapshot": memory}
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
-    precache = write_service_worker(out, build_version, lazy)
+    immutable.write_headers(out, forever)
+    precache = write_service_worker(out, build_version, lazy, worker_file)
     info["precache"] = len(precache)
     info["imported_ahead"] = len(preload)  # the modules in the snapshot (a normal load imports them as runs need them)
     info["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

@@ -21,6 +21,7 @@ const CACHE = `looplab-${VERSION}`;
 const PRECACHE = ["__PRECACHE__"];
 const LAZY = new Set(["__LAZY__"].map((path) => new URL(path, self.location).pathname));
 const WORKER_POLICY = "__CSP__";
+const WORKER_SCRIPT = "__WORKER__"; // Python's worker (build.json's `worker`): its headers are added below
 // An origin and nothing else: no path, no spaces, no ";" or "," that could add to the policy.
 const ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
@@ -36,10 +37,36 @@ const ISOLATION = {
   "Cross-Origin-Embedder-Policy": "require-corp", // every file is this site's own; a live model's requests are CORS
 };
 
+// Static routing (InstallEvent.addRoutes, Chromium 123+; a named cache as the source since 131):
+// the browser answers the precached files straight from this build's cache, without starting this
+// worker or running its fetch handler — on a warm visit every request the page and Python's worker
+// make was a round trip through this worker's thread. Left to the handler: the page itself and
+// Python's worker script (they get headers added), the wasm (through the HTTP cache, see below),
+// the lazy files (kept on first use) and any address with a query (the handler ignores it). A
+// file missing from the cache goes to the network. Where the API is missing or refuses the rules,
+// the fetch handler serves everything as before.
+function routes() {
+  const special = /[\\:*?+(){}]/g; // URLPattern's syntax characters, matched literally
+  const paths = PRECACHE.filter((path) => path !== "./" && path !== WORKER_SCRIPT && !path.endsWith(".wasm"))
+    .map((path) => ({ pathname: new URL(path, self.location).pathname.replace(special, "\\$&"), search: "" }));
+  return [{ condition: { or: paths.map((pattern) => ({ urlPattern: pattern })) }, source: { cacheName: CACHE } }];
+}
+
+async function addRoutes(event) {
+  if (typeof event.addRoutes !== "function" || typeof URLPattern !== "function") return;
+  try {
+    await event.addRoutes(routes());
+  } catch {
+    // an older router (no cacheName, no `or`): the fetch handler serves everything
+  }
+}
+
 self.addEventListener("install", (event) => {
+  const routed = addRoutes(event); // while the event is being dispatched, as the API asks
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await cache.addAll(PRECACHE);
+    await routed;
     await self.skipWaiting();
   })());
 });

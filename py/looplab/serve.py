@@ -11,9 +11,11 @@ else a source checkout's web/dist.
   cross-origin isolated, so SharedArrayBuffer exists and Stop can interrupt Python through
   Pyodide's interrupt buffer. A live endpoint still works: its requests are CORS requests.
 - `application/wasm` for .wasm (streaming compilation), `text/javascript` for .mjs.
-- Cache headers: files under /pyodide/<version>/ never change (immutable, one year); everything
+- Cache headers: what build.json lists as `immutable` (files named by their bytes, folders with
+  the version in their path: scripts/immutable.py) never changes (immutable, one year); everything
   else is revalidated on each visit (no-cache + Last-Modified), the service worker does the rest.
-- The Python worker's Content-Security-Policy (build.json's `workerCsp`) as a header on worker.js:
+- The Python worker's Content-Security-Policy (build.json's `workerCsp`) as a header on the worker
+  script (build.json's `worker`):
   a <meta> policy does not reach a worker. Its `connect-src` is the site plus the live endpoint's
   origin that the page names in the script's address (`worker.js?connect=<origin>`,
   `worker_policy`); the page starts a new worker when the endpoint changes.
@@ -73,9 +75,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
     quiet = False
     worker_policy = ""  # build.json's workerCsp
+    worker_script = "/worker.js"  # build.json's worker
+    immutable: tuple[str, ...] = ("pyodide/",)  # build.json's immutable: files, and folders ending in "/"
 
     def end_headers(self) -> None:
-        if self.worker_policy and self.path.split("?")[0] == "/worker.js":
+        path = self.path.split("?")[0]
+        if self.worker_policy and path == self.worker_script:
             self.send_header("Content-Security-Policy", worker_policy(self.worker_policy, self.path))
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         if self.path.split("?")[0] != "/sw.js":
@@ -84,7 +89,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         self.send_header("X-Content-Type-Options", "nosniff")
-        if self.path.startswith("/pyodide/"):
+        if forever(path, self.immutable):
             self.send_header("Cache-Control", "public, max-age=31536000, immutable")
         else:
             self.send_header("Cache-Control", "no-cache")
@@ -95,6 +100,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
             super().log_message(format, *args)
+
+
+def forever(path: str, immutable: tuple[str, ...]) -> bool:
+    """Whether a served path (no query) is immutable: one of the files, or in one of the folders."""
+    path = path.lstrip("/")
+    return any(path == entry or (entry.endswith("/") and path.startswith(entry)) for entry in immutable)
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -118,7 +129,10 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
     handler = functools.partial(SiteHandler, directory=str(args.dir))
     SiteHandler.quiet = args.quiet
     build = args.dir / "build.json"
-    SiteHandler.worker_policy = json.loads(build.read_text()).get("workerCsp", "") if build.exists() else ""
+    info = json.loads(build.read_text()) if build.exists() else {}
+    SiteHandler.worker_policy = info.get("workerCsp", "")
+    SiteHandler.worker_script = "/" + info.get("worker", "worker.js")
+    SiteHandler.immutable = tuple(info.get("immutable", SiteHandler.immutable))
     with Server((args.host, args.port), handler) as server:
         host, port = server.server_address[:2]
         print(f"serving {args.dir} on http://{host}:{port}/ (Ctrl+C stops)", flush=True)

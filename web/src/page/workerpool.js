@@ -111,7 +111,7 @@ export class WorkerPool {
     // sw.js): Python can reach the site and that origin, nothing else. `?spare=fail` gives a spare
     // a script that is not there, as a broken deploy would (the fallback's test).
     const failing = spare && this.query.get("spare") === "fail";
-    const script = new URL(failing ? "no-such-worker.js" : "worker.js", document.baseURI);
+    const script = new URL(failing ? "no-such-worker.js" : this.build.worker || "worker.js", document.baseURI); // named by its bytes (build.json)
     const origin = endpointOrigin(endpoint.baseUrl);
     if (origin) script.searchParams.set("connect", origin);
     const worker = new Worker(script, { type: "module" });
