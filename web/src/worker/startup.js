@@ -13,7 +13,7 @@ let loaded = 0;
 let total = 1;
 let stage = "starting";
 /** ms marks of the start since the worker started (`start`: since the time origin), for bench/startup.py. */
-export const times = {};
+export const times = { evaluated: performance.now() }; // evaluated: this module ran (the worker script is in)
 
 /** Tell the page how far loading is (a new `stage` word for the status line, or the same). */
 export function progress(newStage) {
@@ -76,6 +76,7 @@ function compileEarly(wasmURL, given) {
   WebAssembly.instantiateStreaming = async (_source, imports) => {
     const module = await wasmModule;
     const instance = await WebAssembly.instantiate(module, imports);
+    times.instantiated = performance.now();
     // Pyodide has the snapshot's bytes before it instantiates: room for their heap, before the restore
     if (restoring) times.grownPages = growFor(instance.exports.memory, heapOf(restoring));
     restoring = null;
@@ -153,8 +154,8 @@ async function siteCache(build) {
 /** The inflated snapshot from the cache, or null (none, another size, no cache). */
 async function readInflated(build) {
   try {
-    const cache = await siteCache(build);
-    const hit = cache && (await cache.match(at(INFLATED)));
+    // one look-up, in this build's cache only (none there yet: no hit)
+    const hit = cacheStorage && build.version ? await cacheStorage.match(at(INFLATED), { cacheName: `looplab-${build.version}` }) : null;
     if (!hit) return null;
     const bytes = new Uint8Array(await hit.arrayBuffer());
     return bytes.byteLength === build.snapshot.rawBytes ? bytes : null;
@@ -214,22 +215,25 @@ export async function startPython(build, wish, send, given = {}) {
   self.fetch = countingFetch;
   const start = { source: null, refused: [] };
   progress("loading Python");
-  times.start = performance.timeOrigin + performance.now();
+  times.init = performance.now();
+  times.start = performance.timeOrigin + times.init;
   // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
   // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
   compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
+  // The modules and the small files first: they load while the inflated copy is read (a warm visit).
+  const mjs = import(build.indexURL + "pyodide.mjs");
+  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
+  const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
+  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const cached = useSnapshot && !given.snapshot ? await readInflated(build) : null;
+  times.inflated = performance.now();
   const givenSnapshot = useSnapshot ? given.snapshot || cached : null;
   start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), cached: Boolean(cached) };
   if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
-  const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
-  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
   if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
-  const mjs = import(build.indexURL + "pyodide.mjs");
-  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
   const { loadPyodide } = await mjs;
   times.imported = performance.now();
   let pyodide = null;

@@ -83,8 +83,9 @@ async function init(message) {
     isolated: Boolean(interrupt),
     fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
     start, // {source: "build" | null, refused: [why the snapshot was refused]}
-    times, // ms since the worker started: imported pyodide.mjs (and .asm.mjs), wasm compiled, snapshot
-    //        read, Pyodide loaded or restored, looplab ready; `start` is ms since the time origin
+    times, // ms since the worker started: script evaluated, init (its message came), imported pyodide.mjs
+    //        (and .asm.mjs), wasm compiled and instantiated, inflated copy looked up, snapshot read, Pyodide
+    //        loaded or restored, looplab ready; `start` is ms since the time origin (init's moment)
   }));
   if (start.source) warmStopPath();
   // For the page's next workers (page/workerpool.js), and the next visit (startup.js keepInflated):
