@@ -10,8 +10,9 @@ For each run, alternating the two pages, each in a fresh browser profile:
 Loop Lab only: time to first prose on screen (and its distance from the bare page's first paint),
 the longest main-thread task while loading (PerformanceObserver "longtask"; how many were over 50 ms,
 and what ran in the longest: its frame's longest script, from Long Animation Frame entries, or style
-and layout), bytes transferred before the first run, what was asked for twice,
-and click Run -> checks shown for a scripted lesson. Then, again alternating fresh profiles, on a
+and layout), bytes transferred before the first run, what was asked for twice, what a warm visit
+still asked of the server (its request log: a 304 is a round trip too) and click Run -> checks
+shown for a scripted lesson. Then, again alternating fresh profiles, on a
 page that is not cross-origin isolated: Stop during a sleep -> ready again, with the spare worker
 (page/workerpool.js, waited for) and without it (`?spare=off`; the kept Module and snapshot still used).
 
@@ -88,8 +89,9 @@ def fetched_twice(requests) -> list[str]:
     return sorted(url for url, n in seen.items() if n > 1)
 
 
-def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str = "") -> dict:
+def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str = "", server=None) -> dict:
     page = context.new_page()
+    asked_before = len(server.requests()) if server else 0
     responses = []
     page.on("requestfinished", lambda request: responses.append(request))
     page.goto(f"{url}{query}#/{lesson}")
@@ -100,6 +102,8 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
     figures["longest_source"] = page.evaluate(LONGEST_SOURCE)
     figures["prose"] = page.evaluate(PROSE)
     figures["twice"] = fetched_twice(list(responses))
+    # what reached the server before ready (a 304 is a round trip too): a warm visit should ask nothing
+    figures["asked"] = [f"{path} {code}" for path, code in server.requests()[asked_before:]] if server else []
     sizes = [r.sizes() for r in list(responses)]
     figures["bytes"] = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
     if measure_run:
@@ -239,11 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         found = sorted((args.dir / "lessons").glob("*.json"))
         lesson = next((p.stem for p in found if p.stem != "index"), lesson)
 
-    server = SiteServer(args.dir)
+    server = SiteServer(args.dir, log=True)
     url = server.url
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "long": [], "longest_source": [], "bytes": [], "run": [], "warm_prose": [],
-             "bare_paint": [], "twice": set()}
+             "bare_paint": [], "twice": set(), "warm_asked": []}
     loads = [load_note()]
     try:
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
@@ -256,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                     try:
                         if name == "looplab":
                             cold = visit_looplab(context, url, lesson, measure_run=True, query=args.query)
-                            warm = visit_looplab(context, url, lesson, measure_run=False, query=args.query)
+                            warm = visit_looplab(context, url, lesson, measure_run=False, query=args.query, server=server)
+                            extra["warm_asked"].append(warm["asked"])
                             for key in ("prose", "longest", "long", "longest_source", "bytes", "run"):
                                 extra[key].append(cold.get(key))
                             extra["warm_prose"].append(warm.get("prose"))
@@ -303,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
               f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
         print(f"  {'click Run -> checks shown (ms)':40} {median(extra['run']):10.0f}")
         print(f"  asked for twice before ready, cold (a 304 counts): {', '.join(sorted(extra['twice'])) or 'nothing'}")
+        asked = sorted({request for run in extra["warm_asked"] for request in run})
+        print(f"  asked of the server before ready, warm (median {median([len(r) for r in extra['warm_asked']]):.0f} "
+              f"requests): {', '.join(asked) or 'nothing'}")
     return 0
 
 

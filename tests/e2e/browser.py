@@ -7,6 +7,7 @@ Shared by tests/e2e (conftest.py) and the browser benchmarks in bench/.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -27,22 +28,40 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"]
 
 
-class SiteServer:
-    """scripts/serve.py in a subprocess on a free port."""
+def logged_gets(log: Path) -> list[tuple[str, int]]:
+    """(path, status) of every GET in an http.server request log, in order."""
+    return [(m[1], int(m[2])) for m in re.finditer(r'"GET (\S+) HTTP/[\d.]+" (\d+)', log.read_text())]
 
-    def __init__(self, folder: Path, port: int = 0):
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(port), "--dir", str(folder), "--quiet"],
-            stdout=subprocess.PIPE, text=True)
+
+class SiteServer:
+    """scripts/serve.py in a subprocess on a free port; with `log`, its request log is kept
+    (`requests()`, as PlainServer's)."""
+
+    def __init__(self, folder: Path, port: int = 0, log: bool = False):
+        command = [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(port), "--dir", str(folder)]
+        self.log = None
+        if log:
+            handle, name = tempfile.mkstemp(prefix="looplab-serve-", suffix=".log")
+            self.log = Path(name)
+            self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=handle, text=True)
+            os.close(handle)
+        else:
+            self.process = subprocess.Popen(command + ["--quiet"], stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if "http://" not in line:
             self.process.kill()
             raise RuntimeError(f"serve.py did not start: {line!r}")
         self.url = line.split("on ", 1)[1].split()[0]
 
+    def requests(self) -> list[tuple[str, int]]:
+        """(path, status) of every GET so far, in order (a server started with `log`)."""
+        return logged_gets(self.log)
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+        if self.log:
+            self.log.unlink(missing_ok=True)
 
 
 class PlainServer:
@@ -67,7 +86,7 @@ class PlainServer:
 
     def requests(self) -> list[tuple[str, int]]:
         """(path, status) of every GET so far, in order."""
-        return [(m[1], int(m[2])) for m in re.finditer(r'"GET (\S+) HTTP/[\d.]+" (\d+)', self.log.read_text())]
+        return logged_gets(self.log)
 
     def stop(self) -> None:
         self.process.terminate()
