@@ -4,6 +4,7 @@
 
 import { toPage } from "../shared/protocol.js";
 import { checkFits, forgetCopies, growFor, heapOf, readBuildSnapshot, reasonOf } from "./snapshot.js";
+import { packed, unpacked } from "./sparse.js";
 
 let post = () => {}; // to the page (startPython's `send`)
 
@@ -138,8 +139,9 @@ function loadPython(loadPyodide, build, snapshot = null) {
 }
 
 // --- the inflated snapshot, kept for later visits ---------------------------------------------
-// A visit after the first reads the snapshot already inflated (30 MiB) from the service worker's
-// cache instead of fetching and gunzipping 7 MB (0.3 s of a core here, ../shared/RESEARCH.md §6).
+// A visit after the first reads the snapshot already inflated (30 MiB, kept without its zero pages:
+// sparse.js) from the service worker's cache instead of fetching and gunzipping 7 MB (0.3 s of a
+// core here, ../shared/RESEARCH.md §6).
 // It lives in that cache (`looplab-<version>`), so it goes when a new build's service worker
 // deletes the old cache; it is written only beside that cache, never into one of its own.
 
@@ -151,14 +153,13 @@ async function siteCache(build) {
   return cacheStorage.open(name);
 }
 
-/** The inflated snapshot from the cache, or null (none, another size, no cache). */
+/** The inflated snapshot from the cache, or null (none, one that does not unpack to its size, no cache). */
 async function readInflated(build) {
   try {
     // one look-up, in this build's cache only (none there yet: no hit)
     const hit = cacheStorage && build.version ? await cacheStorage.match(at(INFLATED), { cacheName: `looplab-${build.version}` }) : null;
     if (!hit) return null;
-    const bytes = new Uint8Array(await hit.arrayBuffer());
-    return bytes.byteLength === build.snapshot.rawBytes ? bytes : null;
+    return unpacked(await hit.arrayBuffer(), build.snapshot.rawBytes);
   } catch {
     return null;
   }
@@ -178,7 +179,7 @@ export async function keepInflated(build, bytes) {
   for (let tries = 0; tries < 120; tries++) {
     const cache = await siteCache(build).catch(() => null);
     if (cache) {
-      if (!(await cache.match(at(INFLATED)))) await cache.put(at(INFLATED), new Response(bytes));
+      if (!(await cache.match(at(INFLATED)))) await cache.put(at(INFLATED), new Response(new Blob(packed(bytes))));
       return true;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
