@@ -38,8 +38,12 @@ from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E40
 from learner import put_solutions  # noqa: E402
 from startup import LONG_TASKS, load_note, median, visit_looplab  # noqa: E402
 
-VARIANTS = {"today": [], "+pytest": ["--snapshot-with", "pytest"], "+openai": ["--snapshot-with", "pytest,openai"],
-            "minimal": ["--snapshot-minimal"]}
+VARIANTS = {
+    "today": [],
+    "+pytest": ["--snapshot-with", "pytest"],
+    "+openai": ["--snapshot-with", "pytest,openai"],
+    "minimal": ["--snapshot-minimal"],
+}
 FIRST = "01-agent-or-workflow"
 PYTEST_LESSON = "17-evaluate-your-agent"  # grep -ln "import pytest" lessons/
 OPENAI_LESSON = "14-real-models"  # grep -ln "import openai" lessons/
@@ -49,8 +53,12 @@ ENDED = "() => document.querySelector('[data-testid=status]').dataset.runEnded !
 
 def build(name: str, options: list[str], out: Path) -> dict:
     """One variant built into `out`: its snapshot's facts, or {"error": why the build refused it}."""
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), *options],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1].removeprefix("build_site: error: ")}
     facts = json.loads((out / "build.json").read_text())["snapshot"]
@@ -87,22 +95,35 @@ def first_run(context, url: str, lesson: str, solutions: bool = True) -> dict:
                  loaded: document.querySelector('[data-testid=output]').innerText.includes('(loading '),
                  loadS: Number((document.querySelector('[data-testid=output]').innerText
                                 .match(/\(loaded in ([\d.]+) s\)/) || [0, 0])[1]) }; }""")
-    return {"page": page, "ready": ready, "bytes": sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes),
-            "unfinished": len(before) - len(sizes), **figures}
+    return {
+        "page": page,
+        "ready": ready,
+        "bytes": sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes),
+        "unfinished": len(before) - len(sizes),
+        **figures,
+    }
 
 
 def kept_for_next_visit(page) -> None:
     """Wait until the service worker controls the page and the inflated snapshot is kept (as
     bench/startup.py's cold visit does), so the warm visit is a warm one."""
     wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
-    wait_until(page, """async () => { for (const name of await caches.keys()) {
-        if (await (await caches.open(name)).match('py/snapshot.inflated')) return true; } return false; }""", 60_000)
+    wait_until(
+        page,
+        """async () => { for (const name of await caches.keys()) {
+        if (await (await caches.open(name)).match('py/snapshot.inflated')) return true; } return false; }""",
+        60_000,
+    )
 
 
 def measure(p, tmp: str, name: str, url: str, i: int) -> dict:
     def profile(kind: str):
-        context = p.chromium.launch_persistent_context(f"{tmp}/{name}-{kind}-{i}", executable_path=CHROMIUM,
-                                                       args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800})
+        context = p.chromium.launch_persistent_context(
+            f"{tmp}/{name}-{kind}-{i}",
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 800},
+        )
         context.add_init_script(LONG_TASKS)
         return context
 
@@ -146,9 +167,12 @@ def main(argv: list[str] | None = None) -> int:
                     for name in measured:  # alternate, so drift hits every variant alike
                         rows[name].append(measure(p, tmp, name, servers[name].url, i))
                         r = rows[name][-1]
-                        print(f"  run {i + 1}/{args.runs} {name:8}: cold {r['cold']:.0f} warm {r['warm']:.0f} "
-                              f"pytest ready {r['pytest_ready']:.0f} + run {r['pytest_run']:.0f} "
-                              f"openai ready {r['openai_ready']:.0f} + run {r['openai_run']:.0f} ms", flush=True)
+                        print(
+                            f"  run {i + 1}/{args.runs} {name:8}: cold {r['cold']:.0f} warm {r['warm']:.0f} "
+                            f"pytest ready {r['pytest_ready']:.0f} + run {r['pytest_run']:.0f} "
+                            f"openai ready {r['openai_ready']:.0f} + run {r['openai_run']:.0f} ms",
+                            flush=True,
+                        )
         finally:
             for server in servers.values():
                 server.stop()
@@ -158,24 +182,38 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(facts: dict, rows: dict, runs: int, loads: list[str]) -> None:
-    m = {name: {key: median([r[key] for r in found]) for key in found[0] if not key.endswith(("loaded", "checks"))}
-         for name, found in rows.items()}
-    print(f"\nsnapshot_size: medians of {runs} runs, alternating fresh profiles, headless Chromium ({'; '.join(loads)})")
+    m = {
+        name: {key: median([r[key] for r in found]) for key in found[0] if not key.endswith(("loaded", "checks"))}
+        for name, found in rows.items()
+    }
+    print(
+        f"\nsnapshot_size: medians of {runs} runs, alternating fresh profiles, headless Chromium ({'; '.join(loads)})"
+    )
     names = list(rows) + ["second"]
     print(f"  {'':44}" + "".join(f"{n:>10}" for n in names))
 
     def line(label: str, values: dict, fmt: str = "{:10.0f}") -> None:
-        print(f"  {label:44}" + "".join(fmt.format(values[n]) if values.get(n) is not None else f"{'-':>10}" for n in names))
+        print(
+            f"  {label:44}"
+            + "".join(fmt.format(values[n]) if values.get(n) is not None else f"{'-':>10}" for n in names)
+        )
 
     gz = {n: facts[n]["bytes"] / 1e6 for n in rows}
     raw = {n: facts[n]["rawBytes"] / 2**20 for n in rows}
     if "+pytest" in rows and "today" in rows:
         # the second snapshot: today's for every visit, the +pytest one fetched on top when a lesson needs pytest
         gz["second"], raw["second"] = gz["+pytest"], raw["+pytest"]
-        second = {"cold": m["today"]["cold"], "warm": m["today"]["warm"], "bytes": m["today"]["bytes"],
-                  "run01": m["today"]["run01"],
-                  "pytest_run": m["+pytest"]["pytest_ready"] + m["+pytest"]["pytest_run"],  # a new worker restored, then the run
-                  "pytest_load": 0, "openai_run": m["today"]["openai_run"], "openai_load": m["today"]["openai_load"]}
+        second = {
+            "cold": m["today"]["cold"],
+            "warm": m["today"]["warm"],
+            "bytes": m["today"]["bytes"],
+            "run01": m["today"]["run01"],
+            "pytest_run": m["+pytest"]["pytest_ready"]
+            + m["+pytest"]["pytest_run"],  # a new worker restored, then the run
+            "pytest_load": 0,
+            "openai_run": m["today"]["openai_run"],
+            "openai_load": m["today"]["openai_load"],
+        }
         m["second"] = second
     line("snapshot, gzipped (MB)", gz, "{:10.2f}")
     line("snapshot, inflated (MiB)", raw, "{:10.1f}")
@@ -194,9 +232,11 @@ def report(facts: dict, rows: dict, runs: int, loads: list[str]) -> None:
             pairs = " ".join(f"{a['cold'] / b['cold']:.2f}" for a, b in zip(found, rows["today"]))
             print(f"  {name}: cold Run enabled / today's, each run: {pairs}")
     for name, found in rows.items():
-        print(f"  {name}: pytest run loaded packages {sum(r['pytest_loaded'] for r in found)}/{len(found)} "
-              f"({found[-1]['pytest_checks']} checks), openai run loaded packages "
-              f"{sum(r['openai_loaded'] for r in found)}/{len(found)} ({found[-1]['openai_checks']} checks)")
+        print(
+            f"  {name}: pytest run loaded packages {sum(r['pytest_loaded'] for r in found)}/{len(found)} "
+            f"({found[-1]['pytest_checks']} checks), openai run loaded packages "
+            f"{sum(r['openai_loaded'] for r in found)}/{len(found)} ({found[-1]['openai_checks']} checks)"
+        )
     for name, found in facts.items():
         if "error" in found:
             print(f"  {name}: not built: {found['error']}")
@@ -231,9 +271,11 @@ def decide(m: dict, gz: dict) -> None:
             wins = (cold <= -0.10 or added <= -1.0) and run01 <= 0.10
         else:
             wins = pytest_saved >= 1000
-        print(f"  {name:8}: cold {cold:+.1%}, bytes {added:+.2f} MB, first pytest run {pytest_saved:+.0f} ms sooner, "
-              f"lesson 01 run {run01:+.1%}, snapshot {gz.get(name, 0) - gz['today']:+.2f} MB gz -> "
-              f"{'wins' if fair and wins else 'does not win'}")
+        print(
+            f"  {name:8}: cold {cold:+.1%}, bytes {added:+.2f} MB, first pytest run {pytest_saved:+.0f} ms sooner, "
+            f"lesson 01 run {run01:+.1%}, snapshot {gz.get(name, 0) - gz['today']:+.2f} MB gz -> "
+            f"{'wins' if fair and wins else 'does not win'}"
+        )
         if fair and wins:
             chosen.append((pytest_saved if name != "minimal" else -cold * base["cold"], name))
     built = [c for c in chosen if c[1] != "second"]

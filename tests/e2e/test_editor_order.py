@@ -38,12 +38,14 @@ def test_editors_on_screen_come_first_and_the_rest_follow_without_scrolling(cont
     made = page.evaluate("() => window.__made")
     assert sorted(m["cell"] for m in made) == sorted(int(c.get_attribute("data-cell")) for c in cells.all()), made
     near = [m["top"] < m["screen"] + 200 for m in made]  # lazyeditor.js's rootMargin
-    assert near[0] and not near[-1], made                  # some on screen, some far below
-    assert near == sorted(near, reverse=True), made        # all the near ones before any far one
+    assert near[0] and not near[-1], made  # some on screen, some far below
+    assert near == sorted(near, reverse=True), made  # all the near ones before any far one
     # the last one made is a working editor: typing changes the lesson's code
     last = max(made, key=lambda m: m["top"])["cell"]
     role = "exercise" if "cell-exercise" in page.locator(f"[data-cell='{last}']").get_attribute("class") else "code"
-    nth = [int(c.get_attribute("data-cell")) for c in page.locator(f"[data-testid=editor].cell-{role}").all()].index(last)
+    nth = [int(c.get_attribute("data-cell")) for c in page.locator(f"[data-testid=editor].cell-{role}").all()].index(
+        last
+    )
     set_code(page, "print('made late')", role=role, nth=nth)
     expect(cell(page, role, nth).locator(".cm-content")).to_have_text("print('made late')")
     expect(page.locator("[data-role=modified]")).to_be_visible()

@@ -53,7 +53,8 @@ def test_two_contents_get_two_names_and_the_same_content_the_same_name(first, se
 def test_headers_file_lists_files_and_folders(tmp_path):
     immutable.write_headers(tmp_path, ["pyodide/1.0/", "py/lock-abc.json"])
     assert (tmp_path / "_headers").read_text() == (
-        f"/pyodide/1.0/*\n  Cache-Control: {FOREVER}\n/py/lock-abc.json\n  Cache-Control: {FOREVER}\n")
+        f"/pyodide/1.0/*\n  Cache-Control: {FOREVER}\n/py/lock-abc.json\n  Cache-Control: {FOREVER}\n"
+    )
 
 
 def headers(url: str) -> dict:
@@ -65,12 +66,25 @@ def test_serve_sends_immutable_only_for_what_build_json_lists(tmp_path):
     site = tmp_path / "site"
     (site / "py").mkdir(parents=True)
     (site / "pyodide" / "1.0").mkdir(parents=True)
-    for path in ("index.html", "app.js", "worker-0123456789ab.js", "worker.js", "py/snapshot-0123456789ab.bin.gz",
-                 "py/looplab-0.1.0-py3-none-any.whl", "pyodide/1.0/pyodide.mjs"):
+    for path in (
+        "index.html",
+        "app.js",
+        "worker-0123456789ab.js",
+        "worker.js",
+        "py/snapshot-0123456789ab.bin.gz",
+        "py/looplab-0.1.0-py3-none-any.whl",
+        "pyodide/1.0/pyodide.mjs",
+    ):
         (site / path).write_text("x")
-    (site / "build.json").write_text(json.dumps({
-        "workerCsp": "default-src 'self'; connect-src 'self'", "worker": "worker-0123456789ab.js",
-        "immutable": ["pyodide/1.0/", "worker-0123456789ab.js", "py/snapshot-0123456789ab.bin.gz"]}))
+    (site / "build.json").write_text(
+        json.dumps(
+            {
+                "workerCsp": "default-src 'self'; connect-src 'self'",
+                "worker": "worker-0123456789ab.js",
+                "immutable": ["pyodide/1.0/", "worker-0123456789ab.js", "py/snapshot-0123456789ab.bin.gz"],
+            }
+        )
+    )
     server = SiteServer(site)
     try:
         for path in ("pyodide/1.0/pyodide.mjs", "worker-0123456789ab.js", "py/snapshot-0123456789ab.bin.gz"):

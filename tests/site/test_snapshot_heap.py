@@ -21,8 +21,13 @@ def test_a_snapshot_over_the_initial_memory_restores_only_with_the_memory_grown_
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is missing: Node.js 20+ makes and restores the snapshot")
-    done = subprocess.run([node, "--no-warnings", str(ROOT / "tests" / "site" / "big_snapshot.mjs"), "40"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=240)
+    done = subprocess.run(
+        [node, "--no-warnings", str(ROOT / "tests" / "site" / "big_snapshot.mjs"), "40"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["heapBytes"] > START + 16 * 2**20, report["heapBytes"]  # well over the old limit
