@@ -27,10 +27,15 @@ const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps
 const FIRST_TOKEN = "local-first-token"; // a performance mark at each reply's first token
 const THINKING = { enable_thinking: false }; // Qwen3's chat template: answer without <think>…</think>
 
-/** Threads for the engine: half the logical cores (about the physical ones) when the page may share memory. */
+/**
+ * Threads for the engine when the page may share memory: half the logical cores (about the
+ * physical ones), but at least 2 where there are 2 — halving a 2-core machine's count gave one
+ * thread and left a core idle (bench/local_model.py). Up to 8.
+ */
 export function threadCount() {
-  if (!self.crossOriginIsolated) return 1;
-  return Math.max(1, Math.min(8, Math.floor((navigator.hardwareConcurrency || 1) / 2)));
+  const cores = navigator.hardwareConcurrency || 1;
+  if (!self.crossOriginIsolated || cores < 2) return 1;
+  return Math.max(2, Math.min(8, Math.floor(cores / 2)));
 }
 
 /**
