@@ -78,7 +78,12 @@ async function open(blob, name, threads, gpu) {
   const options = { n_ctx: CONTEXT, n_threads: threads, n_parallel: 1, jinja: true };
   try {
     // n_gpu_layers 0 keeps wllama's worker off WebGPU entirely; left out, every layer goes to the GPU.
-    await wllama.loadModel([blob], gpu ? options : { ...options, n_gpu_layers: 0 });
+    // flash_attn off on the CPU: llama.cpp's CPU flash attention rounds a prompt read in one batch
+    // differently from one read in two (the cached prefix, then the new tokens), so with the KV
+    // cache reused a greedy reply could differ from the reply without it (step 2 of lesson 15's
+    // agent gave add(15, 5) instead of add(10, 5)). Without it, the wasm build's logits for a
+    // cached prefix and for the whole prompt read at once were bit-equal at every step measured.
+    await wllama.loadModel([blob], gpu ? options : { ...options, n_gpu_layers: 0, flash_attn: false });
   } catch (error) {
     await wllama.exit().catch(() => {});
     throw new Error(explain(name, problems, error));
