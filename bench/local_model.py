@@ -17,11 +17,13 @@ Python waited for it. The ratios Loop Lab / bare say what our plumbing costs (go
 bare page's tokens/s). The replies must be the same text: the same model, decoded greedily.
 
 Then the prompt's KV cache (tests/e2e/fixtures/93b-e2e-local-cache.py): lesson 15's agent runs
-short tasks one after the other (turns of a chat) for 4 steps on the same model in Loop Lab's page, with the cache reused between steps
-(`cache_prompt`, the page's default) and without; per step, the prompt tokens the engine
-evaluated and in all, and the step's wall time; then the run's total and the speed-up (goal:
-steps after the first evaluate only their new tokens, and the run is ≥ 3× faster end to end),
-and whether both runs gave the same replies. `--cache` runs only this part; `--webgpu` instead
+short tasks one after the other (turns of a chat) for 4 steps on the same model in Loop Lab's
+page, with the cache reused between steps (`cache_prompt`, the page's default) as the first run
+after the model loaded, again as a later run (the agent's fixed prefix, system message and
+tools, still cached from the run before), and without the cache; per step, the prompt tokens the
+engine evaluated and in all, and the step's wall time; then each run's total and its speed-up
+against no cache (goal: steps after the first evaluate only their new tokens, and the run is ≥ 3×
+faster end to end), and whether the replies are the same at every step. `--cache` runs only this part; `--webgpu` instead
 runs the three replies in Loop Lab's page twice, on the CPU and on WebGPU (SwiftShader), and
 says whether the texts agree.
 """
@@ -177,28 +179,36 @@ def gpu(cpu: dict, webgpu: dict) -> None:
 
 
 def cached(result: dict) -> None:
-    """The KV-cache table: per step, evaluated / all prompt tokens and wall time, with and without reuse."""
+    """The KV-cache table: per step, evaluated / all prompt tokens and wall time, for the first run
+    with the cache, a later run of the same agent (its fixed prefix already cached), and no cache."""
     runs = result["rows"]
-    with_cache, without = runs["cached"], runs["uncached"]
+    names = [n for n in ("cached", "later", "uncached") if n in runs]
+    heads = {"cached": "cache, first run", "later": "cache, later run", "uncached": "no cache"}
     print(f"lesson 15's agent, 4 steps over short tasks, in Loop Lab's page ({result['threads']} threads), "
           f"load average {os.getloadavg()[0]:.1f}; Loop Lab's status: {result['status']}")
-    print(f"  {'step':>4} {'cache: evaluated/all':>22} {'ms':>8}   {'no cache: evaluated/all':>24} {'ms':>8}")
-    for i in range(max(len(with_cache), len(without))):
-        a = with_cache[i] if i < len(with_cache) else {}
-        b = without[i] if i < len(without) else {}
-        cell = lambda r: f"{r.get('evaluated')}/{r.get('tokens')}" if r else "-"  # noqa: E731
-        print(f"  {i + 1:>4} {cell(a):>22} {a.get('wall_ms', 0):>8}   {cell(b):>24} {b.get('wall_ms', 0):>8}")
-    total_a, total_b = sum(r["wall_ms"] for r in with_cache), sum(r["wall_ms"] for r in without)
-    read_a = sum(r["evaluated"] or 0 for r in with_cache)
-    read_b = sum(r["evaluated"] or 0 for r in without)
-    print(f"  run: {total_a / 1000:.1f} s with the cache, {total_b / 1000:.1f} s without: "
-          f"{total_b / total_a if total_a else float('nan'):.2f}× faster; prompt tokens evaluated {read_a} against {read_b}")
-    later = all(r["evaluated"] is not None and r["evaluated"] < r["tokens"] for r in with_cache[1:])
-    print(f"  steps after the first evaluated only part of their prompt: {later}; "
-          f"same replies with and without the cache: {[r['reply'] for r in with_cache] == [r['reply'] for r in without]}")
-    for i, r in enumerate(with_cache):
-        other = without[i]["reply"] if i < len(without) else None
-        print(f"  step {i + 1}: {r['reply'][:100]!r}" + ("" if other == r["reply"] else f"; without: {other!r:.100}"))
+    print("  step " + "".join(f"{heads[n] + ': evaluated/all, ms':>36}" for n in names) + "  same replies")
+    steps = max(len(runs[n]) for n in names)
+    cell = lambda r: f"{r.get('evaluated')}/{r.get('tokens')} {r.get('wall_ms', 0):>8}" if r else "-"  # noqa: E731
+    for i in range(steps):
+        row = [runs[n][i] if i < len(runs[n]) else {} for n in names]
+        same = len({r.get("reply") for r in row}) == 1
+        print(f"  {i + 1:>4} " + "".join(f"{cell(r):>36}" for r in row) + f"  {same}")
+    base = runs["uncached"]
+    total = {n: sum(r["wall_ms"] for r in runs[n]) for n in names}
+    read = {n: sum(r["evaluated"] or 0 for r in runs[n]) for n in names}
+    for n in names:
+        if n == "uncached":
+            continue
+        print(f"  run, {heads[n]}: {total[n] / 1000:.1f} s against {total['uncached'] / 1000:.1f} s without: "
+              f"{total['uncached'] / total[n] if total[n] else float('nan'):.2f}× faster; "
+              f"prompt tokens evaluated {read[n]} against {read['uncached']}; "
+              f"same replies at every step: {[r['reply'] for r in runs[n]] == [r['reply'] for r in base]}")
+    later = all(r["evaluated"] is not None and r["evaluated"] < r["tokens"] for r in runs["cached"][1:])
+    print(f"  steps after the first evaluated only part of their prompt: {later}")
+    for i, r in enumerate(base):
+        others = {n: runs[n][i]["reply"] for n in names if n != "uncached" and i < len(runs[n])}
+        differ = {n: v for n, v in others.items() if v != r["reply"]}
+        print(f"  step {i + 1}: {r['reply'][:100]!r}" + "".join(f"; {n}: {v!r:.100}" for n, v in differ.items()))
 
 
 def compare(model: Path, ours: dict, ref: dict) -> None:
