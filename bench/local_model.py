@@ -90,9 +90,9 @@ def bare(context, url: str, model: Path, threads: int | None) -> dict:
             "threads": int(state.get_attribute("data-threads")), "rows": rows}
 
 
-def looplab(context, url: str, model: Path, lesson: str = LESSON) -> dict:
+def looplab(context, url: str, model: Path, lesson: str = LESSON, query: str = "") -> dict:
     page = context.new_page()
-    page.goto(f"{url}#/{lesson}")
+    page.goto(f"{url}{query}#/{lesson}")
     expect(page.get_by_test_id("run")).to_be_enabled(timeout=120_000)
     page.get_by_test_id("model-toggle").select_option("local")
     expect(page.locator("dialog[open]")).to_have_count(1)   # the page looked for a kept model, found none
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             visits = [("cache", lambda c: looplab(c, server.url, args.model, CACHE_LESSON))]
             if args.webgpu:
                 visits = [("looplab", lambda c: looplab(c, server.url, args.model)),
-                          ("webgpu", lambda c: looplab(c, server.url, args.model))]
+                          ("webgpu", lambda c: looplab(c, server.url, args.model, query="?gpu=any"))]  # SwiftShader: software
             elif not args.cache:
                 visits = [("bare", lambda c: bare(c, server.url, args.model, args.threads)),
                           ("looplab", lambda c: looplab(c, server.url, args.model))] + visits

@@ -16,6 +16,7 @@
 
 import { Wllama } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
+import { hasWebGPU } from "./gpuadapter.js";
 import { withoutThought } from "./thought.js";
 
 export const VERSION = wllamaPackage.version;
@@ -55,14 +56,6 @@ export async function loadEngine(blob, { name = "model.gguf", threads = threadCo
   return new Engine(opened, { name, size: blob.size, loadMs: performance.now() - started, gpu: opened.gpu });
 }
 
-/** Whether this browser gives the page a WebGPU adapter (wllama's worker asks for its own). */
-export async function hasWebGPU() {
-  try {
-    return Boolean(self.navigator && navigator.gpu && (await navigator.gpu.requestAdapter()));
-  } catch {
-    return false;
-  }
-}
 
 async function open(blob, name, threads, gpu) {
   const problems = []; // llama.cpp's error lines while loading: the reason a load failed
