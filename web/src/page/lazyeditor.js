@@ -77,7 +77,10 @@ export class LazyEditor {
     this.doc = options.doc;
     this.view = null;
     this.visible = false; // near the screen (IntersectionObserver): made first
-    this.placeholder = el("pre", { class: "code-placeholder", "aria-label": options.label || "Python code" }, this.doc);
+    // Focusable: a long cell scrolls, and a scrolling region must be reachable from the keyboard
+    // (WCAG 2.1.1); focusing it makes its editor next, and the editor takes the focus over.
+    this.placeholder = el("pre", { class: "code-placeholder", tabindex: "0", "aria-label": options.label || "Python code" }, this.doc);
+    this.placeholder.addEventListener("focus", () => (this.visible = true));
     parent.append(this.placeholder);
     ofPlaceholder.set(this.placeholder, this);
     if (seen) seen.observe(this.placeholder);
@@ -111,6 +114,8 @@ export class LazyEditor {
     if (!this.placeholder.isConnected) return; // its lesson has left the screen
     if (doc !== this.doc) ({ doc, state } = made()); // set meanwhile (Reset, a solution put in)
     this.view = createView(state);
+    const focused = this.placeholder.ownerDocument.activeElement === this.placeholder;
     this.placeholder.replaceWith(this.view.dom);
+    if (focused) this.view.focus();
   }
 }
