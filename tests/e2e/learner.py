@@ -64,12 +64,23 @@ def wait_run_end(page: Page, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("output")).not_to_have_attribute("data-drawing", "true")
 
 
-def stop_timed(page: Page, timeout: float = 10_000) -> float:
-    """Press Stop and wait for the run's end: how long it took (ms, the page's own clock)."""
+def stop_kept_python(page: Page, press=None, ended=None, timeout: float = 10_000) -> float:
+    """Press Stop (or `press()`), wait for the run's end (or `ended()`), and check that Python was
+    interrupted, not restarted: the page ends a worker that has not stopped STOP_GRACE_MS (1 s) after
+    Stop and starts another, whose ready line stamps a new `readyAt`. Returns the ms from Stop to
+    the end (printed as a figure; a test asserts no wall-clock time)."""
+    before = status(page)["readyAt"]
     stop_at = page.evaluate("() => performance.now()")
-    page.get_by_test_id("stop").click()
-    wait_run_end(page, timeout=timeout)
-    return float(page.get_by_test_id("status").get_attribute("data-run-ended")) - stop_at
+    (press or page.get_by_test_id("stop").click)()
+    if ended:
+        ended()
+    else:
+        wait_run_end(page, timeout=timeout)
+    took = page.evaluate("() => performance.now()") - stop_at
+    after = status(page)
+    assert after["readyAt"] == before and "Starting Python again" not in after["text"], after  # the same worker
+    print(f"Stop: the run ended {took:.0f} ms after it")
+    return took
 
 
 def run(page: Page) -> list[Shown]:

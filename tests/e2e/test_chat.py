@@ -9,7 +9,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from learner import open_lesson, put_solutions, wait_ready
+from learner import open_lesson, put_solutions, stop_kept_python, wait_ready
 from test_a11y import audit, report
 
 FIFTEEN = "15-the-whole-thing"
@@ -100,7 +100,7 @@ def test_lesson_15_remembers_alice_blocks_a_delete_and_forgets_in_a_new_conversa
     assert assistant(page).count() == 1
 
 
-def test_stop_ends_a_turn_within_2_s_and_the_next_message_works(page, site_url):
+def test_stop_ends_a_turn_without_restarting_python_and_the_next_message_works(page, site_url):
     open_lesson(page, site_url, CHAT)
     open_chat(page)
     box = page.get_by_test_id("chat-input")
@@ -109,10 +109,7 @@ def test_stop_ends_a_turn_within_2_s_and_the_next_message_works(page, site_url):
     expect(page.get_by_test_id("stop")).to_be_enabled()
     expect(page.locator("[data-testid=chat-turn][data-state=pending]")).to_have_count(1)
     time.sleep(1)                                        # the nap tool is running
-    started = time.monotonic()
-    page.get_by_test_id("stop").click()
-    expect(assistant(page)).to_have_count(1, timeout=2_000)
-    assert time.monotonic() - started < 2.0
+    stop_kept_python(page, ended=lambda: expect(assistant(page)).to_have_count(1, timeout=10_000))
     stopped = assistant(page).last
     assert stopped.get_attribute("data-kind") == "interrupted"
     expect(stopped).to_contain_text("Stopped: the turn ended before the agent answered.")

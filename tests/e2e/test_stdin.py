@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from learner import checks, open_lesson, set_code, start_run, status, stop_timed, wait_ready, wait_run_end
+from learner import checks, open_lesson, set_code, start_run, status, stop_kept_python, wait_ready, wait_run_end
 
 ASKS = """
 import sys
@@ -47,8 +47,7 @@ def test_stop_while_input_waits_ends_the_run_and_the_next_run_works(page, site_u
     set_code(page, 'x = input("Waiting: ")\nresult = {"stopped": "final", "answer": "5"}\n')
     start_run(page)
     expect(page.get_by_test_id("stdin")).to_be_visible(timeout=20_000)
-    took = stop_timed(page)
-    assert took < 2000, f"Stop took {took:.0f} ms"
+    stop_kept_python(page)  # interrupted within the page's grace, not restarted
     assert status(page)["text"].startswith("Stopped")
     assert page.get_by_test_id("stdin").count() == 0  # the field went with the run
     expect(page.get_by_test_id("output")).to_contain_text("KeyboardInterrupt")
