@@ -10,7 +10,7 @@ import json
 from playwright.sync_api import expect
 
 from browser import wait_until
-from learner import READY_MS, open_lesson, run, set_code, start_run, status, wait_ready
+from learner import READY_MS, configure_live, open_lesson, run, set_code, start_run, status, wait_ready
 
 LESSON = "04-the-loop"
 SLEEP = "import time\nprint('asleep')\ntime.sleep(30)"
@@ -132,3 +132,23 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     set_code(page, "print('from the kept copy', 2 + 2)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("from the kept copy 4")
+
+
+def test_on_an_isolated_page_a_new_worker_shares_the_kept_snapshot(page, site_url, site_dir, fake):
+    # Isolated, the first worker hands the snapshot back in shared memory: a new worker's init
+    # message shares it instead of the page copying 30 MiB into it (workerpool.js spawn).
+    open_lesson(page, site_url, LESSON)
+    assert page.evaluate("crossOriginIsolated") is True
+    first = status(page)
+    assert first["given"] == ""                                      # the first worker fetched its own
+    wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
+    fetched = requests_of(page)
+    configure_live(page, fake.url)                                   # a new endpoint: a new worker holds it
+    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'", READY_MS)
+    after = status(page)
+    assert after["given"].split() == ["module", "snapshot", "shared"], after
+    assert after["startedFrom"] == "snapshot:build"
+    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched
+    set_code(page, "print('shared', 6 * 7)")
+    run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("shared 42")

@@ -126,7 +126,8 @@ export class WorkerPool {
     const { module, snapshot } = this.kept;
     // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
     // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
-    // The kept snapshot is copied into the message (tens of ms for 30 MiB), the Module shared.
+    // The Module is shared; so is the kept snapshot on an isolated page (the first worker put it in
+    // shared memory), else it is copied into the message (tens of ms of this thread for 30 MiB).
     worker.postMessage(toWorker.init({
       interrupt: interrupt ? interrupt.buffer : null, answers, build: this.build, snapshot: this.query.get("snapshot"),
       baseUrl: endpoint.baseUrl, key: endpoint.key,

@@ -230,8 +230,11 @@ export async function startPython(build, wish, send, given = {}) {
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const cached = useSnapshot && !given.snapshot ? await readInflated(build) : null;
   times.inflated = performance.now();
-  const givenSnapshot = useSnapshot ? given.snapshot || cached : null;
-  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), cached: Boolean(cached) };
+  // a snapshot in shared memory (the page's, for every worker) is copied first: Pyodide reads its
+  // header with a TextDecoder, which refuses shared memory, and the page's copy stays whole
+  const own = given.snapshot && isShared(given.snapshot) ? given.snapshot.slice() : given.snapshot;
+  const givenSnapshot = useSnapshot ? own || cached : null;
+  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), shared: own !== given.snapshot, cached: Boolean(cached) };
   if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
   const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
   if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
@@ -257,6 +260,10 @@ export async function startPython(build, wish, send, given = {}) {
   }
   times.pyodide = performance.now();
   return { pyodide, start };
+}
+
+function isShared(bytes) {
+  return typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer;
 }
 
 /** Loading is over: live requests from lessons are not counted, and what was patched is restored. */
