@@ -110,8 +110,10 @@ self.addEventListener("fetch", (event) => {
   }
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
-    const key = request.mode === "navigate" ? new URL("./", self.location).href : request;
-    const hit = await cache.match(key, { ignoreSearch: true });
+    // an exact key: a match with ignoreSearch reads every entry of the cache (~100) to compare
+    // (the worker script's address carries ?connect=, the page's a query of the page's own)
+    const key = request.mode === "navigate" ? new URL("./", self.location).href : url.origin + url.pathname;
+    const hit = await cache.match(key);
     if (hit) return withHeaders(request, hit);
     const response = await fetch(request);
     if (response.ok && LAZY.has(url.pathname)) await cache.put(request, response.clone());
