@@ -31,6 +31,7 @@ function startedFrom(how) {
  */
 export function reports({ status, output, checks, renderList, mode }) {
   let loadingSince = performance.now();
+  let restarts = 0; // Python started again in this page: a Stop that had to end it, a crash, a new endpoint
 
   // A run of the lesson on screen ended: its panels and the status line say how.
   function here(run, result, seconds) {
@@ -98,7 +99,9 @@ export function reports({ status, output, checks, renderList, mode }) {
     },
 
     starting({ restart }) {
-      if (restart) loadingSince = performance.now(); // after a Stop that had to terminate, or a crash
+      if (!restart) return;
+      loadingSince = performance.now(); // after a Stop that had to terminate, or a crash
+      status.stamp({ restarts: ++restarts }); // data-restarts: tests tell an interrupt from a restart by it
     },
 
     progress({ stage, loaded, total }) {
