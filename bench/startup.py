@@ -53,10 +53,10 @@ try {
     scripts: f.scripts.map((s) => ({ what: s.invoker || s.invokerType, url: s.sourceURL, ms: s.duration })) }))); })
     .observe({ type: "long-animation-frame", buffered: true });
 } catch { /* a browser without the API */ }
-window.__prose = null;  // the first paint of an element marked elementtiming="looplab-prose"
+window.__prose = Infinity;  // the first paint of an element marked elementtiming="looplab-prose"
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    if (entry.identifier === "looplab-prose" && entry.renderTime && !(window.__prose <= entry.renderTime)) window.__prose = entry.renderTime;
+    if (entry.identifier === "looplab-prose" && entry.renderTime) window.__prose = Math.min(window.__prose, entry.renderTime);
   }
 }).observe({ type: "element", buffered: true });
 """
@@ -64,7 +64,7 @@ new PerformanceObserver((list) => {
 # First prose on screen: the paint of the lesson's first prose element (Element Timing: the one the
 # build writes into index.html, or the one lessonview.js draws), or, for builds without it, the
 # looplab:prose mark main.js sets in the frame after drawing the lesson; whichever comes first.
-PROSE = """() => Math.min(window.__prose ?? Infinity,
+PROSE = """() => Math.min(window.__prose,
     (performance.getEntriesByName('looplab:prose')[0] || {startTime: Infinity}).startTime)"""
 
 
