@@ -466,14 +466,39 @@ def inline_theme(page: str) -> str:
 CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
 
 
-def page_policy() -> str:
-    """The Content-Security-Policy of index.html's <meta> tag, with the inlined theme script's
-    hash in script-src: the worker gets it as a header."""
+def page_policy(*inlined: str) -> str:
+    """The Content-Security-Policy of index.html's <meta> tag, with the hashes of the inlined theme
+    script and of `inlined` (the prestart script) in script-src: the worker gets it as a header."""
     match = CSP_META.search((WEB / "index.html").read_text())
     if not match:
         raise BuildError("web/index.html has no <meta http-equiv=\"Content-Security-Policy\"> tag")
-    digest = base64.b64encode(hashlib.sha256(theme_script().encode()).digest()).decode()
-    return match[1].replace("script-src 'self'", f"script-src 'self' 'sha256-{digest}'", 1)
+    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+                      for text in (theme_script(), *inlined))
+    return match[1].replace("script-src 'self'", f"script-src 'self' {hashes}", 1)
+
+
+PRESTART_TAG = '<script src="prestart.js"></script>'
+PRESTART_NAMES = ("worker", "version", "indexURL", "prefetch", "wheel", "snapshot")
+
+
+def inline_prestart(out: Path, info: dict, minify: bool) -> str:
+    """web/src/page/prestart.js bundled with this build's names and written into index.html's <head>
+    (after the version is taken: the names include it), its hash added to the page's policy: Python's
+    first worker starts from the page's first script. Returns the script's text."""
+    binary = NODE / ".bin" / "esbuild"
+    names = {key: info[key] for key in PRESTART_NAMES}
+    if names["snapshot"]:
+        names["snapshot"] = {"file": names["snapshot"]["file"], "rawBytes": names["snapshot"]["rawBytes"]}
+    command = [str(binary), "web/src/page/prestart.js", "--bundle", "--format=iife", "--target=es2022",
+               "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--define:PRESTART={json.dumps(names)}"]
+    code = subprocess.run(command + (["--minify"] if minify else []), cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    page = (out / "index.html").read_text()
+    if PRESTART_TAG not in page:
+        raise BuildError(f"web/index.html lacks {PRESTART_TAG}")
+    page = page.replace(PRESTART_TAG, f"<script>{code}</script>")
+    (out / "index.html").write_text(CSP_META.sub(lambda m: m[0].replace(m[1], page_policy(code)), page, count=1))
+    return code
 
 
 def worker_policy() -> str:
@@ -553,7 +578,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
                                                .replace("__WLLAMA_WASM__", f"../wllama/{wllama_version}/wllama.wasm"))
 
     # The build's version: a hash of everything served, so any change gives a new cache.
-    digest = hashlib.sha256((WEB / "sw.js").read_bytes())
+    digest = hashlib.sha256((WEB / "sw.js").read_bytes() + (WEB / "src" / "page" / "prestart.js").read_bytes())
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         digest.update(path.relative_to(out).as_posix().encode())
         digest.update(path.read_bytes())
@@ -578,6 +603,7 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
             # the memory Python starts with, the most it can grow to (the worker grows it to hold
             # a bigger snapshot's heap before the restore), the site's snapshot or null
             "heapLimit": heap_limit, "heapMax": heap_max, "snapshot": memory}
+    info["csp"] = page_policy(inline_prestart(out, info, minify))
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     immutable.write_headers(out, forever)
     precache = write_service_worker(out, build_version, lazy, worker_file)

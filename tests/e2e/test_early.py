@@ -1,10 +1,12 @@
-"""Python's worker starts before the app bundle runs (issue 23, page/early.js): boot.js starts it,
-runner.js takes it when app.js loads — one worker, ready as before, and the run works; `?early=off`
-leaves the start to the Runner (bench/startup.py's "before")."""
+"""Python's worker starts before the app bundle runs (issue 23): the page's first script
+(page/prestart.js, inlined in <head>) starts it and has it fetch and compile at once; boot.js's pool
+(page/early.js) sends it init; runner.js takes it when app.js loads — one worker, ready as before,
+and the run works. `?early=off` leaves the start to the Runner (bench/startup.py's "before")."""
 
 from __future__ import annotations
 
 import json
+import time
 
 from learner import open_lesson, run, wait_ready
 
@@ -12,7 +14,9 @@ LESSON = "04-the-loop"
 
 TIMES = """() => {
   const at = (name) => (performance.getEntriesByName(name)[0] || {}).startTime ?? null;
-  return { early: at('looplab:early-worker'), app: at('looplab:app') };
+  const parsed = performance.getEntriesByType('navigation')[0].domInteractive;
+  const given = document.querySelector('[data-testid=status]').dataset.given.split(' ');
+  return { prestart: at('looplab:prestart'), early: at('looplab:early-worker'), app: at('looplab:app'), parsed, given };
 }"""
 
 
@@ -48,3 +52,54 @@ def test_early_off_starts_the_worker_from_the_app(context, site_url, site_dir):
     assert times["early"] is None, times                             # nothing started before the app
     assert times["app"] is not None
     assert len(asked) == 1, asked
+    assert times["prestart"] is None, times                          # nor from the page's first script
+    assert "prestarted" not in times["given"], times
+
+
+def test_the_page_s_first_script_starts_the_worker_while_the_page_is_parsed(context, site_url, site_dir):
+    page = context.new_page()
+    asked = worker_requests(page, site_dir)
+    open_lesson(page, site_url, LESSON)
+    times = page.evaluate(TIMES)
+    assert times["prestart"] is not None, times
+    assert times["prestart"] < times["parsed"] < times["early"], times  # in <head>, before boot.js's pool
+    assert "prestarted" in times["given"], times                     # what it began served the start
+    assert len(asked) == 1 and "connect=" in asked[0], asked         # the pool took it: the default endpoint's origin
+    assert run(page), "the run showed no checks"
+
+
+def test_the_first_script_names_a_saved_endpoint_s_origin_as_the_pool_would(context, site_url, site_dir):
+    page = context.new_page()
+    page.add_init_script("""localStorage.setItem('looplab:v1:settings', JSON.stringify({ baseUrl: 'http://127.0.0.1:9/v1', mode: 'scripted' }));""")
+    asked = worker_requests(page, site_dir)
+    open_lesson(page, site_url, LESSON)
+    times = page.evaluate(TIMES)
+    assert times["prestart"] is not None and "prestarted" in times["given"], times
+    assert len(asked) == 1, asked
+    assert asked[0].endswith("?connect=http%3A%2F%2F127.0.0.1%3A9"), asked  # its policy: the site and that origin
+
+
+def test_a_prestarted_worker_that_failed_is_replaced_by_the_pool(context, site_url, site_dir):
+    page = context.new_page()
+    asked = worker_requests(page, site_dir)
+    script = json.loads((site_dir / "build.json").read_text())["worker"]
+    failed = []
+
+    def fail_first(route):
+        if failed:
+            return route.continue_()
+        failed.append(route.request.url)
+        route.abort()
+
+    def late(route):  # the pool takes its worker after the failure is known
+        time.sleep(1)
+        route.continue_()
+
+    page.route(f"**/{script}*", fail_first)
+    page.route("**/build.json", late)
+    open_lesson(page, site_url, LESSON)
+    times = page.evaluate(TIMES)
+    assert failed and times["prestart"] is not None, (failed, times)
+    assert len(asked) == 2, asked                                    # the failed one, then the pool's own
+    assert "prestarted" not in times["given"], times
+    assert run(page), "the run showed no checks"

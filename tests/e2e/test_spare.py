@@ -140,7 +140,7 @@ def test_on_an_isolated_page_a_new_worker_shares_the_kept_snapshot(page, site_ur
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is True
     first = status(page)
-    assert first["given"] == ""                                      # the first worker fetched its own
+    assert first["given"] == "prestarted"                            # the first worker fetched its own (page/prestart.js)
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
     fetched = requests_of(page)
     configure_live(page, fake.url)                                   # a new endpoint: a new worker holds it

@@ -21,7 +21,11 @@ from looplab.lessonfile import parse, solution_index
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
 SIDES = {
-    "toWorker": [SRC / "page" / "runner.js", SRC / "page" / "workerpool.js"],  # who sends what
+    "toWorker": [
+        SRC / "page" / "runner.js",
+        SRC / "page" / "workerpool.js",
+        SRC / "page" / "prestart.js",
+    ],  # who sends what
     "toPage": [SRC / "worker" / "worker.js"],
 }
 READS = {"toPage": SRC / "page" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
@@ -44,7 +48,7 @@ def documented(direction: str) -> set[str]:
 
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
-    assert types["toWorker"] == ["init", "run", "fork", "chat", "files"]
+    assert types["toWorker"] == ["prefetch", "init", "run", "fork", "chat", "files"]
     assert types["toPage"] == [
         "progress",
         "ready",

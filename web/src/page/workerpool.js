@@ -31,6 +31,31 @@ export function spareWanted(nav = navigator, query = "") {
   return !(nav.connection && nav.connection.saveData);
 }
 
+/**
+ * The address of Python's worker script for `endpoint` (its policy lets Python reach the site and
+ * the endpoint's origin, named in the address: looplab/serve.py, sw.js). `build.worker`: named by
+ * its bytes (build.json).
+ */
+export function workerScript(build, endpoint, name = build.worker || "worker.js") {
+  const script = new URL(name, document.baseURI);
+  const origin = endpointOrigin(endpoint.baseUrl);
+  if (origin) script.searchParams.set("connect", origin);
+  return script.href;
+}
+
+/**
+ * The worker page/prestart.js started for `script` before the app was here, taken once; null when
+ * there is none, or it was for another address, or it failed to load (then it is ended).
+ */
+function takePrestarted(script) {
+  const started = self.looplabPrestarted;
+  self.looplabPrestarted = null;
+  if (!started) return null;
+  if (started.script === script && !started.failed) return started.worker;
+  started.worker.terminate();
+  return null;
+}
+
 /** One worker and what belongs to it; its messages wait in `queue` until runner.js listens. */
 class Hand {
   constructor(worker, { interrupt, answers, endpoint, spare }) {
@@ -107,14 +132,11 @@ export class WorkerPool {
   }
 
   spawn(endpoint, spare) {
-    // The endpoint's origin in the script's address gives the worker its policy (looplab/serve.py,
-    // sw.js): Python can reach the site and that origin, nothing else. `?spare=fail` gives a spare
-    // a script that is not there, as a broken deploy would (the fallback's test).
+    // `?spare=fail` gives a spare a script that is not there, as a broken deploy would (the
+    // fallback's test). The first worker may have been started by the page's first script already.
     const failing = spare && this.query.get("spare") === "fail";
-    const script = new URL(failing ? "no-such-worker.js" : this.build.worker || "worker.js", document.baseURI); // named by its bytes (build.json)
-    const origin = endpointOrigin(endpoint.baseUrl);
-    if (origin) script.searchParams.set("connect", origin);
-    const worker = new Worker(script, { type: "module" });
+    const script = workerScript(this.build, endpoint, failing ? "no-such-worker.js" : undefined);
+    const worker = (!spare && takePrestarted(script)) || new Worker(script, { type: "module" });
     const interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     const answers = answerBuffer(this.isolated);
     const hand = new Hand(worker, { interrupt, answers, endpoint: { ...endpoint }, spare });

@@ -206,6 +206,41 @@ export async function handBack() {
 }
 
 /**
+ * The slow parts of a start that need nothing from the page but the build's names, begun at once and
+ * in parallel: the wasm (compiled as it arrives, or the Module `given`), both .mjs files, the small
+ * files (handed to Pyodide when it asks), and the inflated snapshot from the cache (a warm visit;
+ * null when `given` has a snapshot or there is none), else the site's snapshot fetched. Returns
+ * {version, useSnapshot, mjs, cached, response}.
+ */
+function begin(build, useSnapshot, given) {
+  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
+  // The modules and the small files first: they load while the inflated copy is read (a warm visit).
+  const mjs = import(build.indexURL + "pyodide.mjs");
+  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
+  const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
+  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
+  const cached = useSnapshot && !given.snapshot ? readInflated(build) : Promise.resolve(null);
+  // none kept or cached (a first visit): the site's snapshot, fetched at once (read below)
+  const response = cached.then((hit) => (useSnapshot && !given.snapshot && !hit ? realFetch(at(build.snapshot.file)) : null));
+  response.catch(() => {}); // its failure is reported where it is read
+  return { version: build.version, useSnapshot, mjs, cached, response };
+}
+
+let head = null; // begin()'s parts, started by prefetch before init came, or null
+
+/**
+ * Begin before the init message: the page's first script (page/prestart.js) posts the build's names
+ * while the page is still parsed and laid out, 100-200 ms before the app's entry sends init (the key
+ * and the shared buffers). Nothing is posted back and no Python exists until init.
+ */
+export function prefetch(build) {
+  if (head) return;
+  times.prefetch = performance.now();
+  self.fetch = countingFetch;
+  head = begin(build, Boolean(build.snapshot), {});
+}
+
+/**
  * Start Python: the steps in order, each its own function above. Returns {pyodide, start} (`start`:
  * {source: "build" | null, refused: [why the site's snapshot was refused]}); throws when Python
  * cannot load. Call stopCounting() afterwards, whatever happened.
@@ -218,26 +253,20 @@ export async function startPython(build, wish, send, given = {}) {
   progress("loading Python");
   times.init = performance.now();
   times.start = performance.timeOrigin + times.init;
-  // Everything from the first moment, in parallel: the wasm (compiled as it arrives), the
-  // stdlib and the lock file (handed to Pyodide when it asks), both .mjs files, the site's snapshot.
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
-  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
-  // The modules and the small files first: they load while the inflated copy is read (a warm visit).
-  const mjs = import(build.indexURL + "pyodide.mjs");
-  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
-  const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
-  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
-  const cached = useSnapshot && !given.snapshot ? await readInflated(build) : null;
+  // what prefetch began serves when it began the same build the same way (else it is left to finish unused)
+  const prestarted = Boolean(head) && head.version === build.version && head.useSnapshot === useSnapshot && !given.module && !given.snapshot;
+  const { mjs, cached: reading, response: siteResponse } = prestarted ? head : begin(build, useSnapshot, given);
+  head = null;
+  const cached = await reading;
   times.inflated = performance.now();
   // a snapshot in shared memory (the page's, for every worker) is copied first: Pyodide reads its
   // header with a TextDecoder, which refuses shared memory, and the page's copy stays whole
   const own = given.snapshot && isShared(given.snapshot) ? given.snapshot.slice() : given.snapshot;
   const givenSnapshot = useSnapshot ? own || cached : null;
-  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), shared: own !== given.snapshot, cached: Boolean(cached) };
+  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), shared: own !== given.snapshot, cached: Boolean(cached), prestarted };
   if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
-  const siteResponse = useSnapshot && !givenSnapshot ? realFetch(at(build.snapshot.file)) : null;
-  if (siteResponse) siteResponse.catch(() => {}); // read (and its failure reported) below
   const { loadPyodide } = await mjs;
   times.imported = performance.now();
   let pyodide = null;

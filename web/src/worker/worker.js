@@ -6,7 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { handBack, keepInflated, loadedAll, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, keepInflated, loadedAll, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
 import { watchTrampoline } from "./trampoline.js";
 import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck } from "./transport.js";
 
@@ -299,9 +299,12 @@ function sharedCopy(bytes) {
 }
 
 // Only the page's messages: Python can dispatch a MessageEvent of its own on `self`, but not a
-// trusted one. Init comes once.
+// trusted one. Init comes once; a prefetch only before it (no Python exists yet).
 let started = false;
 const receive = reader("toWorker", {
+  prefetch(message) {
+    if (!started) prefetch(message.build);
+  },
   init(message) {
     if (started) return;
     started = true;

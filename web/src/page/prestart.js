@@ -1,0 +1,38 @@
+// Python's first worker, started by the page's first script: the build bundles this file and writes
+// it into index.html's <head> (the page's policy allows it by its hash: scripts/build_site.py), so
+// the worker fetches, compiles and reads its snapshot while the page is still parsed and laid out.
+// Until now it waited for the app's entry (boot.js, early.js), which runs only after the first
+// layout: 100–200 ms later on a 2-core machine. early.js's pool takes this worker (workerpool.js)
+// and sends it init: the key and the shared buffers come only then, and only then Python starts.
+//
+// Only on a cross-origin isolated page (one that is not may reload to become so: isolation.js) and
+// not when the address asks for another start (?early=off, ?snapshot=...). The worker's address
+// names the endpoint's origin exactly as the pool's would (its policy lets Python reach that
+// origin); a pool that wants another address ends this worker and starts its own.
+
+import { Settings } from "./settings.js";
+import { workerScript } from "./workerpool.js";
+import { toWorker } from "../shared/protocol.js";
+
+/* global PRESTART */ // the build's names, written in by scripts/build_site.py: build.json's worker, version, indexURL, prefetch, wheel, snapshot
+
+function prestart(build) {
+  if (!self.crossOriginIsolated || /[?&](early=off|snapshot=)/.test(location.search)) return null;
+  const script = workerScript(build, new Settings().endpoint());
+  const worker = new Worker(script, { type: "module" });
+  const started = { worker, script, failed: null };
+  // a script that did not load is reported by the pool's own worker instead (workerpool.js)
+  worker.onerror = (event) => {
+    event.preventDefault();
+    started.failed = event.message || "unknown error";
+  };
+  worker.postMessage(toWorker.prefetch({ ...build, indexURL: new URL(build.indexURL, document.baseURI).href }));
+  performance.mark("looplab:prestart");
+  return started;
+}
+
+try {
+  self.looplabPrestarted = prestart(PRESTART);
+} catch {
+  self.looplabPrestarted = null; // (storage or workers refused): early.js starts the worker as before
+}
