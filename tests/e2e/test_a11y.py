@@ -410,13 +410,18 @@ def test_tab_reaches_every_editor_and_each_scrollable_panel(page, site_url):
         assert page.evaluate(FOCUSED)["panel"] == name
 
 
-def scroll_of(page: Page, editor: int, until: str) -> dict:
-    """Wait until the editor's scroller meets `until` (a JS condition on `top` and `left`: CodeMirror
-    scrolls on its next frame), then return {top, left}."""
-    wait_until(page, f"""(n) => {{ const s = document.querySelectorAll('.cm-scroller')[n];
-        const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=editor)
-    return page.evaluate("""(n) => { const s = document.querySelectorAll('.cm-scroller')[n];
-        return { top: s.scrollTop, left: s.scrollLeft }; }""", editor)
+def scroll_of(page: Page, scroller: str, until: str) -> dict:
+    """Wait until the editor's scroller (a CSS selector) meets `until` (a JS condition on `top` and
+    `left`: CodeMirror scrolls on its next frame), then return {top, left}. By selector, not by
+    position: the lesson's other editors are still being made in idle time (lazyeditor.js)."""
+    wait_until(page, f"""(q) => {{ const s = document.querySelector(q);
+        const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=scroller)
+    return page.evaluate("""(q) => { const s = document.querySelector(q);
+        return { top: s.scrollTop, left: s.scrollLeft }; }""", scroller)
+
+
+EXERCISE = "[data-testid=editor].cell-exercise .cm-scroller"
+CHECKS = ".cell-check .cm-scroller"
 
 
 def test_keys_scroll_a_long_editor_and_a_read_only_one(browser, site_url):
@@ -430,31 +435,28 @@ def test_keys_scroll_a_long_editor_and_a_read_only_one(browser, site_url):
         cell(page).locator(".cm-content").click()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.insert_text(long_code)  # (the editor draws only the lines in view)
-        exercise = page.locator(".cm-content").evaluate_all(
-            "(all) => all.indexOf(document.querySelector('[data-testid=editor].cell-exercise .cm-content'))")
         page.keyboard.press("ControlOrMeta+Home")
-        scroll_of(page, exercise, "top === 0 && left === 0")
+        scroll_of(page, EXERCISE, "top === 0 && left === 0")
         page.keyboard.press("End")  # the long first line
-        assert scroll_of(page, exercise, "left > 100")["top"] == 0
+        assert scroll_of(page, EXERCISE, "left > 100")["top"] == 0
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")
-        top = scroll_of(page, exercise, "top > 200")["top"]
+        top = scroll_of(page, EXERCISE, "top > 200")["top"]
         page.keyboard.press("ControlOrMeta+End")
-        bottom = scroll_of(page, exercise, f"top > {top}")["top"]
+        bottom = scroll_of(page, EXERCISE, f"top > {top}")["top"]
         for _ in range(60):
             page.keyboard.press("ArrowUp")
-        scroll_of(page, exercise, f"top < {bottom}")
+        scroll_of(page, EXERCISE, f"top < {bottom}")
 
         # A read-only editor: the lesson's checks (wide enough to scroll sideways on a phone).
         page.locator("summary", has_text="The checks this lesson runs").click()
         expect(page.locator(".cell-check .cm-content")).to_have_count(1)
-        checks = page.locator(".cm-content").count() - 1
-        page.locator(".cm-content").nth(checks).focus()
+        page.locator(".cell-check .cm-content").focus()
         assert page.evaluate("() => document.activeElement.getAttribute('aria-readonly')") == "true"
         for _ in range(3):
             page.keyboard.press("ArrowDown")
             page.keyboard.press("End")
-        scroll_of(page, checks, "left > 0")
+        scroll_of(page, CHECKS, "left > 0")
         page.keyboard.press("Tab")  # not trapped: Tab leaves a read-only editor
         assert page.evaluate(FOCUSED)["editor"] == -1
     finally:
