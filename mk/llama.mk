@@ -7,12 +7,15 @@
 #   make llama       fetch, extract and build whatever is missing
 #   make test-real   tests/real: the whole curriculum live through the CLI, every live adapter, Test
 #                    connection and a live lesson in the page, against llama-server on 127.0.0.1
-#                    (started and stopped by the tests); prints per-lesson figures at the end
+#                    (started and stopped by the tests, one server a test process); prints
+#                    per-lesson figures at the end
 
 .PHONY: llama test-real
 
 llama: venv
 	$(PY) scripts/llama.py ready
 
+# Two test processes, each with its own llama-server on one thread (tests/real/conftest.py).
+REAL_WORKERS ?= 2
 test-real: venv node wheels-site wheels-openai chromium llama
-	$(PY) -m pytest tests/real -p no:cacheprovider $(REAL_ARGS)
+	$(PY) -m pytest tests/real -p no:cacheprovider -n $(REAL_WORKERS) $(REAL_ARGS)

@@ -1,7 +1,8 @@
 """Fixtures for the tests against a real model server (make test-real): llama-server with SmolLM2-135M.
 
 - `llama`     llama-server (tests/llamaserver.py) on a free port of 127.0.0.1, started once for the
-              session with a fake API key it requires, and stopped at the end whatever happened
+              session (once in each test process) with a fake API key it requires, and stopped at
+              the end whatever happened
 - `recorder`  a recording pass-through in front of it: each reply's tokens and finish reason
 - the browser fixtures of tests/e2e (site_url, page, the guard that fails a test whose page
   reaches past 127.0.0.1), loaded from its conftest rather than copied
@@ -12,7 +13,10 @@ after the run, and written to .cache/real/figures.json for bench/real_server.py 
 
 import importlib.util
 import json
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -53,10 +57,34 @@ def recorder(llama):
         yield proxy
 
 
+# The tests run in two processes (make test-real: pytest-xdist), each with its own llama-server on
+# one thread: the lessons are independent, and two servers use both cores where one left one idle.
+# Each process leaves its lessons' figures in a folder the first process names; the first prints them.
+PARTS = "LOOPLAB_REAL_FIGURES"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controlling process (or the only one)
+        os.environ[PARTS] = tempfile.mkdtemp(prefix="looplab-real-")
+
+
+def pytest_sessionfinish(session):
+    if FIGURES and os.environ.get(PARTS):
+        part = Path(os.environ[PARTS]) / f"{os.getpid()}.json"
+        part.write_text(json.dumps(FIGURES))
+
+
 def pytest_terminal_summary(terminalreporter):
-    if FIGURES:
+    folder = Path(os.environ.get(PARTS, ""))
+    if hasattr(terminalreporter.config, "workerinput") or not folder.is_dir():
+        return
+    rows = sorted(
+        (row for part in folder.glob("*.json") for row in json.loads(part.read_text())), key=lambda row: row["lesson"]
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+    if rows:
         terminalreporter.section("the curriculum live against llama-server (SmolLM2-135M)")
-        terminalreporter.write_line(table(FIGURES))
+        terminalreporter.write_line(table(rows))
         out = ROOT / ".cache" / "real" / "figures.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(FIGURES, indent=1))
+        out.write_text(json.dumps(rows, indent=1))
