@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 from learner import put_solutions  # noqa: E402
+from pagevisits import Requests  # noqa: E402
 from startup import LONG_TASKS, load_note, median, visit_looplab  # noqa: E402
 
 VARIANTS = {
@@ -71,19 +72,11 @@ def first_run(context, url: str, lesson: str, solutions: bool = True) -> dict:
     for: a worker's big response can be reported finished after Python is ready), then its
     solutions run -> checks shown (ms), and whether the run loaded packages ("(loading ...)")."""
     page = context.new_page()
-    started, finished = [], set()
-    page.on("request", lambda request: started.append(request))
-    page.on("requestfinished", lambda request: finished.add(request))
-    page.on("requestfailed", lambda request: finished.add(request))
+    requests = Requests(page)
     page.goto(f"{url}#/{lesson}")
     wait_until(page, ENABLED, 120_000)
     ready = float(page.evaluate("() => document.querySelector('[data-testid=status]').dataset.readyAt"))
-    before = list(started)
-    for _ in range(100):
-        if all(r in finished for r in before):
-            break
-        page.wait_for_timeout(100)
-    sizes = [r.sizes() for r in before if r in finished and not r.failure]
+    transferred = requests.bytes()
     if solutions:
         put_solutions(page)
     page.get_by_test_id("run").click()
@@ -98,8 +91,7 @@ def first_run(context, url: str, lesson: str, solutions: bool = True) -> dict:
     return {
         "page": page,
         "ready": ready,
-        "bytes": sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes),
-        "unfinished": len(before) - len(sizes),
+        "bytes": transferred,
         **figures,
     }
 

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
 from learner import serve_without_isolation, set_code  # noqa: E402
+from pagevisits import Requests  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -92,8 +93,7 @@ def fetched_twice(requests) -> list[str]:
 def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str = "", server=None) -> dict:
     page = context.new_page()
     asked_before = len(server.requests()) if server else 0
-    responses = []
-    page.on("requestfinished", lambda request: responses.append(request))
+    requests = Requests(page)
     page.goto(f"{url}{query}#/{lesson}")
     wait_until(page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000)
     figures = page.evaluate("""() => ({
@@ -101,11 +101,10 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
         longest: window.__longest, long: window.__long.length })""")
     figures["longest_source"] = page.evaluate(LONGEST_SOURCE)
     figures["prose"] = page.evaluate(PROSE)
-    figures["twice"] = fetched_twice(list(responses))
     # what reached the server before ready (a 304 is a round trip too): a warm visit should ask nothing
     figures["asked"] = [f"{path} {code}" for path, code in server.requests()[asked_before:]] if server else []
-    sizes = [r.sizes() for r in list(responses)]
-    figures["bytes"] = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
+    figures["twice"] = fetched_twice(requests.settled())
+    figures["bytes"] = requests.bytes()
     if measure_run:
         page.get_by_test_id("run").click()
         wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
@@ -174,11 +173,10 @@ def measure_restart(context, url: str, lesson: str, query: str, spare: bool) -> 
 
 def bare_bytes(context, url: str) -> float:
     page = context.new_page()
-    requests = []
-    page.on("requestfinished", lambda request: requests.append(request))
+    requests = Requests(page)
     page.goto(f"{url}bench/bare.html")
     wait_until(page, "() => document.getElementById('state').dataset.ready", 120_000)
-    total = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in (r.sizes() for r in list(requests)))
+    total = requests.bytes()
     page.close()
     return total
 
