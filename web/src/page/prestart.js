@@ -1,9 +1,9 @@
 // Python's first worker, started by the page's first script: the build bundles this file and writes
 // it into index.html's <head> (the page's policy allows it by its hash: scripts/build_site.py), so
-// the worker fetches, compiles and reads its snapshot while the page is still parsed and laid out.
-// Until now it waited for the app's entry (boot.js, early.js), which runs only after the first
-// layout: 100–200 ms later on a 2-core machine. early.js's pool takes this worker (workerpool.js)
-// and sends it init: the key and the shared buffers come only then, and only then Python starts.
+// the worker fetches, compiles and reads its snapshot while the page is still parsed and laid out,
+// not from the app's entry (boot.js, early.js), which runs only after the first layout. early.js's
+// pool takes this worker (workerpool.js) and sends it init: the key and the shared buffers come
+// only then, and only then Python starts.
 //
 // Only on a cross-origin isolated page (one that is not may reload to become so: isolation.js) and
 // not when the address asks for another start (?early=off, ?snapshot=...). The worker's address

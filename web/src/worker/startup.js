@@ -230,8 +230,8 @@ let head = null; // begin()'s parts, started by prefetch before init came, or nu
 
 /**
  * Begin before the init message: the page's first script (page/prestart.js) posts the build's names
- * while the page is still parsed and laid out, 100-200 ms before the app's entry sends init (the key
- * and the shared buffers). Nothing is posted back and no Python exists until init.
+ * while the page is still parsed and laid out, before the app's entry sends init (the key and the
+ * shared buffers). Nothing is posted back and no Python exists until init.
  */
 export function prefetch(build) {
   if (head) return;
