@@ -1,7 +1,8 @@
 // The first lesson's opening as static HTML, for index.html (scripts/build_site.py): its prose is
 // on screen with the page's first paint, before any script has run. The page's own renderer
-// (web/src/page/lessonview.js) replaces it once app.js has loaded, with the same markdown-it options,
-// so the text does not change under the reader's eyes.
+// (web/src/page/lessonview.js) takes these prose blocks as they are (each names its cell:
+// data-cell) and draws the rest; markdown-it has the same options here and there, so a block drawn
+// again (another visit to the lesson) reads the same.
 //
 //   node scripts/prerender.mjs web/dist/lessons/<slug>.json   -> HTML on stdout
 //
@@ -29,7 +30,7 @@ for (const [index, cell] of lesson.cells.entries()) {
   if (cell.role === "markdown") {
     // elementtiming: bench/startup.py reads when this paragraph was painted (Element Timing API)
     const html = markdown.render(cell.source);
-    parts.push(`<div class="prose">${first ? html.replace(/<(p|h1|h2)>/, '<$1 elementtiming="looplab-prose">') : html}</div>`);
+    parts.push(`<div class="prose" data-cell="${index}">${first ? html.replace(/<(p|h1|h2)>/, '<$1 elementtiming="looplab-prose">') : html}</div>`);
     first = false;
   } else if (cell.role === "code") {
     parts.push(`<section class="cell cell-code" aria-label="Code cell ${index + 1}"><div class="cell-head"><span class="cell-kind">Code</span></div>` +

@@ -29,6 +29,18 @@ export function renderMarkdown(text) {
   return box;
 }
 
+/** The prose blocks index.html holds for lesson `slug` (scripts/prerender.mjs), by cell index: none
+ * when it was written for another lesson. */
+function prerenderedProse(root, slug) {
+  const blocks = new Map();
+  if (document.documentElement.dataset.prerendered !== slug) return blocks;
+  for (const block of root.querySelectorAll(":scope > .prerendered > .prose[data-cell]")) {
+    blocks.set(Number(block.dataset.cell), block);
+    block.removeAttribute("data-cell"); // as renderMarkdown's block
+  }
+  return blocks;
+}
+
 /** A choice's markdown as inline nodes (a choice is one line: `code`, *emphasis*). */
 function inline(text) {
   const box = document.createElement("span");
@@ -53,6 +65,9 @@ export class LessonView {
   }
 
   render() {
+    // the prose the build wrote into the page for this lesson (scripts/prerender.mjs), by cell: taken
+    // as it is, not rendered again (markdown and sanitising were the first draw's longest part)
+    this.ready = prerenderedProse(this.root, this.lesson.slug);
     this.root.replaceChildren();
     const { cells: edits, stale } = fittingEdits(this.lesson.slug, this.lesson, this.meta.hash);
     this.edits = edits;
@@ -87,7 +102,7 @@ export class LessonView {
       const index = this.next++;
       const cell = cells[index];
       if (cell.role === "markdown") {
-        const prose = renderMarkdown(cell.source);
+        const prose = this.ready.get(index) || renderMarkdown(cell.source);
         if (!this.timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
         this.timed = true;
         this.root.append(prose);
