@@ -393,26 +393,26 @@ def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None 
             lock_file, snapshot_file or f"py/{looplab_wheel.name}"]
 
 
-PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files the first screen starts from here -->"
+PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files the app starts from here (added after the first frame) -->"
 
 
 def write_page(out: Path, first_lesson: str | None, chunks: list[str], later: list[str] = ()) -> None:
-    """index.html with preload hints: everything the first screen starts from is fetched from the
-    first byte, in parallel, instead of as each script gets to ask for it; `crossorigin` makes the
-    preloads CORS requests like the fetch() and import() that use them. Nothing only the worker
-    uses is preloaded: a worker does not share the page's preloads, so each of those files was
-    fetched twice on a first visit (issue 23: 21.4 MB before the first run, seven files twice)."""
+    """index.html with preload hints, in a <template> boot.js adds to the page after its first frame:
+    the lesson files and the app's chunks are then fetched in parallel, instead of as each script
+    gets to ask for it (`crossorigin` makes them CORS requests like the fetch() and import() that
+    use them). Not from the first byte: each preload's response and compile is a task of the page's,
+    and together they held the prerendered lesson's first paint back (app.js alone stays in <head>:
+    one file, compiled off the main thread). Nothing only the worker uses is preloaded: a worker
+    does not share the page's preloads, so each of those files was fetched twice on a first visit
+    (issue 23: 21.4 MB before the first run, seven files twice). build.json is not preloaded:
+    boot.js asks for it as it starts."""
     page = (WEB / "index.html").read_text()
     if PRELOAD_MARK not in page:
         raise BuildError(f"web/index.html lacks the line {PRELOAD_MARK}")
-    fetches = ["build.json", "lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
+    fetches = ["lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
     links = [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in fetches]
-    links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
-    # CodeMirror's chunks: preloaded by boot.js after the first frame (each preload's response and
-    # compile is a task of the page's, which held the first paint back on a busy machine)
-    if later:
-        links.append('<template data-role="later-preloads">' + "".join(f'<link rel="modulepreload" href="{path}">' for path in later) + "</template>")
-    page = page.replace(PRELOAD_MARK, "\n  ".join(links))
+    links += [f'<link rel="modulepreload" href="{path}">' for path in [*chunks, *later]]
+    page = page.replace(PRELOAD_MARK, '<template data-role="later-preloads">' + "".join(links) + "</template>")
     page = inline_styles(page, out)
     page = inline_theme(page)
     page = page.replace("__LOOPLAB_VERSION__", looplab.__version__).replace("__LESSON_FORMAT__", str(course.LESSON_FORMAT))

@@ -11,8 +11,9 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const start = () => {
   if (started) return;
   started = true;
-  // CodeMirror's chunks, which the app imports once the lesson is drawn: preloaded now, not with
-  // the page (scripts/build_site.py), so their responses and compiles come after the first paint.
+  // The lesson files and the app's chunks (CodeMirror's too, which the app imports once the lesson
+  // is drawn): preloaded now, not with the page (scripts/build_site.py), so their responses and
+  // compiles come after the first paint.
   const later = document.querySelector("template[data-role=later-preloads]");
   if (later) document.head.append(later.content);
   // The lesson's renderer (markdown-it, DOMPurify) evaluated first, each in a task of its own: with

@@ -1,6 +1,7 @@
 """The lesson the build writes into index.html (scripts/prerender.mjs): its prose is on screen before
 any script runs, and the app takes those blocks as they are (page/lessonview.js) instead of
-rendering them again; they read exactly as the app's own render of the same cells."""
+rendering them again; they read exactly as the app's own render of the same cells. The first frame
+waits for none of the files the app needs afterwards (boot.js preloads them once it is drawn)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,32 @@ def test_the_app_keeps_the_prerendered_prose_and_it_reads_as_its_own_render(page
     drawn = page.evaluate(PROSE)
     assert not [b for b in drawn if b["fromBuild"]]
     assert [b["html"] for b in drawn] == [b["html"] for b in kept]  # the same text, node for node
+
+
+# The first frame's moment (the page's own clock), from a callback asked for before any page script.
+FIRST_FRAME = "window.__firstFrame = null; requestAnimationFrame(() => { window.__firstFrame = performance.now(); });"
+
+ASKED = """() => performance.getEntriesByType('resource').map((r) => ({
+  path: new URL(r.name).pathname.replace(/^\\//, ''), start: r.startTime }))"""
+
+
+def test_the_first_frame_waits_for_no_lesson_file_and_no_renderer(page, site_url):
+    page.add_init_script(FIRST_FRAME)
+    page.goto(site_url)
+    slug = page.evaluate("document.documentElement.dataset.prerendered")
+    wait_ready(page, slug)
+    first = page.evaluate("window.__firstFrame")
+    asked = page.evaluate(ASKED)
+    later = [
+        r
+        for r in asked
+        if r["path"] in ("lessons/index.json", f"lessons/{slug}.json") or r["path"].startswith("chunks/markdown-it-")
+    ]
+    assert first is not None
+    # the lesson list, the lesson and its renderer: asked for after the first frame, not while parsing
+    renderer = [r["path"] for r in later if r["path"].startswith("chunks/")]
+    assert len(later) == 3 and len(renderer) == 1, later
+    assert [r for r in later if r["start"] < first] == [], (first, later)
+    # and each once: the preloads are what the app then uses
+    every = [r["path"] for r in asked]
+    assert not [path for path in set(every) if every.count(path) > 1], every
