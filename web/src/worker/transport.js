@@ -195,7 +195,11 @@ export async function send_async(verb, url, headersJson, body, timeoutMs) {
 // aborts the request when it was pressed.
 
 /** `promise`, or {error: "timeout"} after `ms` (0: none), or {error: "stopped"} on Stop; `abort()`
- * runs when it is not the promise that settled. */
+ * runs when it is not the promise that settled. A Stop pressed since the last look wins over what
+ * the promise brought: resolving with it would run Python (Pyodide's resolver of the Future that
+ * run_sync waits on) with Stop pending, and Pyodide's own check would raise KeyboardInterrupt inside
+ * that resolver, where it is lost with the piece; run_sync would then wait for good, and the page
+ * restart Python after its grace (about one Stop in eight, mid-stream). */
 function settle(promise, ms, abort) {
   return new Waiting((resolve) => {
     let over = false;
@@ -204,8 +208,9 @@ function settle(promise, ms, abort) {
       over = true;
       unlater(timer);
       unevery(poll);
-      if (aborting) abort();
-      resolve(value);
+      const stop = !aborting && stopped();
+      if (aborting || stop) abort();
+      resolve(stop ? { error: "stopped" } : value);
     };
     const timer = ms > 0 ? later(() => end({ error: "timeout" }, true), ms) : null;
     const poll = every(() => stopped() && end({ error: "stopped" }, true), STOP_POLL_MS);
