@@ -357,7 +357,7 @@ def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
     shown), the worker (worker.js, one file, its Python bridge inlined as text) and the local
     model's engine (localengine.js, one file), as ES modules.
     Returns (the chunks boot.js imports, lazily too; CodeMirror's chunks, as lazyeditor.js imports
-    them), for index.html to preload: the first at once, the others after the first frame."""
+    them), for index.html to preload after the first frame, in that order (write_page)."""
     # boot.js, the page's entry, starts Python's worker (early.js) and imports app.js after the
     # first frame; both in one build, so the modules they share are one instance (chunks/).
     page = esbuild(out, ["app=web/src/page/main.js", "boot=web/boot.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")

@@ -67,7 +67,7 @@ export class LessonView {
   render() {
     // the prose the build wrote into the page for this lesson (scripts/prerender.mjs), by cell: taken
     // as it is, not rendered again (markdown and sanitising were the first draw's longest part)
-    this.ready = prerenderedProse(this.root, this.lesson.slug);
+    this.prerendered = prerenderedProse(this.root, this.lesson.slug);
     this.root.replaceChildren();
     const { cells: edits, stale } = fittingEdits(this.lesson.slug, this.lesson, this.meta.hash);
     this.edits = edits;
@@ -102,7 +102,7 @@ export class LessonView {
       const index = this.next++;
       const cell = cells[index];
       if (cell.role === "markdown") {
-        const prose = this.ready.get(index) || renderMarkdown(cell.source);
+        const prose = this.prerendered.get(index) || renderMarkdown(cell.source);
         if (!this.timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
         this.timed = true;
         this.root.append(prose);
