@@ -123,8 +123,9 @@ def page_stream(page, request: Request, headers: dict, body: bytes, timeout: flo
         return None
     if not hasattr(page, "open_stream") or not can_run_sync():
         return None
-    reply = run_sync(page.open_stream(request.method, str(request.url), json.dumps(headers),
-                                      to_js(body) if body else None, int(timeout * 1000) if timeout else 0))
+    wait = heard(page, run_sync)
+    reply = wait(page.open_stream(request.method, str(request.url), json.dumps(headers),
+                                  to_js(body) if body else None, int(timeout * 1000) if timeout else 0))
     error = getattr(reply, "error", None)
     if error == "stopped":
         raise KeyboardInterrupt("stopped")
@@ -133,20 +134,37 @@ def page_stream(page, request: Request, headers: dict, body: bytes, timeout: flo
     if error:
         raise ConnectError(BLOCKED, request=request)
     kept = [(k, v) for k, v in header_pairs(str(reply.headers or "")) if k.lower() not in ALREADY_DECODED]
-    stream = PageBody(page, int(reply.stream), request, timeout, run_sync)
+    stream = PageBody(page, int(reply.stream), request, timeout, wait)
     return Response(int(reply.status), headers=kept, stream=stream, request=request)
 
 
-class PageBody(SyncByteStream):
-    """A response body the page's fetch reads: each piece as it arrives, through `run_sync(read_stream(...))`."""
+def heard(page, run_sync):
+    """run_sync for the page's stream Promises, telling the page when Python is back (`waited`): the
+    page's worker does not let Pyodide look at Stop while Python waits (transport.js), so that no
+    KeyboardInterrupt is raised, and lost, inside Pyodide's own resolvers of the wait."""
+    back = getattr(page, "waited", None)
 
-    def __init__(self, page, handle: int, request: Request, timeout: float | None, run_sync):
-        self.page, self.handle, self.request, self.timeout, self.run_sync = page, handle, request, timeout, run_sync
+    def wait(promise):
+        try:
+            return run_sync(promise)
+        finally:
+            if back is not None:
+                back()
+
+    return wait
+
+
+class PageBody(SyncByteStream):
+    """A response body the page's fetch reads: each piece as it arrives, through `wait(read_stream(...))`
+    (`heard`'s run_sync)."""
+
+    def __init__(self, page, handle: int, request: Request, timeout: float | None, wait):
+        self.page, self.handle, self.request, self.timeout, self.wait = page, handle, request, timeout, wait
 
     def __iter__(self):
         try:
             while True:
-                got = self.run_sync(self.page.read_stream(self.handle))
+                got = self.wait(self.page.read_stream(self.handle))
                 error = getattr(got, "error", None)
                 if error == "stopped":
                     raise KeyboardInterrupt("stopped")

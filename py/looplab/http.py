@@ -168,13 +168,20 @@ def _page_stream(method, url, data, headers, timeout):
     call — the caller then reads the body whole. Stop, pressed while Python waits, is raised as
     KeyboardInterrupt (the worker took it from the interrupt buffer)."""
     try:
-        from looplab_transport import close_stream, open_stream, read_stream  # web/src/worker/worker.js
+        from looplab_transport import close_stream, open_stream, read_stream, waited  # web/src/worker/worker.js
         from pyodide.ffi import can_run_sync, run_sync
     except ImportError:
         return None
     if not can_run_sync():
         return None
-    reply = run_sync(open_stream(method, url, json.dumps(headers), data, int(timeout * 1000)))
+
+    def wait(promise):
+        try:
+            return run_sync(promise)
+        finally:
+            waited()  # Stop is heard again (the worker hushes it while Python waits: transport.js)
+
+    reply = wait(open_stream(method, url, json.dumps(headers), data, int(timeout * 1000)))
     _fail_if(getattr(reply, "error", None), url, f"no answer within {timeout:g} s", "blocked",
              "the request failed with no HTTP status")
     handle = int(reply.stream)
@@ -182,7 +189,7 @@ def _page_stream(method, url, data, headers, timeout):
     def pieces() -> Iterator[bytes]:
         try:
             while True:
-                got = run_sync(read_stream(handle))
+                got = wait(read_stream(handle))
                 _fail_if(getattr(got, "error", None), url, f"nothing arrived for {timeout:g} s", "dropped",
                          "the connection failed in the middle of the reply")
                 if getattr(got, "done", False):

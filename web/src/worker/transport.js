@@ -60,6 +60,8 @@ let key = "";
 let held = false;
 let live = false; // the run in progress uses the live model
 let stopped = () => false; // whether Stop was pressed (and takes it): set by the worker
+let hush = () => {}; // Pyodide's own look at Stop off, while Python waits on a stream's Promise
+let hear = () => {}; // and on again
 const streams = { __proto__: null }; // open_stream's bodies being read: handle -> {reader, controller}
 let nextStream = 1;
 const STOP_POLL_MS = 50;
@@ -86,9 +88,23 @@ export function setLive(value) {
 }
 
 /** How a stream read hears Stop while Python waits for it: `take()` is true once after Stop was
- * pressed (and clears it, as Pyodide's own interrupt check does). */
-export function setStopCheck(take) {
+ * pressed (and clears it, as Pyodide's own interrupt check does); `off()` and `on()` turn Pyodide's
+ * own check of Stop off while Python waits and on again (see `waited`). */
+export function setStopCheck(take, off, on) {
   stopped = typeof take === "function" ? take : () => false;
+  hush = typeof off === "function" ? off : () => {};
+  hear = typeof on === "function" ? on : () => {};
+}
+
+/** Python is back from run_sync on a Promise of open_stream or read_stream (it calls this in a
+ * `finally`): Pyodide looks at Stop again, and a Stop pressed since raises KeyboardInterrupt in the
+ * Python that runs next. While Python waited, Pyodide did not look: run_sync awaits a Future, and
+ * Pyodide resolves it by calling Python from JavaScript twice (the Future's result, then its done
+ * callback, a task later); a KeyboardInterrupt raised in either is lost with the piece, run_sync
+ * then waits for good, and the page restarts Python after its grace (about one Stop in fifteen
+ * with pieces 2 ms apart). Meanwhile Stop is heard by `settle`'s look at it. */
+export function waited() {
+  hear();
 }
 
 /** The text with the key (when held, 4 characters or more) written as `mask` — without calling
@@ -224,6 +240,7 @@ function settle(promise, ms, abort) {
  * `timeoutMs` bounds the wait for the answer's headers, and then each wait for a piece.
  */
 export function open_stream(verb, url, headersJson, body, timeoutMs) {
+  hush();
   const { href, keyed } = target(url);
   const controller = new Controller();
   const init = fetchInit(verb, headersJson, body, keyed, apply(CONTROLLER_SIGNAL, controller, []));
@@ -240,6 +257,7 @@ export function open_stream(verb, url, headersJson, body, timeoutMs) {
 /** The next piece of a stream's body: a Promise of {chunk: Uint8Array}, {done: true}, or {error:
  * "timeout" (nothing arrived for its timeout) | "dropped" (the connection failed) | "stopped"}. */
 export function read_stream(handle) {
+  hush();
   const open = streams[handle];
   if (!open) return Waiting.resolve({ error: "dropped" });
   if (!open.reader) return Waiting.resolve({ done: true });

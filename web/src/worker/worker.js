@@ -8,7 +8,7 @@ import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
 import { handBack, keepInflated, loadedAll, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
 import { watchTrampoline } from "./trampoline.js";
-import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck } from "./transport.js";
+import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck, waited } from "./transport.js";
 
 let pyodide = null;
 let bridge = null;
@@ -62,8 +62,8 @@ async function init(message) {
     pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
     pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
-    pyodide.registerJsModule("looplab_transport", { send, send_async, open_stream, read_stream, close_stream }); // looplab/http.py, httpx2_jsfetch
-    setStopCheck(takeStop);
+    pyodide.registerJsModule("looplab_transport", { send, send_async, open_stream, read_stream, close_stream, waited }); // looplab/http.py, httpx2_jsfetch
+    setStopCheck(takeStop, hushStop, hearStop);
     bridge = pyodide.pyimport("looplab_bridge");
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
     bridge.listen_deltas(sendDelta);
@@ -200,11 +200,21 @@ function takeStop() {
   return true;
 }
 
+/** Pyodide's own look at Stop, off while Python waits on a stream's Promise (transport.js waited). */
+function hushStop() {
+  if (interrupt) pyodide.setInterruptBuffer(undefined);
+}
+
+function hearStop() {
+  if (interrupt) pyodide.setInterruptBuffer(interrupt);
+}
+
 // A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
 // or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
 async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
   const cells = chat ? chat.cells : runCells;
   runId = id;
+  hearStop(); // (a stream Python asked for and never waited on leaves it off)
   // Python sees where the key is, never the key; only a live run's requests may carry it.
   const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
   setLive(env.LOOPLAB_MODEL === "live");
