@@ -14,7 +14,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, TimeoutError as PlaywrightTimeoutError, expect
 
 from learner import FIXTURE, cell, open_lesson, run, set_code, wait_ready, wait_run_end, wait_until
 
@@ -414,10 +414,20 @@ def scroll_of(page: Page, scroller: str, until: str) -> dict:
     """Wait until the editor's scroller (a CSS selector) meets `until` (a JS condition on `top` and
     `left`: CodeMirror scrolls on its next frame), then return {top, left}. By selector, not by
     position: the lesson's other editors are still being made in idle time (lazyeditor.js)."""
-    wait_until(page, f"""(q) => {{ const s = document.querySelector(q);
-        const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=scroller)
-    return page.evaluate("""(q) => { const s = document.querySelector(q);
-        return { top: s.scrollTop, left: s.scrollLeft }; }""", scroller)
+    try:
+        wait_until(page, f"""(q) => {{ const s = document.querySelector(q);
+            const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=scroller)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"the editor's scroll never met {until}: {page.evaluate(SCROLL_STATE, scroller)}") from None
+    return page.evaluate(SCROLL_STATE, scroller)
+
+
+# Where the editor is scrolled, and what a failed wait needs to tell: what has the focus, where the
+# cursor is, the editor's first line drawn.
+SCROLL_STATE = """(q) => { const s = document.querySelector(q), a = document.activeElement, c = getSelection();
+    return { top: s.scrollTop, left: s.scrollLeft, height: s.scrollHeight, focused: a.className || a.tagName,
+             cursor: c.anchorNode ? [c.anchorNode.textContent.slice(0, 20), c.anchorOffset] : null,
+             first: (s.querySelector('.cm-line') || {}).textContent?.slice(0, 20) }; }"""
 
 
 EXERCISE = "[data-testid=editor].cell-exercise .cm-scroller"
@@ -435,6 +445,7 @@ def test_keys_scroll_a_long_editor_and_a_read_only_one(browser, site_url):
         cell(page).locator(".cm-content").click()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.insert_text(long_code)  # (the editor draws only the lines in view)
+        scroll_of(page, EXERCISE, "top > 0")  # down to the cursor, at the end of what came in
         page.keyboard.press("ControlOrMeta+Home")
         scroll_of(page, EXERCISE, "top === 0 && left === 0")
         page.keyboard.press("End")  # the long first line
