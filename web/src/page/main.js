@@ -80,7 +80,12 @@ async function main() {
   const prices = setupPrices($("[data-role=settings-dialog]"));
   const renderList = () => renderLessonList(ui.list, store.state.lessons, store.state.lesson && store.state.lesson.slug);
   const say = reports({ status, output, checks: ui.checks, renderList, mode: mode.name });
-  const run = () => store.dispatch({ type: "run" });
+  // A Run pressed right after a lesson link runs that lesson (session.js), even when the press is
+  // heard before the address change's hashchange event: the address is read first.
+  const run = () => {
+    if (routed !== null && location.hash !== routed) route();
+    store.dispatch({ type: "run" });
+  };
   const stop = () => store.dispatch({ type: "stop" });
   const help = setupHelp($("[data-role=help]"), $("[data-role=help-dialog]"));
   const editorKeys = setupShortcuts({ run, stop, stoppable: () => !controls(store.state).stopDisabled, go, help });
@@ -119,7 +124,9 @@ async function main() {
     for (const panel of [output, events, context, files, inspector]) panel.clear();
   }
 
+  let routed = null; // the address route() last read (null: not yet)
   function route() {
+    routed = location.hash;
     const { slug, share } = readHash(location.hash);
     const open = (name) => Promise.all(store.dispatch({ type: "open", slug: name }));
     if (share === null) return open(slug);
@@ -212,7 +219,7 @@ async function main() {
       failed: (text) => status.toast(text),
     });
   setupDrawer($("[data-role=menu]"), ui.list);
-  window.addEventListener("hashchange", route);
+  window.addEventListener("hashchange", () => location.hash !== routed && route()); // (a Run may have read it first)
   announceRuns(ui.status, ui.checks, byTest("announcer"));
   mode.show();
   if (settings.mode === "local") mode.useLocal();
