@@ -245,13 +245,17 @@ export function open_stream(verb, url, headersJson, body, timeoutMs) {
   const controller = new Controller();
   const init = fetchInit(verb, headersJson, body, keyed, apply(CONTROLLER_SIGNAL, controller, []));
   const abort = () => apply(ABORT, controller, []);
+  let handle = 0;
   const answered = apply(THEN, fetchOnce(href, init), [(response) => {
-    const handle = nextStream++;
+    handle = nextStream++;
     const stream = apply(RESPONSE_BODY, response, []);
     streams[handle] = { reader: stream ? apply(GET_READER, stream, []) : null, abort, ms: timeoutMs };
     return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), stream: handle };
   }, (error) => { throw error; }]);
-  return apply(THEN, settle(answered, timeoutMs, abort), [(value) => (value.error === "dropped" ? { error: "blocked" } : value)]);
+  return apply(THEN, settle(answered, timeoutMs, abort), [(value) => {
+    if (value.error && handle) delete streams[handle]; // answered, but Stop won: Python never sees it
+    return value.error === "dropped" ? { error: "blocked" } : value;
+  }]);
 }
 
 /** The next piece of a stream's body: a Promise of {chunk: Uint8Array}, {done: true}, or {error:
