@@ -82,6 +82,7 @@ async function main() {
   const say = reports({ status, output, checks: ui.checks, renderList, mode: mode.name });
   // A Run pressed right after a lesson link runs that lesson (session.js), even when the press is
   // heard before the address change's hashchange event: the address is read first.
+  let routed = null; // the address route() last read (null: not yet)
   const run = () => {
     if (routed !== null && location.hash !== routed) route();
     store.dispatch({ type: "run" });
@@ -124,7 +125,6 @@ async function main() {
     for (const panel of [output, events, context, files, inspector]) panel.clear();
   }
 
-  let routed = null; // the address route() last read (null: not yet)
   function route() {
     routed = location.hash;
     const { slug, share } = readHash(location.hash);

@@ -101,7 +101,7 @@ export function setStopCheck(take, off, on) {
  * Python that runs next. While Python waited, Pyodide did not look: run_sync awaits a Future, and
  * Pyodide resolves it by calling Python from JavaScript twice (the Future's result, then its done
  * callback, a task later); a KeyboardInterrupt raised in either is lost with the piece, run_sync
- * then waits for good, and the page restarts Python after its grace (about one Stop in fifteen
+ * then waits for good, and the page restarts Python after its grace (about one Stop in twenty
  * with pieces 2 ms apart). Meanwhile Stop is heard by `settle`'s look at it. */
 export function waited() {
   hear();
