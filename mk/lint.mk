@@ -9,7 +9,7 @@ RUFF_FORMATTED := py/looplab/checks.py py/looplab/course.py py/looplab/lessonfil
 	tests/lessons/conftest.py tests/live/typecheck.py tests/otlp.py tests/real/conftest.py \
 	scripts/trim_wrong.py tests/site/test_import_circles.py tests/site/test_module_map.py tests/site/test_trim_wrong.py tests/site/test_protocol.py tests/site/test_session.py \
 	py/looplab/project.py py/looplab/editreview.py py/looplab/branchnotes.py py/looplab/loopattempt.py \
-	scripts/immutable.py tests/site/test_immutable.py tests/site/test_sparse.py tests/site/test_snapshot_heap.py bench/snapshot_size.py tests/e2e/test_editor_order.py tests/unit/test_project.py tests/e2e/test_files.py tests/e2e/fixtures/94-e2e-files.py tests/e2e/test_prerender.py
+	scripts/immutable.py tests/site/test_immutable.py tests/site/test_sparse.py tests/site/test_snapshot_heap.py bench/snapshot_size.py tests/e2e/test_editor_order.py tests/unit/test_project.py tests/e2e/test_files.py tests/e2e/fixtures/94-e2e-files.py tests/e2e/test_prerender.py tests/site/test_wrappers.py
 
 .PHONY: lint
 lint: venv node

@@ -5,6 +5,7 @@
 import { toPage } from "../shared/protocol.js";
 import { checkFits, forgetCopies, growFor, heapOf, readBuildSnapshot, reasonOf } from "./snapshot.js";
 import { packed, unpacked } from "./sparse.js";
+import { shareWrapperModules } from "./wrappers.js";
 
 let post = () => {}; // to the page (startPython's `send`)
 
@@ -246,6 +247,15 @@ export function prefetch(build) {
  * cannot load. Call stopCounting() afterwards, whatever happened.
  */
 export async function startPython(build, wish, send, given = {}) {
+  const unshare = shareWrapperModules();
+  try {
+    return await startSteps(build, wish, send, given);
+  } finally {
+    unshare();
+  }
+}
+
+async function startSteps(build, wish, send, given) {
   post = send;
   total = build.startupBytes || 1;
   self.fetch = countingFetch;
