@@ -478,7 +478,7 @@ def page_policy(*inlined: str) -> str:
 
 
 PRESTART_TAG = '<script src="prestart.js"></script>'
-PRESTART_NAMES = ("worker", "version", "indexURL", "prefetch", "wheel", "snapshot")
+PRESTART_NAMES = ("worker", "version", "indexURL", "lockFileURL", "prefetch", "wheel", "startupBytes", "heapMax", "snapshot")
 
 
 def inline_prestart(out: Path, info: dict, minify: bool) -> str:
@@ -488,7 +488,7 @@ def inline_prestart(out: Path, info: dict, minify: bool) -> str:
     binary = NODE / ".bin" / "esbuild"
     names = {key: info[key] for key in PRESTART_NAMES}
     if names["snapshot"]:
-        names["snapshot"] = {"file": names["snapshot"]["file"], "rawBytes": names["snapshot"]["rawBytes"]}
+        names["snapshot"] = {key: names["snapshot"][key] for key in ("file", "rawBytes", "startupBytes")}
     command = [str(binary), "web/src/page/prestart.js", "--bundle", "--format=iife", "--target=es2022",
                "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--define:PRESTART={json.dumps(names)}"]
     code = subprocess.run(command + (["--minify"] if minify else []), cwd=ROOT, check=True,

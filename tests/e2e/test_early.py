@@ -1,7 +1,8 @@
 """Python's worker starts before the app bundle runs (issue 23): the page's first script
-(page/prestart.js, inlined in <head>) starts it and has it fetch and compile at once; boot.js's pool
-(page/early.js) sends it init; runner.js takes it when app.js loads — one worker, ready as before,
-and the run works. `?early=off` leaves the start to the Runner (bench/startup.py's "before")."""
+(page/prestart.js, inlined in <head>) starts it and has it fetch, compile and restore at once;
+boot.js's pool (page/early.js) sends it init; runner.js takes it when app.js loads — one worker,
+ready as before, and the run works. `?early=off` leaves the start to the Runner
+(bench/startup.py's "before")."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ TIMES = """() => {
   const given = document.querySelector('[data-testid=status]').dataset.given.split(' ');
   return { prestart: at('looplab:prestart'), early: at('looplab:early-worker'), app: at('looplab:app'), parsed, given };
 }"""
+
+
+def worker_times(page) -> dict:
+    """The ready worker's ms marks (worker/startup.js `times`, since the worker started)."""
+    return json.loads(page.get_by_test_id("status").get_attribute("data-worker-times"))
+
+
+def given(page) -> list[str]:
+    return page.get_by_test_id("status").get_attribute("data-given").split()
 
 
 def worker_requests(page, site_dir) -> list[str]:
@@ -103,3 +113,21 @@ def test_a_prestarted_worker_that_failed_is_replaced_by_the_pool(context, site_u
     assert len(asked) == 2, asked                                    # the failed one, then the pool's own
     assert "prestarted" not in times["given"], times
     assert run(page), "the run showed no checks"
+
+
+def test_the_worker_restores_python_before_the_app_sends_init(context, site_url, site_dir):
+    page = context.new_page()
+
+    def late(route):  # the app's pool (early.js) waits for build.json before it sends init
+        time.sleep(1.5)
+        route.continue_()
+
+    page.route("**/build.json", late)
+    open_lesson(page, site_url, LESSON)
+    times = worker_times(page)
+    assert "prestarted" in given(page), given(page)
+    assert times["init"] - times["prefetch"] > 1000, times           # init came late, as delayed
+    assert times["pyodide"] < times["init"], times                   # Python was restored meanwhile
+    assert times["looplab"] > times["init"], times                   # looplab starts only with init
+    shown = run(page)
+    assert shown and any(check.status == "passed" for check in shown), shown

@@ -1,9 +1,9 @@
 // Python's first worker, started by the page's first script: the build bundles this file and writes
 // it into index.html's <head> (the page's policy allows it by its hash: scripts/build_site.py), so
-// the worker fetches, compiles and reads its snapshot while the page is still parsed and laid out,
+// the worker fetches, compiles and restores Python while the page is still parsed and laid out,
 // not from the app's entry (boot.js, early.js), which runs only after the first layout. early.js's
 // pool takes this worker (workerpool.js) and sends it init: the key and the shared buffers come
-// only then, and only then Python starts.
+// only then, and only then looplab starts and runs may come.
 //
 // Only on a cross-origin isolated page (one that is not may reload to become so: isolation.js) and
 // not when the address asks for another start (?early=off, ?snapshot=...). The worker's address
@@ -26,7 +26,8 @@ function prestart(build) {
     event.preventDefault();
     started.failed = event.message || "unknown error";
   };
-  worker.postMessage(toWorker.prefetch({ ...build, indexURL: new URL(build.indexURL, document.baseURI).href }));
+  const absolute = (path) => new URL(path, document.baseURI).href;
+  worker.postMessage(toWorker.prefetch({ ...build, indexURL: absolute(build.indexURL), lockFileURL: absolute(build.lockFileURL) }));
   performance.mark("looplab:prestart");
   return started;
 }

@@ -232,7 +232,7 @@ let head = null; // begin()'s parts, started by prefetch before init came, or nu
 /**
  * Begin before the init message: the page's first script (page/prestart.js) posts the build's names
  * while the page is still parsed and laid out, before the app's entry sends init (the key and the
- * shared buffers). Nothing is posted back and no Python exists until init.
+ * shared buffers); worker.js starts Python right after.
  */
 export function prefetch(build) {
   if (head) return;
@@ -261,8 +261,8 @@ async function startSteps(build, wish, send, given) {
   self.fetch = countingFetch;
   const start = { source: null, refused: [] };
   progress("loading Python");
-  times.init = performance.now();
-  times.start = performance.timeOrigin + times.init;
+  times.begun = performance.now();
+  times.start = performance.timeOrigin + times.begun;
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
   // what prefetch began serves when it began the same build the same way (else it is left to finish unused)

@@ -41,18 +41,30 @@ function fenced() {
   }
 }
 
+/** startPython, watching for the trampoline (trampoline.js) while Pyodide starts: resolves to
+ * {pyodide, start, mendTrampoline}; a failed start stops watching. */
+function startWatched(build, wish, kept) {
+  const mendTrampoline = watchTrampoline();
+  return startPython(build, wish, post, kept).then((result) => ({ ...result, mendTrampoline }), (error) => {
+    mendTrampoline(null);
+    throw error;
+  });
+}
+
 async function init(message) {
   // The key first, before anything else runs, and out of the message at once (transport.js).
   holdKey(message.baseUrl, message.key);
   message.key = null;
+  times.init = performance.now();
   withdraw("caches"); // startup.js took its own copy, for a spoilt snapshot's cached copies
   const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish, kept, keep, spare } = message;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
-  let start;
-  const mendTrampoline = watchTrampoline();
+  let start, mendTrampoline;
   try {
-    ({ pyodide, start } = await startPython(build, wish, post, kept || {}));
+    // A worker the page's first script started is restoring Python already (prefetch below); the
+    // page sends such a worker neither kept parts nor a ?snapshot= wish (workerpool.js, prestart.js).
+    ({ pyodide, start, mendTrampoline } = await (startedEarly || startWatched(build, wish, kept || {})));
     start.spare = Boolean(spare);
     mendTrampoline(pyodide); // after a restore: calls without a JavaScript frame, so run_sync works
     progress("starting looplab");
@@ -73,7 +85,6 @@ async function init(message) {
     post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
     return;
   } finally {
-    mendTrampoline(null); // (when loading failed: stops watching)
     stopCounting();
   }
   loadedAll();
@@ -83,9 +94,10 @@ async function init(message) {
     isolated: Boolean(interrupt),
     fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
     start, // {source: "build" | null, refused: [why the snapshot was refused]}
-    times, // ms since the worker started: script evaluated, init (its message came), imported pyodide.mjs
-    //        (and .asm.mjs), wasm compiled and instantiated, inflated copy looked up, snapshot read, Pyodide
-    //        loaded or restored, looplab ready; `start` is ms since the time origin (init's moment)
+    times, // ms since the worker started: script evaluated, prefetch and init (their messages came), the
+    //        start begun, imported pyodide.mjs (and .asm.mjs), wasm compiled and
+    //        instantiated, inflated copy looked up, snapshot read, Pyodide loaded or restored, looplab
+    //        ready; `start` is ms since the time origin (the start's moment)
   }));
   if (start.source) warmStopPath();
   // For the page's next workers (page/workerpool.js), and the next visit (startup.js keepInflated):
@@ -309,11 +321,19 @@ function sharedCopy(bytes) {
 }
 
 // Only the page's messages: Python can dispatch a MessageEvent of its own on `self`, but not a
-// trusted one. Init comes once; a prefetch only before it (no Python exists yet).
+// trusted one. Init comes once; a prefetch only before it.
 let started = false;
+// A prefetch starts Python at once: fetching, compiling and restoring do not wait for the app's
+// init (measured: init came 60–270 ms into a warm start). Python runs no code of anyone's before
+// init: the restore runs only Pyodide's start and the snapshot's own, and the key, the shared
+// buffers, the withdrawn Cache API and looplab's bridge all come with init, before any run.
+let startedEarly = null;
 const receive = reader("toWorker", {
   prefetch(message) {
-    if (!started) prefetch(message.build);
+    if (started || startedEarly) return;
+    prefetch(message.build);
+    startedEarly = startWatched(message.build, null, {});
+    startedEarly.catch(() => {}); // reported by init, which awaits it
   },
   init(message) {
     if (started) return;
