@@ -1,8 +1,8 @@
 """Python's worker starts before the app bundle runs (issue 23): the page's first script
 (page/prestart.js, inlined in <head>) starts it and has it fetch, compile and restore at once;
 boot.js's pool (page/early.js) sends it init; runner.js takes it when app.js loads — one worker,
-ready as before, and the run works. `?early=off` leaves the start to the Runner
-(bench/startup.py's "before")."""
+ready as before, and the run works. On a visit after the first the page compiles the wasm for it.
+`?early=off` leaves the start to the Runner (bench/startup.py's "before")."""
 
 from __future__ import annotations
 
@@ -129,5 +129,38 @@ def test_the_worker_restores_python_before_the_app_sends_init(context, site_url,
     assert times["init"] - times["prefetch"] > 1000, times           # init came late, as delayed
     assert times["pyodide"] < times["init"], times                   # Python was restored meanwhile
     assert times["looplab"] > times["init"], times                   # looplab starts only with init
+    shown = run(page)
+    assert shown and any(check.status == "passed" for check in shown), shown
+
+
+def warm_page(profile, site_url, query: str = ""):
+    """A second visit: the first one's service worker controls the page."""
+    page = profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    assert "pageCompiled" not in given(page), given(page)           # a first visit: the worker compiles
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.close()
+    page = profile.new_page()
+    page.goto(f"{site_url}{query}#/{LESSON}")
+    wait_ready(page, LESSON)
+    assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
+    return page
+
+
+def test_a_warm_visit_s_page_compiles_the_wasm_after_its_first_paint(fresh_profile, site_url):
+    page = warm_page(fresh_profile, site_url)
+    assert "pageCompiled" in given(page) and "prestarted" in given(page), given(page)
+    marks = page.evaluate("""() => ({ compile: performance.getEntriesByName('looplab:page-compile')[0]?.startTime,
+        paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime })""")
+    assert marks["compile"] is not None and marks["paint"] is not None, marks
+    assert marks["compile"] >= marks["paint"], marks                 # the prose never waited for it
+    shown = run(page)
+    assert shown and any(check.status == "passed" for check in shown), shown
+
+
+def test_a_page_compile_that_fails_leaves_the_worker_to_compile_its_own(fresh_profile, site_url):
+    page = warm_page(fresh_profile, site_url, "?compile=fail")
+    assert "pageCompiled" not in given(page) and "prestarted" in given(page), given(page)
+    assert page.evaluate("performance.getEntriesByName('looplab:page-compile').length") == 1  # it was tried
     shown = run(page)
     assert shown and any(check.status == "passed" for check in shown), shown

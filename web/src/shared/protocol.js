@@ -25,12 +25,16 @@
  *   `kept`: an earlier worker's compiled Pyodide Module and inflated snapshot (page/workerpool.js),
  *   used instead of compiling and fetching; `keep`: hand them back (`kept`) once ready; `spare`: a
  *   worker started in idle time, to be swapped in at the next restart (the ready line says so)
- * @typedef {{type: "prefetch", build: {version: string, indexURL: string, lockFileURL: string,
+ * @typedef {{type: "prefetch", pageCompiles: boolean, build: {version: string, indexURL: string, lockFileURL: string,
  *   prefetch: string[], wheel: string, startupBytes: number, heapMax: number,
  *   snapshot: {file: string, rawBytes: number, startupBytes: number} | null}}} Prefetch
  *   sent by the page's first script (page/prestart.js) before init: start Python from this build's
  *   files at once (the wasm, the .mjs files, the snapshot or its inflated copy); init's `build`
- *   names the same files, and init brings the key and the shared buffers before any run
+ *   names the same files, and init brings the key and the shared buffers before any run;
+ *   `pageCompiles`: the wasm's Module comes from the page (a Module message)
+ * @typedef {{type: "module", module: WebAssembly.Module | null}} CompiledModule
+ *   the page's compile of pyodide.asm.wasm for a prefetch with `pageCompiles`; null: it failed, and
+ *   the worker compiles its own
  * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[]>}} Run
  *   run a lesson's code cells then its checks (looplab.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
@@ -54,9 +58,11 @@
 
 export const toWorker = {
   /** @returns {Prefetch} */
-  prefetch: ({ version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax, snapshot }) => (
-    { type: "prefetch", build: { version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax,
+  prefetch: ({ version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax, snapshot }, pageCompiles = false) => (
+    { type: "prefetch", pageCompiles, build: { version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax,
       snapshot: snapshot ? { file: snapshot.file, rawBytes: snapshot.rawBytes, startupBytes: snapshot.startupBytes } : null } }),
+  /** @returns {CompiledModule} */
+  module: (module) => ({ type: "module", module }),
   /** @returns {Init} */
   init: ({ interrupt, answers, build, snapshot, baseUrl = "", key = "", kept = null, keep = false, spare = false }) => (
     { type: "init", interrupt, answers, build, snapshot, baseUrl, key, kept, keep, spare }),

@@ -56,7 +56,11 @@ function countingFetch(input, init) {
   const url = input instanceof Request ? input.url : new URL(String(input), self.location.href).href;
   const ahead = early.get(url);
   if (ahead) early.delete(url);
-  return (ahead || realFetch(input, init)).then((response) => {
+  return countBytes(ahead || realFetch(input, init));
+}
+
+function countBytes(pending) {
+  return pending.then((response) => {
     if (response.ok && response.body) count(response.clone().body).catch(() => {});
     return response;
   });
@@ -71,8 +75,16 @@ let wasmModule = null;
 let restoring = null; // the snapshot about to be restored (snapshotBytes): the instance's memory grows to hold it
 const realInstantiateStreaming = WebAssembly.instantiateStreaming;
 
-function compileEarly(wasmURL, given) {
-  wasmModule = given ? Promise.resolve(given) : WebAssembly.compileStreaming(countingFetch(wasmURL));
+// On a visit after the first, the page compiles it instead (page/prestart.js) and posts the Module
+// (`pageModule` below): this thread is what a warm start waits on. A page whose compile failed
+// posts null, and this worker compiles its own.
+let compiledByPage = false;
+
+function compileEarly(wasmURL, given, fromPage = null) {
+  const own = () => WebAssembly.compileStreaming(countBytes(realFetch(wasmURL))); // (not Pyodide's stand-in below)
+  wasmModule = given ? Promise.resolve(given)
+    : fromPage ? fromPage.then((module) => ((compiledByPage = Boolean(module)), module || own()))
+    : own();
   wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
@@ -208,13 +220,13 @@ export async function handBack() {
 
 /**
  * The slow parts of a start that need nothing from the page but the build's names, begun at once and
- * in parallel: the wasm (compiled as it arrives, or the Module `given`), both .mjs files, the small
+ * in parallel: the wasm (compiled as it arrives, or the Module `given` or `fromPage`), both .mjs files, the small
  * files (handed to Pyodide when it asks), and the inflated snapshot from the cache (a warm visit;
  * null when `given` has a snapshot or there is none), else the site's snapshot fetched. Returns
  * {version, useSnapshot, mjs, cached, response}.
  */
-function begin(build, useSnapshot, given) {
-  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module);
+function begin(build, useSnapshot, given, fromPage = null) {
+  compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module, fromPage);
   // The modules and the small files first: they load while the inflated copy is read (a warm visit).
   const mjs = import(build.indexURL + "pyodide.mjs");
   import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
@@ -228,17 +240,26 @@ function begin(build, useSnapshot, given) {
 }
 
 let head = null; // begin()'s parts, started by prefetch before init came, or null
+let pageModule = () => {}; // hands the page's Module (or null) to what prefetch began
 
 /**
  * Begin before the init message: the page's first script (page/prestart.js) posts the build's names
  * while the page is still parsed and laid out, before the app's entry sends init (the key and the
- * shared buffers); worker.js starts Python right after.
+ * shared buffers); worker.js starts Python right after. With `pageCompiles`, the wasm's Module
+ * comes from the page (moduleFromPage).
  */
-export function prefetch(build) {
+export function prefetch(build, pageCompiles) {
   if (head) return;
   times.prefetch = performance.now();
   self.fetch = countingFetch;
-  head = begin(build, Boolean(build.snapshot), {});
+  const fromPage = pageCompiles ? new Promise((resolve) => (pageModule = resolve)) : null;
+  head = begin(build, Boolean(build.snapshot), {}, fromPage);
+}
+
+/** The page's compiled Module for what prefetch began, or null: its compile failed. Once. */
+export function moduleFromPage(module) {
+  pageModule(module instanceof WebAssembly.Module ? module : null);
+  pageModule = () => {};
 }
 
 /**
@@ -298,6 +319,7 @@ async function startSteps(build, wish, send, given) {
     pyodide = await loadPython(loadPyodide, build);
   }
   times.pyodide = performance.now();
+  start.given.pageCompiled = compiledByPage;
   return { pyodide, start };
 }
 

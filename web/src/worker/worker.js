@@ -6,7 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { handBack, keepInflated, loadedAll, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, keepInflated, loadedAll, moduleFromPage, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
 import { watchTrampoline } from "./trampoline.js";
 import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck, waited } from "./transport.js";
 
@@ -95,7 +95,7 @@ async function init(message) {
     fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
     start, // {source: "build" | null, refused: [why the snapshot was refused]}
     times, // ms since the worker started: script evaluated, prefetch and init (their messages came), the
-    //        start begun, imported pyodide.mjs (and .asm.mjs), wasm compiled and
+    //        start begun, imported pyodide.mjs (and .asm.mjs), wasm compiled (or the page's came) and
     //        instantiated, inflated copy looked up, snapshot read, Pyodide loaded or restored, looplab
     //        ready; `start` is ms since the time origin (the start's moment)
   }));
@@ -331,9 +331,12 @@ let startedEarly = null;
 const receive = reader("toWorker", {
   prefetch(message) {
     if (started || startedEarly) return;
-    prefetch(message.build);
+    prefetch(message.build, message.pageCompiles);
     startedEarly = startWatched(message.build, null, {});
     startedEarly.catch(() => {}); // reported by init, which awaits it
+  },
+  module(message) {
+    moduleFromPage(message.module);
   },
   init(message) {
     if (started) return;
