@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
-    parser.add_argument("--query", default="", help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js)")
+    parser.add_argument("--query", default="", help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js) "
+                        "or ?compile=worker (a warm visit's wasm compiled by the worker, as before page/prestart.js compiled it)")
     parser.add_argument("--only-restart", action="store_true", help="only the restart's figures (with and without the spare)")
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
