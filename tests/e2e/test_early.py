@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from learner import open_lesson, run, wait_ready
 
 LESSON = "04-the-loop"
@@ -156,6 +158,17 @@ def test_a_warm_visit_s_page_compiles_the_wasm_after_its_first_paint(fresh_profi
     assert marks["compile"] >= marks["paint"], marks                 # the prose never waited for it
     shown = run(page)
     assert shown and any(check.status == "passed" for check in shown), shown
+
+
+def test_a_warm_visit_reads_the_wasm_from_the_site_s_cache_by_static_route(fresh_profile, site_url):
+    page = warm_page(fresh_profile, site_url)
+    entry = page.evaluate("""() => { const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('pyodide.asm.wasm'));
+        return e && { matched: e.workerMatchedSourceType, final: e.workerFinalSourceType, size: e.decodedBodySize }; }""")
+    assert entry is not None, "the page did not fetch the wasm"         # the page compiled it (prestart.js)
+    if not page.evaluate("'workerMatchedSourceType' in PerformanceResourceTiming.prototype"):
+        pytest.skip("this Chromium reports no static routing in Resource Timing")
+    assert entry["matched"] == "cache" and entry["final"] == "cache", entry  # no trip through sw.js's handler
+    assert entry["size"] > 1_000_000, entry                             # the whole file came
 
 
 def test_a_page_compile_that_fails_leaves_the_worker_to_compile_its_own(fresh_profile, site_url):
