@@ -101,7 +101,9 @@ def test_a_restored_python_is_fresh_and_has_its_files(page, site_url):
             "print('home', os.environ['HOME'], os.getcwd())\n"
             "print('draw', random.random())\n"
             "print('source', len(inspect.getsource(looplab.loop.run_agent)) > 100)\n"
-            "print('version', importlib.metadata.version('looplab'))\n")
+            "print('version', importlib.metadata.version('looplab'))\n"
+            "import looplab_bridge as bridge\n"  # the worker laid its files again (worker.js layFiles)
+            "print('files', len(bridge._FILES), all(open(p, 'rb').read() == d for p, d in bridge._FILES.items()))\n")
     draws = []
     for _ in range(2):
         open_lesson(page, site_url, LESSON)
@@ -110,6 +112,7 @@ def test_a_restored_python_is_fresh_and_has_its_files(page, site_url):
         assert "env ['HOME', 'LD_LIBRARY_PATH', 'LOOPLAB_MODEL']" in text, text
         assert "home /home/pyodide /home/pyodide" in text and "source True" in text, text
         assert "version " in text and "PackageNotFoundError" not in text, text
+        assert re.search(r"^files (\d{2,}) True$", text, re.M), text  # every file, byte for byte
         draws.append(next(line for line in text.splitlines() if line.startswith("draw")))
         page.reload()
     assert draws[0] != draws[1], draws

@@ -201,12 +201,18 @@ def installed_files(distribution: str) -> dict[str, bytes]:
     return out
 
 
-def start(interruptible: bool) -> str:
+def files_to_lay() -> dict[str, bytes]:
+    """looplab's installed files as `prepare` kept them: the worker lays them with the file system's
+    own calls (worker.js layFiles: 63 files in 8-10 ms, against 24-28 ms through Python's io)."""
+    return _FILES
+
+
+def start(interruptible: bool, laid: bool = False) -> str:
     """Set up a session after a load or a restore: looplab's files laid again where a restore lost
-    them, the same environment either way, a fresh RNG, and (when the page can interrupt Python)
-    a `time.sleep` that Stop can end, and input() that asks the page. Returns JSON: the distributions whose files were laid."""
-    laid = False
-    for path, data in _FILES.items():
+    them (`laid`: the worker has laid them), the same environment either way, a fresh RNG, and (when
+    the page can interrupt Python) a `time.sleep` that Stop can end, and input() that asks the page.
+    Returns JSON: the distributions whose files were laid."""
+    for path, data in () if laid else _FILES.items():
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
