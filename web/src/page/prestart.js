@@ -29,7 +29,13 @@ function prestart(build) {
   const absolute = (path) => new URL(path, document.baseURI).href;
   const pageCompiles = Boolean(navigator.serviceWorker && navigator.serviceWorker.controller) && !/[?&]compile=worker\b/.test(location.search);
   worker.postMessage(toWorker.prefetch({ ...build, indexURL: absolute(build.indexURL), lockFileURL: absolute(build.lockFileURL) }, pageCompiles));
-  if (pageCompiles) compileForWorker(worker, absolute(`${build.indexURL}pyodide.asm.wasm`));
+  if (pageCompiles) {
+    try {
+      compileForWorker(worker, absolute(`${build.indexURL}pyodide.asm.wasm`));
+    } catch {
+      worker.postMessage(toWorker.module(null)); // (a browser without an API it uses): the worker compiles
+    }
+  }
   performance.mark("looplab:prestart");
   return started;
 }
