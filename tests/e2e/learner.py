@@ -67,7 +67,8 @@ def wait_run_end(page: Page, timeout: float = 60_000) -> None:
 def stop_kept_python(page: Page, press=None, ended=None, timeout: float = 10_000) -> float:
     """Press Stop (or `press()`), wait for the run's end (or `ended()`), and check that Python was
     interrupted, not restarted: the page ends a worker that has not stopped STOP_GRACE_MS (1 s) after
-    Stop and starts another at once, counted in the status line's `data-restarts` (report.js).
+    Stop (1.8 s when Python took the interrupt, runner.js `overdue`) and starts another at once,
+    counted in the status line's `data-restarts` (report.js).
     Returns the ms from Stop to the end (printed as a figure; a test asserts no wall-clock time)."""
     before = status(page).get("restarts", "0")
     stop_at = page.evaluate("() => performance.now()")

@@ -95,6 +95,34 @@ def test_stop_ends_an_endless_loop_within_2_s_and_the_next_run_works(page, site_
     assert all(ok for ok, _, _ in run(page))
 
 
+def test_stop_waits_for_python_that_heard_it_and_restarts_python_that_will_not_stop(page, site_url):
+    """Python clears the interrupt buffer when it takes a Stop: past the grace second, a run whose
+    KeyboardInterrupt is still on its way out (a slow `finally`, or a page too busy to read the
+    reply in time) is given a little longer; a run that swallows the interrupt is ended."""
+    open_lesson(page, site_url)
+    set_code(page, "import time\nprint('looping')\ntry:\n    while True: pass\nfinally:\n"
+                   "    t = time.monotonic()\n    while time.monotonic() - t < 1.1: pass\n    print('cleaned up')")
+    start_run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("looping")
+    took = stop_and_measure(page)
+    output = page.get_by_test_id("output")
+    expect(output).to_contain_text("cleaned up")
+    expect(output).to_contain_text("Stopped: KeyboardInterrupt.")  # the same Python: no restart
+    assert status(page).get("restarts", "0") == "0" and took > 1000, (took, status(page))
+
+    wait_ready(page)
+    set_code(page, "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass")
+    start_run(page)
+    expect(output).to_contain_text("looping")
+    took = stop_and_measure(page)
+    assert took < STOP_LIMIT_MS, f"Stop took {took:.0f} ms"
+    expect(output).to_contain_text("so it was restarted")
+    assert status(page)["restarts"] == "1"
+    wait_ready(page)
+    page.get_by_test_id("reset").click()
+    assert all(ok for ok, _, _ in run(page))
+
+
 @pytest.mark.plain_host
 def test_stop_ends_a_long_sleep_within_2_s_and_the_next_run_works(page, site_url):
     open_lesson(page, site_url)

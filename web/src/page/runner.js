@@ -2,7 +2,7 @@
 // (a worker comes from workerpool.js: the spare when there is one).
 // Messages: shared/protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
 
-import { ENV_KEYS, SIGINT, STOP_GRACE_MS, reader, toWorker } from "../shared/protocol.js";
+import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from "../shared/protocol.js";
 import { writeAnswer } from "../shared/asking.js";
 import { WorkerPool } from "./workerpool.js";
 
@@ -25,7 +25,7 @@ export class Runner {
     this.endpoint = { baseUrl: "", key: "" };
     this.worker = null;
     this.ready = false;
-    this.current = null; // {id, resolve, timer, on}
+    this.current = null; // {id, resolve, timer, heard, on}
     this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
     this.nextId = 1;
     this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
@@ -173,7 +173,7 @@ export class Runner {
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.current = { id, resolve, timer: null, on };
+      this.current = { id, resolve, timer: null, heard: false, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
       // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
       // before the worker has read this message must still interrupt the run.
@@ -193,10 +193,22 @@ export class Runner {
     if (run.asking) run.asking.abort();
     if (this.interrupt) {
       this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
-      run.timer = run.timer || setTimeout(() => this.terminate(run), STOP_GRACE_MS);
+      run.timer = run.timer || setTimeout(() => this.overdue(run), STOP_GRACE_MS);
     } else {
       this.terminate(run);
     }
+  }
+
+  /** Stop's grace period is over and the run goes on. Python that never looked at the buffer is
+   * ended now; Python that took the interrupt (it cleared the buffer) has STOP_HEARD_MS more, once. */
+  overdue(run) {
+    if (this.current !== run) return;
+    if (this.interrupt[0] === 0 && !run.heard) {
+      run.heard = true;
+      run.timer = setTimeout(() => this.terminate(run), STOP_HEARD_MS);
+      return;
+    }
+    this.terminate(run);
   }
 
   /** The endpoint or the key changed (Settings): a new worker holds the new key under the new

@@ -187,3 +187,9 @@ export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MO
  * busy machine's first interrupt after a snapshot restore; short enough that Stop ends a run in
  * well under the 2 s the site promises. */
 export const STOP_GRACE_MS = 1000;
+
+/** How much longer Stop waits, once, when Python has taken the interrupt by the grace period's end
+ * (its signal check clears the buffer) but the run has not ended: its KeyboardInterrupt is on its
+ * way out (a `finally` at work, or a page too busy to read the reply in time). Both together stay
+ * inside the 2 s. */
+export const STOP_HEARD_MS = 800;
