@@ -44,7 +44,9 @@ export function reports({ status, output, checks, renderList, mode }) {
     }
     if (result.outcome !== "checked") {
       const restarted = result.outcome === "restarted";
-      output.note(restarted ? "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)" : "Stopped: KeyboardInterrupt.");
+      output.note(!restarted ? "Stopped: KeyboardInterrupt."
+        : result.heard ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
+          : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)");
       showChecks(checks, [], {});
       status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", { about: run.ticket });
       return;

@@ -226,7 +226,7 @@ export class Runner {
   terminate(run) {
     if (this.current !== run) return;
     this.worker.terminate();
-    this.finish({ outcome: "restarted" });
+    this.finish({ outcome: "restarted", heard: run.heard }); // heard: Python took the interrupt and went on
     this.start();
   }
 }
