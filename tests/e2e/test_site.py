@@ -97,8 +97,8 @@ def test_stop_ends_an_endless_loop_within_2_s_and_the_next_run_works(page, site_
 
 def test_stop_waits_for_python_that_heard_it_and_restarts_python_that_will_not_stop(page, site_url):
     """Python clears the interrupt buffer when it takes a Stop: past the grace second, a run whose
-    KeyboardInterrupt is still on its way out (a slow `finally`, or a page too busy to read the
-    reply in time) is given a little longer; a run that swallows the interrupt is ended."""
+    KeyboardInterrupt is still on its way out (here a slow `finally`) is given a little longer; a
+    run that swallows the interrupt is ended."""
     open_lesson(page, site_url)
     set_code(page, "import time\nprint('looping')\ntry:\n    while True: pass\nfinally:\n"
                    "    t = time.monotonic()\n    while time.monotonic() - t < 1.1: pass\n    print('cleaned up')")

@@ -190,6 +190,6 @@ export const STOP_GRACE_MS = 1000;
 
 /** How much longer Stop waits, once, when Python has taken the interrupt by the grace period's end
  * (its signal check clears the buffer) but the run has not ended: its KeyboardInterrupt is on its
- * way out (a `finally` at work, or a page too busy to read the reply in time). Both together stay
- * inside the 2 s. */
+ * way out (a `finally` at work, a first traceback on a busy machine). Both together stay inside
+ * the 2 s. */
 export const STOP_HEARD_MS = 800;
