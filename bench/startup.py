@@ -33,7 +33,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from learner import serve_without_isolation, set_code  # noqa: E402
+from learner import KEPT_SNAPSHOTS, serve_without_isolation, set_code  # noqa: E402
 from pagevisits import Requests  # noqa: E402
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
@@ -115,9 +115,8 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
         wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
         wait_until(page, "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
                                60_000)
-        try:  # the inflated snapshot the worker keeps for the next visit, once that cache exists (worker/startup.js)
-            wait_until(page, """async () => { for (const name of await caches.keys()) {
-                if (await (await caches.open(name)).match('py/snapshot.inflated')) return true; } return false; }""", 20_000)
+        try:  # the inflated snapshot the worker keeps for the next visit (worker/inflated.js)
+            wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", 20_000)
         except Exception:  # noqa: BLE001 - a build that keeps none
             pass
     page.close()

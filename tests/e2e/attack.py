@@ -107,6 +107,7 @@ attempt("nested worker", lambda: nested(CATCHER + "/worker.js"))
 attempt("nested site worker", lambda: nested(js.location.pathname.split("/")[-1] + "?connect=" + js.encodeURIComponent(CATCHER)))  # this very script
 attempt("nested blob worker", blob_worker)
 attempt("Cache API", lambda: js.caches.keys())
+attempt("private files", lambda: js.navigator.storage.getDirectory())  # where the kept snapshot lives
 # a request for the endpoint's origin but outside its path: the worker adds no key
 origin = "/".join(os.environ.get("LLM_BASE_URL", "http://x/v1").split("/")[:3])
 attempt("outside the prefix", lambda: looplab.http.get_json(origin + "/outside", {"Authorization": "Bearer " + os.environ.get("LLM_API_KEY", "")})[0])

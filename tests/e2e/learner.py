@@ -12,6 +12,14 @@ READY_MS = 90_000  # a cold Pyodide load on a busy 2-core machine; the status li
 
 FIXTURE = "90-e2e-agent"  # tests/e2e/fixtures/90-e2e-agent.py
 
+# The inflated snapshots a visit kept for the next (web/src/worker/inflated.js), in the origin's
+# private files: [[name, bytes], ...] sorted, [] when none (a copy still being written has another name).
+KEPT_SNAPSHOTS = """async () => { const kept = [];
+    try { const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
+      for await (const [name, handle] of dir.entries()) if (name.endsWith('.inflated')) kept.push([name, (await handle.getFile()).size]);
+    } catch { /* no folder yet */ }
+    return kept.sort(); }"""
+
 
 def open_lesson(page: Page, site_url: str, slug: str = FIXTURE) -> None:
     """Go to a lesson and wait until Python is ready (Run enabled)."""

@@ -119,7 +119,7 @@ def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_ge
     assert PLACEHOLDER in seen and len(seen) > 100
     assert not [s for s in seen if KEY in s]
     for way in ("XMLHttpRequest", "open_url", "looplab.http to the catcher", "importScripts", "import()",
-                "run_js import()", "Cache API"):
+                "run_js import()", "Cache API", "private files"):
         assert tried[way].startswith("refused"), (way, tried[way])
     assert tried["looplab_transport to the catcher"] == "ok: blocked"
     for kind in ("key", "settings"):   # the page answers only the questions it defines

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
 from conftest import serve
-from learner import (FIXTURE, cell, checks, code_of, open_lesson, run, set_code, start_run, status,
+from learner import (FIXTURE, KEPT_SNAPSHOTS, cell, checks, code_of, open_lesson, run, set_code, start_run, status,
                      wait_ready, wait_run_end, wait_until)
 
 STOP_LIMIT_MS = 2000  # the one time bound: Stop ends any run within 2 s
@@ -322,6 +322,8 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
         open_lesson(page, server.url)
         wait_until(page, "() => !!navigator.serviceWorker.controller")
         assert page.evaluate("() => caches.keys()") == [f"looplab-{versions[0]}"]
+        wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1)")
+        assert [name for name, _ in page.evaluate(KEPT_SNAPSHOTS)] == [f"{versions[0]}.inflated"]
     finally:
         server.stop()
     server = serve(new_dir, port)  # same origin, new build
@@ -334,6 +336,8 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
         wait_ready(page, FIXTURE)
         expect(page.get_by_test_id("lesson-list")).to_contain_text("the new build")
         assert all(ok for ok, _, _ in run(page))
+        # the new build's first start fetched its snapshot and kept it inflated, in place of the old build's
+        wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1 && kept[0][0] === '{versions[1]}.inflated')")
     finally:
         server.stop()
     shutil.rmtree(new_dir)

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from browser import wait_until
 from conftest import ROOT, serve
-from learner import READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, stop_kept_python, wait_ready
+from learner import KEPT_SNAPSHOTS, READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, stop_kept_python, wait_ready
 
 LESSON = "04-the-loop"
 
@@ -234,10 +234,11 @@ def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_p
         if ((await (await caches.open(name)).match('{snapshot}'))) return name; }} return null; }}"""
     cache = page.evaluate(cached)
     assert cache and cache.startswith("looplab-"), cache
-    # The inflated copy a visit keeps for the next (worker/startup.js) would be read instead: gone too.
-    wait_until(page, f"async () => Boolean(await (await caches.open('{cache}')).match('py/snapshot.inflated'))")
+    # The inflated copy a visit keeps for the next (worker/inflated.js) would be read instead: gone too.
+    wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1)")
     page.evaluate("""async ([name, snapshot]) => { const cache = await caches.open(name);
-        await cache.delete('py/snapshot.inflated');
+        const kept = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
+        for await (const file of kept.keys()) await kept.removeEntry(file);
         const gzipHead = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255, 1, 2, 3, 4, 5, 6, 7, 8]);
         await cache.put(snapshot, new Response(gzipHead)); }""", [cache, snapshot])
     page.reload()

@@ -10,7 +10,7 @@ import json
 from playwright.sync_api import expect
 
 from browser import wait_until
-from learner import READY_MS, configure_live, open_lesson, run, set_code, start_run, status, wait_ready
+from learner import KEPT_SNAPSHOTS, READY_MS, configure_live, open_lesson, run, set_code, start_run, status, wait_ready
 
 LESSON = "04-the-loop"
 SLEEP = "import time\nprint('asleep')\ntime.sleep(30)"
@@ -115,13 +115,11 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     page = fresh_profile.new_page()
     open_lesson(page, site_url, LESSON)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    inflated = """async () => { for (const name of await caches.keys()) {
-        const hit = await (await caches.open(name)).match('py/snapshot.inflated');
-        if (hit) return [name, (await hit.arrayBuffer()).byteLength]; } return null; }"""
-    wait_until(page, f"({inflated})().then(Boolean)", READY_MS)     # kept once the service worker's cache exists
-    name, size = page.evaluate(inflated)
-    assert name.startswith("looplab-")
-    raw = page.evaluate("fetch('build.json').then((r) => r.json()).then((b) => b.snapshot.rawBytes)")
+    wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", READY_MS)  # kept once Python is ready
+    [(name, size)] = page.evaluate(KEPT_SNAPSHOTS)
+    build = page.evaluate("fetch('build.json').then((r) => r.json())")
+    assert name == f"{build['version']}.inflated"                   # this build's copy, in the origin's private files
+    raw = build["snapshot"]["rawBytes"]
     assert raw // 10 < size < raw, (size, raw)                      # kept without its zero pages (worker/sparse.js)
     fetched = requests_of(page)
     page.reload()
@@ -132,6 +130,33 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     set_code(page, "print('from the kept copy', 2 + 2)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("from the kept copy 4")
+
+
+def test_a_kept_copy_cut_short_is_not_restored_and_a_whole_one_replaces_it(fresh_profile, site_url, site_dir):
+    # A copy a closed tab left half written, or spoilt on disk: the worker refuses it (worker/sparse.js
+    # unpackedBy), fetches the site's snapshot as on a first visit, and keeps a whole copy again.
+    page = fresh_profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", READY_MS)
+    [(name, size)] = page.evaluate(KEPT_SNAPSHOTS)
+    page.evaluate("""async ([name, cut]) => {
+        const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
+        const file = await dir.getFileHandle(name);
+        const writable = await file.createWritable({ keepExistingData: true });
+        await writable.truncate(cut);
+        await writable.close(); }""", [name, size - 1000])
+    assert page.evaluate(KEPT_SNAPSHOTS) == [[name, size - 1000]]
+    fetched = requests_of(page)
+    page.reload()
+    wait_ready(page, LESSON)
+    shown = status(page)
+    assert shown["startedFrom"] == "snapshot:build" and "cached" not in shown["given"].split(), shown
+    assert [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # fetched again
+    wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => JSON.stringify(kept) === '{json.dumps([[name, size]], separators=(',', ':'))}')",
+               READY_MS)                                              # a whole copy, in its place
+    set_code(page, "print('after the spoilt copy', 3 * 3)")
+    run(page)
+    expect(page.get_by_test_id("output")).to_contain_text("after the spoilt copy 9")
 
 
 def test_on_an_isolated_page_a_new_worker_shares_the_kept_snapshot(page, site_url, site_dir, fake):

@@ -1,6 +1,6 @@
-// The inflated snapshot as the worker keeps it for the next visit (startup.js): its all-zero 64 KiB
+// The inflated snapshot as the worker keeps it for the next visit (inflated.js): its all-zero 64 KiB
 // pages left out. About 40% of the 30 MiB snapshot is heap Python never touched, so a warm visit
-// reads ~17.5 MiB from the cache instead of 30 (reading it is the longest step of a warm start).
+// reads ~17.5 MiB instead of 30 (reading it was the longest step of a warm start).
 // Layout: uint32 page count N, N uint32 page numbers in order, then those pages' bytes (the last
 // page of the snapshot may be short). Little-endian, as every browser is.
 
@@ -25,20 +25,36 @@ export function packed(bytes) {
 
 /** The snapshot's `size` bytes from what packed() made (an ArrayBuffer), or null when it does not fit. */
 export function unpacked(buffer, size) {
-  if (buffer.byteLength < 4) return null;
-  const count = new Uint32Array(buffer, 0, 1)[0];
-  let at = 4 + 4 * count;
-  if (at > buffer.byteLength) return null;
-  const pages = new Uint32Array(buffer, 4, count);
+  return unpackedBy((into, at) => {
+    const part = new Uint8Array(buffer, Math.min(at, buffer.byteLength), Math.max(0, Math.min(into.byteLength, buffer.byteLength - at)));
+    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(part);
+    return part.byteLength;
+  }, buffer.byteLength, size);
+}
+
+/**
+ * The snapshot's `size` bytes from a copy packed() made of `length` bytes, which `read(into, at)`
+ * reads (into a Uint8Array or Uint32Array, from byte `at`; returns how many bytes it read): each run
+ * of pages in one read, straight to its place. Null when the copy does not fit.
+ */
+export function unpackedBy(read, length, size) {
+  const count = new Uint32Array(1);
+  if (length < 4 || read(count, 0) !== 4) return null;
+  const pages = new Uint32Array(count[0]);
+  let at = 4 + 4 * pages.length;
+  if (at > length || read(pages, 4) !== pages.byteLength) return null;
   const out = new Uint8Array(size);
   let last = -1;
-  for (const page of pages) {
-    const start = page * PAGE;
-    const length = Math.min(PAGE, size - start);
-    if (page <= last || length <= 0 || at + length > buffer.byteLength) return null;
-    out.set(new Uint8Array(buffer, at, length), start);
-    at += length;
-    last = page;
+  for (let first = 0; first < pages.length;) {
+    let end = first; // the run of pages that follow each other
+    while (end + 1 < pages.length && pages[end + 1] === pages[end] + 1) end++;
+    const start = pages[first] * PAGE;
+    const stop = Math.min(size, (pages[end] + 1) * PAGE);
+    if (pages[first] <= last || stop <= start) return null;
+    if (at + (stop - start) > length || read(out.subarray(start, stop), at) !== stop - start) return null;
+    at += stop - start;
+    last = pages[end];
+    first = end + 1;
   }
-  return at === buffer.byteLength ? out : null;
+  return at === length ? out : null;
 }

@@ -4,7 +4,7 @@
 
 import { toPage } from "../shared/protocol.js";
 import { checkFits, forgetCopies, growFor, heapOf, readBuildSnapshot, reasonOf } from "./snapshot.js";
-import { packed, unpacked } from "./sparse.js";
+import { forgetInflated, readInflated } from "./inflated.js";
 import { shareWrapperModules } from "./wrappers.js";
 
 let post = () => {}; // to the page (startPython's `send`)
@@ -151,63 +151,14 @@ function loadPython(loadPyodide, build, snapshot = null) {
   })]);
 }
 
-// --- the inflated snapshot, kept for later visits ---------------------------------------------
-// A visit after the first reads the snapshot already inflated (30 MiB, kept without its zero pages:
-// sparse.js) from the service worker's cache instead of fetching and gunzipping 7 MB (0.3 s of a
-// core here, ../shared/RESEARCH.md §6).
-// It lives in that cache (`looplab-<version>`), so it goes when a new build's service worker
-// deletes the old cache; it is written only beside that cache, never into one of its own.
-
-const INFLATED = "py/snapshot.inflated"; // no file of the site: only ever a key in the cache
-
-async function siteCache(build) {
-  const name = `looplab-${build.version}`;
-  if (!cacheStorage || !build.version || !(await cacheStorage.has(name))) return null;
-  return cacheStorage.open(name);
-}
-
-/** The inflated snapshot from the cache, or null (none, one that does not unpack to its size, no cache). */
-async function readInflated(build) {
-  try {
-    // one look-up, in this build's cache only (none there yet: no hit)
-    const hit = cacheStorage && build.version ? await cacheStorage.match(at(INFLATED), { cacheName: `looplab-${build.version}` }) : null;
-    if (!hit) return null;
-    return unpacked(await hit.arrayBuffer(), build.snapshot.rawBytes);
-  } catch {
-    return null;
-  }
-}
-
-/** Forget a cached inflated snapshot that was refused. */
-function forgetInflated(build) {
-  siteCache(build).then((cache) => cache && cache.delete(at(INFLATED))).catch(() => {});
-}
-
-/**
- * Keep the inflated snapshot in the site's cache for the next visit: once the service worker has
- * made that cache (on a first visit it installs after Python is ready: asked again every second,
- * for two minutes at most). `bytes` are this worker's own copy.
- */
-export async function keepInflated(build, bytes) {
-  for (let tries = 0; tries < 120; tries++) {
-    const cache = await siteCache(build).catch(() => null);
-    if (cache) {
-      if (!(await cache.match(at(INFLATED)))) await cache.put(at(INFLATED), new Response(new Blob(packed(bytes))));
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return false;
-}
-
 // What this worker can hand back to the page for the next worker: the compiled Module and the
 // inflated snapshot (set while starting; see handBack).
 const kept = { module: null, snapshot: null, fromSite: null };
 
 /**
  * What the page may keep for the next worker, once Python is ready: {module, snapshot, fetched}
- * (each may be null; `fetched`: the snapshot when it was fetched and inflated here, not read from the
- * cache, for keepInflated). The snapshot's buffer is Pyodide's no more after the restore (it copied
+ * (each may be null; `fetched`: the snapshot when it was fetched and inflated here, not read from the kept
+ * copy, for inflated.js keepInflated). The snapshot's buffer is Pyodide's no more after the restore (it copied
  * it into its heap), so it can be transferred, not copied.
  */
 export async function handBack() {
@@ -221,7 +172,7 @@ export async function handBack() {
 /**
  * The slow parts of a start that need nothing from the page but the build's names, begun at once and
  * in parallel: the wasm (compiled as it arrives, or the Module `given` or `fromPage`), both .mjs files, the small
- * files (handed to Pyodide when it asks), and the inflated snapshot from the cache (a warm visit;
+ * files (handed to Pyodide when it asks), and the inflated snapshot kept by a visit before (inflated.js;
  * null when `given` has a snapshot or there is none), else the site's snapshot fetched. Returns
  * {version, useSnapshot, mjs, cached, response}.
  */
@@ -233,7 +184,7 @@ function begin(build, useSnapshot, given, fromPage = null) {
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const cached = useSnapshot && !given.snapshot ? readInflated(build) : Promise.resolve(null);
-  // none kept or cached (a first visit): the site's snapshot, fetched at once (read below)
+  // none kept (a first visit): the site's snapshot, fetched at once (read below)
   const response = cached.then((hit) => (useSnapshot && !given.snapshot && !hit ? realFetch(at(build.snapshot.file)) : null));
   response.catch(() => {}); // its failure is reported where it is read
   return { version: build.version, useSnapshot, mjs, cached, response };

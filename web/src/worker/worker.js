@@ -6,7 +6,8 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { handBack, keepInflated, loadedAll, moduleFromPage, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
+import { handBack, loadedAll, moduleFromPage, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
+import { keepInflated } from "./inflated.js";
 import { watchTrampoline } from "./trampoline.js";
 import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck, waited } from "./transport.js";
 
@@ -20,13 +21,15 @@ const post = (message) => self.postMessage(message);
 
 const BRIDGE = "/home/pyodide/looplab_bridge.py";
 
-/** Take a built-in away from Python: from the global and its prototypes, for good. The Cache API
- * would let code from a link rewrite the site's cached files, which the page then runs with the key. */
-function withdraw(name) {
-  for (let at = self; at; at = Object.getPrototypeOf(at)) {
+/** Take a built-in away from Python: from `owner` (the global) and its prototypes, for good. The
+ * Cache API would let code from a link rewrite the site's cached files, which the page then runs
+ * with the key; navigator.storage (the origin's private files) would let it leave a snapshot of its
+ * own that every later visit restores (inflated.js). */
+function withdraw(name, owner = self) {
+  for (let at = owner; at; at = Object.getPrototypeOf(at)) {
     if (Object.hasOwn(at, name)) delete at[name];
   }
-  Object.defineProperty(self, name, { value: undefined, writable: false, configurable: false });
+  Object.defineProperty(owner, name, { value: undefined, writable: false, configurable: false });
 }
 
 /** Whether this worker runs under its own Content-Security-Policy (a header on worker.js, from
@@ -57,6 +60,7 @@ async function init(message) {
   message.key = null;
   times.init = performance.now();
   withdraw("caches"); // startup.js took its own copy, for a spoilt snapshot's cached copies
+  withdraw("storage", self.navigator); // inflated.js took its own, for the kept snapshot
   const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish, kept, keep, spare } = message;
   if (buffer) interrupt = new Uint8Array(buffer);
   answers = answerBuffer || null;
@@ -100,7 +104,7 @@ async function init(message) {
     //        ready; `start` is ms since the time origin (the start's moment)
   }));
   if (start.source) warmStopPath();
-  // For the page's next workers (page/workerpool.js), and the next visit (startup.js keepInflated):
+  // For the page's next workers (page/workerpool.js), and the next visit (inflated.js keepInflated):
   // isolated, the snapshot goes to the page in shared memory, copied here: the page's message to
   // each new worker then shares it instead of copying 30 MiB on the page's main thread (~20 ms, a
   // long task on a busy machine). Else its buffer moves to the page (a buffer posted as a copy is
