@@ -121,7 +121,9 @@ def test_the_worker_restores_python_before_the_app_sends_init(context, site_url,
     page = context.new_page()
 
     def late(route):  # the app's pool (early.js) waits for build.json before it sends init
-        time.sleep(1.5)
+        # waited without blocking Playwright's dispatcher (time.sleep held every other request the
+        # page and its worker made meanwhile, and the restore with them: one run in six)
+        page.wait_for_timeout(1500)
         route.continue_()
 
     page.route("**/build.json", late)
