@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from learner import KEPT_SNAPSHOTS, put_solutions  # noqa: E402
+from learner import KEPT_SNAPSHOTS, put_solutions, wait_code_warmed  # noqa: E402
 from pagevisits import Requests  # noqa: E402
 from startup import LONG_TASKS, load_note, median, visit_looplab  # noqa: E402
 
@@ -97,10 +97,11 @@ def first_run(context, url: str, lesson: str, solutions: bool = True) -> dict:
 
 
 def kept_for_next_visit(page) -> None:
-    """Wait until the service worker controls the page and the inflated snapshot is kept (as
-    bench/startup.py's cold visit does), so the warm visit is a warm one."""
+    """Wait until the service worker controls the page, the inflated snapshot is kept and Pyodide's
+    code warmed (as bench/startup.py's cold visit does), so the warm visit is a warm one."""
     wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
     wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", 60_000)
+    wait_code_warmed(page)
 
 
 def measure(p, tmp: str, name: str, url: str, i: int) -> dict:

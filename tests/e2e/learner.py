@@ -168,6 +168,18 @@ def try_connection(page: Page) -> tuple[str, str]:
     return outcome, message
 
 
+def wait_code_warmed(page: Page, timeout_ms: int = 20_000) -> None:
+    """Wait until the worker that warms Pyodide's code for the next visit (page/codecache.js, begun
+    once the service worker took over a first visit) has ended itself."""
+    wait_until(page, "() => performance.getEntriesByName('looplab:code-warm').length > 0", timeout_ms)
+    page.wait_for_timeout(200)  # the worker, made right after the mark, is listed by then
+    for _ in range(timeout_ms // 100):
+        if not [worker for worker in page.workers if "warm=code" in worker.url]:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the worker warming the code did not end")
+
+
 def serve_without_isolation(context, site_url: str) -> None:
     """Drop COOP/COEP from every response of the site to this context (block its service workers
     too, or sw.js adds them back): the page is then not cross-origin isolated and Stop restarts Python."""

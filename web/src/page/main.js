@@ -33,6 +33,7 @@ import { notebookCells, takeForeign } from "./foreign.js";
 import { Chat, chatElements, chatHooks } from "./chat.js";
 import { runWiring } from "./runwiring.js";
 import { startEarly } from "./early.js";
+import { warmCodeOnTakeOver } from "./codecache.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -227,6 +228,7 @@ async function main() {
   const early = startEarly(); // boot.js started it (the worker with it) before this bundle ran
   const build = await early.build.catch((error) => void status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed"));
   if (!build) return;
+  warmCodeOnTakeOver(build); // before the service worker can take over (isolate below, or at ready)
   const firstLesson = fetchJSON("lessons/index.json")
     .then((index) => { store.dispatch({ type: "listed", lessons: readIndex(index) }); return route(); })
     .catch((error) => {

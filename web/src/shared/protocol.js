@@ -51,6 +51,9 @@
  *   chat ready (the offer's suggestions)
  * @typedef {{type: "chat", id: number, chat: ChatRequest, env: object}} Chat
  *   a chat turn: its events and output come like a run's; answered like a run, with `chat` in the result
+ * @typedef {{type: "warm", urls: string[]}} Warm
+ *   to a worker that starts no Python (page/codecache.js): import these modules of this site (Pyodide's
+ *   .mjs files) once, so the browser keeps their compiled code for the next visit, then end itself
  * @typedef {{type: "files", id: number, op: "read" | "reset"}} Files
  *   between runs: the project the last run's lesson laid out (looplab.project, bridge.py `files`):
  *   "read" its files and what changed, "reset" lays it out again first. Answered by `files`.
@@ -74,6 +77,8 @@ export const toWorker = {
   chat: (id, { cells, solution = false, message = null, fresh = false }, env) => ({ type: "chat", id, chat: { cells, solution, message, fresh }, env }),
   /** @returns {Files} */
   files: (id, op) => ({ type: "files", id, op }),
+  /** @returns {Warm} */
+  warm: (urls) => ({ type: "warm", urls }),
 };
 
 // --- worker -> page ------------------------------------------------------------------------------

@@ -371,6 +371,15 @@ const receive = reader("toWorker", {
   fork: run,
   chat: run,
   files,
+  warm(message) {
+    // a worker that starts no Python (page/codecache.js): Pyodide's modules imported once, from this
+    // site only, so the browser keeps their compiled code for the next visit; then it ends itself
+    if (started || startedEarly) return;
+    started = true;
+    const own = (url) => new URL(url, self.location.href).origin === self.location.origin;
+    // (the browser keeps a module's code in a task of its own after the module ran: a moment later)
+    Promise.allSettled(message.urls.filter(own).map((url) => import(url))).then(() => setTimeout(() => self.close(), 1000));
+  },
 });
 self.addEventListener("message", (event) => {
   if (event.isTrusted) receive(event.data);
