@@ -20,6 +20,9 @@ page that is not cross-origin isolated: Stop during a sleep -> ready again, with
 
 The bare page (web/bench/bare.html) is the smallest page that loads the same Pyodide files and
 runs one line; the ratio Loop Lab / bare is what the site's own work costs on top of Pyodide.
+Both pages are measured alike: the same init script and the same request listeners on every
+visit (the listeners alone cost a page ~7 ms of its first paint here), and the bare page's bytes
+come from its own cold visit.
 """
 
 from __future__ import annotations
@@ -131,12 +134,14 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
 
 def visit_bare(context, url: str) -> dict:
     page = context.new_page()
+    requests = Requests(page)  # as on Loop Lab's visits: its listeners cost the page a little, so both pay them
     page.goto(f"{url}bench/bare.html")
     wait_until(page, "() => document.getElementById('state').dataset.ready", 120_000)
     ready = float(page.evaluate("() => document.getElementById('state').dataset.ready"))
     paint = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
+    total = requests.bytes()
     page.close()
-    return {"ready": ready, "paint": paint}
+    return {"ready": ready, "paint": paint, "bytes": total}
 
 
 # --- the memory snapshot's figures (issue 15): restart, start without it, bytes vs bare -----------
@@ -176,24 +181,13 @@ def measure_restart(context, url: str, lesson: str, query: str, spare: bool) -> 
             "spare_used": again.get("spare") == "true"}
 
 
-def bare_bytes(context, url: str) -> float:
-    page = context.new_page()
-    requests = Requests(page)
-    page.goto(f"{url}bench/bare.html")
-    wait_until(page, "() => document.getElementById('state').dataset.ready", 120_000)
-    total = requests.bytes()
-    page.close()
-    return total
-
-
 RESTARTS = (("spare", "", True), ("no spare", "?spare=off", False))
 
 
-def restart_figures(p, url: str, runs: int, tmp: str) -> tuple[dict, float]:
-    """Worker restart (Stop on a page that is not isolated) with and without the spare worker, and
-    the bare page's bytes; alternating fresh profiles. Returns ({name: [rows]}, bare bytes)."""
+def restart_figures(p, url: str, runs: int, tmp: str) -> dict:
+    """Worker restart (Stop on a page that is not isolated) with and without the spare worker;
+    alternating fresh profiles. Returns {name: [rows]}."""
     rows = {name: [] for name, _, _ in RESTARTS}
-    bare = []
     for i in range(runs):
         for name, query, spare in RESTARTS:
             # service workers blocked: sw.js would add COOP/COEP itself and isolate the page (a Stop
@@ -206,15 +200,10 @@ def restart_figures(p, url: str, runs: int, tmp: str) -> tuple[dict, float]:
                 rows[name].append(measure_restart(context, url, RESTART_LESSON, query, spare))
             finally:
                 context.close()
-        context = p.chromium.launch_persistent_context(f"{tmp}/bare-bytes-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            bare.append(bare_bytes(context, url))
-        finally:
-            context.close()
         print(f"  restart run {i + 1}/{runs}: " + ", ".join(
             f"{name} {rows[name][-1]['restart']:.0f} ms (spare used: {rows[name][-1]['spare_used']})" for name, _, _ in RESTARTS),
             flush=True)
-    return rows, median(bare)
+    return rows
 
 
 def load_note() -> str:
@@ -251,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     url = server.url
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
     extra = {"prose": [], "longest": [], "long": [], "longest_source": [], "bytes": [], "run": [], "warm_prose": [],
-             "bare_paint": [], "twice": set(), "warm_asked": []}
+             "bare_paint": [], "bare_bytes": [], "twice": set(), "warm_asked": []}
     loads = [load_note()]
     try:
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
@@ -273,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             cold, warm = visit_bare(context, url), visit_bare(context, url)
                             extra["bare_paint"].append(cold["paint"])
+                            extra["bare_bytes"].append(cold["bytes"])
                         rows[name]["cold"].append(cold["ready"])
                         rows[name]["warm"].append(warm["ready"])
                     finally:
@@ -282,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"warm {rows['bare']['warm'][-1]:.0f} ms; ratios {rows['looplab']['cold'][-1] / rows['bare']['cold'][-1]:.2f} "
                       f"/ {rows['looplab']['warm'][-1] / rows['bare']['warm'][-1]:.2f}", flush=True)
             loads.append(load_note())
-            restarts, bare_total = restart_figures(p, url, args.runs, tmp)
+            restarts = restart_figures(p, url, args.runs, tmp)
             loads.append(load_note())
     finally:
         server.stop()
@@ -308,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, source in enumerate(extra["longest_source"]):
             print(f"    run {i + 1}'s longest: {source or 'none over 50 ms'}")
         print(f"  {'first prose - bare first paint (ms)':40} {median(extra['prose']) - median(extra['bare_paint']):10.0f}")
+        bare_total = median(extra["bare_bytes"])
         print(f"  {'bytes before the first run, cold':40} {median(extra['bytes']) / 1e6:8.2f} MB"
               f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
         print(f"  {'click Run -> checks shown (ms)':40} {median(extra['run']):10.0f}")
