@@ -23,15 +23,6 @@ export function packed(bytes) {
   return [head, ...pages.map((page) => bytes.subarray(page * PAGE, Math.min(bytes.byteLength, (page + 1) * PAGE)))];
 }
 
-/** The snapshot's `size` bytes from what packed() made (an ArrayBuffer), or null when it does not fit. */
-export function unpacked(buffer, size) {
-  return unpackedBy((into, at) => {
-    const part = new Uint8Array(buffer, Math.min(at, buffer.byteLength), Math.max(0, Math.min(into.byteLength, buffer.byteLength - at)));
-    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(part);
-    return part.byteLength;
-  }, buffer.byteLength, size);
-}
-
 /**
  * The snapshot's `size` bytes from a copy packed() made of `length` bytes, which `read(into, at)`
  * reads (into a Uint8Array or Uint32Array, from byte `at`; returns how many bytes it read): each run
