@@ -383,6 +383,7 @@ def test_tab_reaches_every_editor_and_each_scrollable_panel(page, site_url):
     page.locator("summary", has_text="The checks this lesson runs").click()  # another one
     expect(page.locator(".cell-check .cm-content")).to_have_count(1)
     expect(page.locator(".cell-solution .cm-content")).to_have_count(1)
+    expect(page.locator(".code-placeholder")).to_have_count(0)  # every editor made (lazyeditor.js)
     editors = page.locator(".cm-content").count()
     assert editors >= 6
     page.locator(".skip").focus()

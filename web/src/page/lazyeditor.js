@@ -1,5 +1,6 @@
 // Code cells show their code at once, as plain text, and become CodeMirror editors a moment
-// later. CodeMirror is most of the page's script: it loads after the lesson's prose is on screen
+// later (once Python is up, when it starts with the page: holdEditors). CodeMirror is most of the
+// page's script: it loads after the lesson's prose is on screen and Python is ready
 // (its chunks preloaded by index.html), a package per task, and each editor is made in two tasks
 // of its own (its state, then its view), the ones on screen first and the others when the page is
 // idle: no task over 50 ms while a lesson opens (issue 23; bench/startup.py prints the longest).
@@ -25,6 +26,24 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const idleTask = () => new Promise((resolve) => (self.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 500 }) : setTimeout(resolve, 50)));
 
 let editorModule = null;
+
+// While Python starts with the page, the editors wait for it: loading CodeMirror and making the
+// editors is ~100 ms of the page's thread, and on two cores the page, Python's worker and its wasm
+// compile share them (a warm start waited 439 ms for Python with editors made at once, 411 ms
+// with them held: medians of 7 interleaved fresh profiles). Meanwhile the code is on screen as
+// plain text; a cell the learner focuses or clicks becomes an editor at once, and the wait is
+// HOLD_MAX at most (a Python that is slow or never comes).
+const HOLD_MAX = 2000; // ms
+let hold = null; // {done: Promise, release()} until Python is up
+
+/** Make no editor until `until` settles (or HOLD_MAX, or the learner focuses a cell). */
+export function holdEditors(until) {
+  let release;
+  const done = new Promise((resolve) => (release = resolve));
+  Promise.resolve(until).then(release, release);
+  setTimeout(release, HOLD_MAX);
+  hold = { done, release };
+}
 
 /** CodeMirror's module (editor.js), loaded once, a package per task. */
 export function loadEditors() {
@@ -58,6 +77,8 @@ async function work() {
   if (working) return;
   working = true;
   try {
+    if (hold) await hold.done;
+    hold = null;
     const editors = await loadEditors();
     while (waiting.size) {
       await (pick(false) ? nextTask() : idleTask());
@@ -80,7 +101,10 @@ export class LazyEditor {
     // Focusable: a long cell scrolls, and a scrolling region must be reachable from the keyboard
     // (WCAG 2.1.1); focusing it makes its editor next, and the editor takes the focus over.
     this.placeholder = el("pre", { class: "code-placeholder", tabindex: "0", "aria-label": options.label || "Python code" }, this.doc);
-    this.placeholder.addEventListener("focus", () => (this.visible = true));
+    this.placeholder.addEventListener("focus", () => {
+      this.visible = true;
+      if (hold) hold.release();
+    });
     parent.append(this.placeholder);
     ofPlaceholder.set(this.placeholder, this);
     if (seen) seen.observe(this.placeholder);

@@ -34,6 +34,7 @@ import { Chat, chatElements, chatHooks } from "./chat.js";
 import { runWiring } from "./runwiring.js";
 import { startEarly } from "./early.js";
 import { warmCodeOnTakeOver } from "./codecache.js";
+import { holdEditors } from "./lazyeditor.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -58,6 +59,7 @@ async function main() {
   performance.mark("looplab:app"); // the app bundle runs (after early.js started Python's worker)
   const ui = findElements();
   const store = createStore();
+  holdEditors(new Promise((resolve) => store.subscribe((state) => state.python !== "starting" && resolve()))); // Python first
   const status = new StatusLine({ root: ui.status, text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
   const output = new Output(byTest("output"));
   const events = new EventLog(byTest("trace"));
