@@ -50,7 +50,7 @@ export function workerScript(build, endpoint, name = build.worker || "worker.js"
 function takePrestarted(script) {
   const started = self.looplabPrestarted;
   self.looplabPrestarted = null;
-  if (!started) return null;
+  if (!started || started.later) return null; // (one still to start after the first paint: not now)
   if (started.script === script && !started.failed) return started.worker;
   started.worker.terminate();
   return null;
