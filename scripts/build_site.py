@@ -411,7 +411,8 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str], later: li
         raise BuildError(f"web/index.html lacks the line {PRELOAD_MARK}")
     fetches = ["lessons/index.json"] + ([f"lessons/{first_lesson}.json"] if first_lesson else [])
     links = [f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in fetches]
-    links += [f'<link rel="modulepreload" href="{path}">' for path in [*chunks, *later]]
+    links += [f'<link rel="modulepreload" href="{path}">' for path in chunks]
+    links += [f'<link rel="modulepreload" href="{path}" data-later>' for path in later]  # boot.js
     page = page.replace(PRELOAD_MARK, '<template data-role="later-preloads">' + "".join(links) + "</template>")
     page = inline_styles(page, out)
     page = inline_theme(page)

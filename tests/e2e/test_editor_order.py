@@ -113,3 +113,29 @@ def test_editors_wait_no_longer_than_hold_max(context, site_url, site_dir):
     assert marks["ready"] is None, marks  # Python is still starting
     assert min(marks["made"]) >= marks["app"] + HOLD_MAX - 50, marks  # the editors waited HOLD_MAX
     context.unroute_all(behavior="ignoreErrors")  # the snapshot's request still waits
+
+
+# CodeMirror's chunks (boot.js adds their preloads, marked data-later, after the first frame)
+EDITOR_CHUNKS = """() => ({
+  linked: [...document.querySelectorAll('link[rel=modulepreload][data-later]')].map((l) => l.href),
+  fetched: performance.getEntriesByType('resource').map((r) => ({ name: r.name, start: r.startTime })),
+  ready: (performance.getEntriesByName('looplab:ready')[0] || {}).startTime ?? null })"""
+
+
+def test_codemirror_is_preloaded_on_a_first_visit_and_waits_for_python_on_the_next(fresh_profile, site_url):
+    page = fresh_profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    first = page.evaluate(EDITOR_CHUNKS)
+    assert len(first["linked"]) >= 8, first  # from the network: preloaded
+    assert any(name.endswith(".js") and "/chunks/editor-" in name for name in first["linked"]), first
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.close()
+    page = fresh_profile.new_page()
+    open_lesson(page, site_url, LESSON)
+    assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
+    expect(page.locator("[data-testid=editor] .code-placeholder")).to_have_count(0, timeout=20_000)
+    warm = page.evaluate(EDITOR_CHUNKS)
+    assert warm["linked"] == [], warm  # from the origin's cache: not preloaded
+    editor = [f for f in warm["fetched"] if f["name"] in set(first["linked"])]
+    assert len(editor) == len(first["linked"]), (editor, first["linked"])  # each asked for once, when needed
+    assert warm["ready"] is not None and all(f["start"] >= warm["ready"] for f in editor), warm  # after Python
