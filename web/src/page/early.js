@@ -25,7 +25,8 @@ let started = null; // {build: Promise, pool: Promise<WorkerPool | null>}
 export function startEarly() {
   if (started) return started;
   const build = fetchBuild();
-  const pool = build.then((info) => {
+  // on a first visit, not before the page's first script started its worker (prestart.js)
+  const pool = Promise.all([build, self.looplabPainted]).then(([info]) => {
     if (/[?&]early=off\b/.test(location.search) || willReload()) return null;
     const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     const settings = new Settings();

@@ -90,11 +90,19 @@ function start() {
 // reads what it needs from the origin's own storage, and a warm start waits on it. A first visit
 // starts it once the first prose is on screen: it downloads and compiles 17 MB, which on two cores
 // held the first paint back (first prose 116 -> 95 ms, medians of 8 fresh profiles; the cold start
-// 639 -> 653 ms, of 6). A pool that comes first (workerpool.js takePrestarted) cancels it.
+// 639 -> 653 ms, of 6). early.js's pool waits for `looplabPainted` too, then takes this worker;
+// a second at most, should no paint be reported.
 if (navigator.serviceWorker && navigator.serviceWorker.controller) {
   start();
 } else {
   const later = { later: true };
   self.looplabPrestarted = later;
-  afterFirstPaint(() => self.looplabPrestarted === later && start());
+  self.looplabPainted = new Promise((resolve) => {
+    const go = () => {
+      if (self.looplabPrestarted === later) start();
+      resolve();
+    };
+    afterFirstPaint(go);
+    setTimeout(go, 1000);
+  });
 }
