@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "py"), str(ROOT / "tests"), str(ROOT / "tests" / "real")]
 
-from curriculum import KEY, LESSONS, checks, run_lesson  # noqa: E402
-from llamaserver import MODEL_NAME, LlamaServer, Recorder  # noqa: E402
+from curriculum import KEY, LESSONS, checks, run_lesson
+from llamaserver import MODEL_NAME, LlamaServer, Recorder
 
 LESSON = next(p for p in LESSONS if p.name.startswith("26-"))
 HEADER = "task        pass@1  pass^2"
@@ -45,24 +45,33 @@ def main() -> int:
         run = run_lesson(LESSON, proxy.url, KEY, MODEL_NAME)
         replies = proxy.take()
     marks = checks(run["stdout"])
-    print(f"lesson {LESSON.stem} live against llama-server ({MODEL_NAME}, greedy, streamed): "
-          f"{run['seconds']:.1f} s, exit {run['exit']}")
+    print(
+        f"lesson {LESSON.stem} live against llama-server ({MODEL_NAME}, greedy, streamed): "
+        f"{run['seconds']:.1f} s, exit {run['exit']}"
+    )
     board = scoreboard(run["stdout"])
     if not board:
         print("the lesson printed no scoreboard; its output ends:\n" + run["stdout"][-3000:] + run["stderr"][-2000:])
         return 1
     print("\n".join(board))
     listing = run["stdout"].split("\nChecks:\n", 1)[-1].splitlines()
-    measured = [line.strip() for i, line in enumerate(listing)
-                if i and listing[i - 1].lstrip().startswith("–") and line.startswith("      ")]
+    measured = [
+        line.strip()
+        for i, line in enumerate(listing)
+        if i and listing[i - 1].lstrip().startswith("–") and line.startswith("      ")
+    ]
     for line in measured:
         print(f"  not checked, measured: {line}")
     trials = Counter(re.findall(r"\(stopped (\S+) after", "\n".join(board)))
-    print(f"checks: {len(marks['passed'])} passed, {len(marks['not checked'])} not checked, "
-          f"{len(marks['failed'])} failed; the failed trials stopped: {dict(trials) or 'none failed'}")
-    print(f"replies: {len(replies)}, with a tool call {sum(r['tool_calls'] > 0 for r in replies)}, "
-          f"cut by the limit {sum(r['finish'] == 'length' for r in replies)}, "
-          f"longest {max((r['tokens'] or 0 for r in replies), default=0)} tokens")
+    print(
+        f"checks: {len(marks['passed'])} passed, {len(marks['not checked'])} not checked, "
+        f"{len(marks['failed'])} failed; the failed trials stopped: {dict(trials) or 'none failed'}"
+    )
+    print(
+        f"replies: {len(replies)}, with a tool call {sum(r['tool_calls'] > 0 for r in replies)}, "
+        f"cut by the limit {sum(r['finish'] == 'length' for r in replies)}, "
+        f"longest {max((r['tokens'] or 0 for r in replies), default=0)} tokens"
+    )
     return 0
 
 

@@ -27,7 +27,7 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
 
 LESSON = "01-agent-or-workflow"
 FLOODS = {
@@ -60,10 +60,19 @@ def cpu_longest(trace: bytes) -> float:
     """The longest task on the page's main thread in CPU time (ms), from a Chrome trace."""
     data = json.loads(trace)
     events = data["traceEvents"] if isinstance(data, dict) else data
-    main = {(e["pid"], e["tid"]) for e in events
-            if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"}
-    return max((e.get("tdur", 0) / 1000 for e in events
-                if e.get("ph") == "X" and e.get("name") == "RunTask" and (e.get("pid"), e.get("tid")) in main), default=0.0)
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    return max(
+        (
+            e.get("tdur", 0) / 1000
+            for e in events
+            if e.get("ph") == "X" and e.get("name") == "RunTask" and (e.get("pid"), e.get("tid")) in main
+        ),
+        default=0.0,
+    )
 
 
 def flood(browser, page, code: str) -> dict:
@@ -79,8 +88,14 @@ def flood(browser, page, code: str) -> dict:
     shown = page.evaluate(DRAWN)
     cpu = cpu_longest(browser.stop_tracing())
     tasks, gap = page.evaluate("() => [window.__longtasks, window.__gap]")
-    return {"longest": max(tasks, default=0.0), "count": len(tasks), "total": sum(tasks), "gap": gap, "cpu": cpu,
-            "shown": shown}
+    return {
+        "longest": max(tasks, default=0.0),
+        "count": len(tasks),
+        "total": sum(tasks),
+        "gap": gap,
+        "cpu": cpu,
+        "shown": shown,
+    }
 
 
 def main() -> None:
@@ -101,8 +116,12 @@ def main() -> None:
             page.on("dialog", lambda dialog: dialog.accept())
             page.goto(f"{server.url}#/{LESSON}")
             # Run works: aria-disabled="false" (builds before it used the disabled attribute: not disabled)
-            wait_until(page, """() => { const run = document.querySelector('[data-testid=run]');
-                return run.getAttribute('aria-disabled') !== 'true' && !run.disabled; }""", 120_000)
+            wait_until(
+                page,
+                """() => { const run = document.querySelector('[data-testid=run]');
+                return run.getAttribute('aria-disabled') !== 'true' && !run.disabled; }""",
+                120_000,
+            )
             for _ in range(args.runs):
                 for name, code in FLOODS.items():
                     results[name].append(flood(browser, page, code))
@@ -110,8 +129,10 @@ def main() -> None:
     finally:
         server.stop()
     load = os.getloadavg()[0]
-    print(f"Output flood in headless Chromium, {args.runs} runs each (median; longest task = the largest"
-          f" 'longtask' entry, 0 = none over 50 ms; load average {load:.1f} on {os.cpu_count()} CPUs)")
+    print(
+        f"Output flood in headless Chromium, {args.runs} runs each (median; longest task = the largest"
+        f" 'longtask' entry, 0 = none over 50 ms; load average {load:.1f} on {os.cpu_count()} CPUs)"
+    )
     for name, runs in results.items():
         longest = statistics.median(r["longest"] for r in runs)
         count = statistics.median(r["count"] for r in runs)
@@ -119,9 +140,11 @@ def main() -> None:
         gap = statistics.median(r["gap"] for r in runs)
         cpu = statistics.median(r["cpu"] for r in runs)
         each = ", ".join(f"{r['longest']:.0f}" for r in runs)
-        print(f"  {name:15s} longest main-thread task {longest:4.0f} ms (each run: {each}; {cpu:.0f} ms of CPU time)"
-              f" · {count:.0f} long tasks, {total:.0f} ms in all · longest gap between frames {gap:.0f} ms"
-              f" · {runs[0]['shown']:,} characters shown")
+        print(
+            f"  {name:15s} longest main-thread task {longest:4.0f} ms (each run: {each}; {cpu:.0f} ms of CPU time)"
+            f" · {count:.0f} long tasks, {total:.0f} ms in all · longest gap between frames {gap:.0f} ms"
+            f" · {runs[0]['shown']:,} characters shown"
+        )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "py"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
+from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
 
 STEPS = 200
 LESSON = "01-agent-or-workflow"
@@ -40,15 +40,31 @@ LESSON = "01-agent-or-workflow"
 def long_run() -> dict:
     """A 200-step run's file, as the inspector's Export run writes it."""
     box = Toolbox()
-    box.register("add", "Add two numbers.", {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
-                 lambda a, b: a + b)
+    box.register(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+        lambda a, b: a + b,
+    )
     replies = [call("add", a=i, b=i + 1, id=f"c{i}") for i in range(STEPS - 1)] + [final("Done adding.")]
     events = Collector()
-    result = run_agent("Add the numbers, one pair at a time.", scripted(replies), box, Memory("You add.", keep_last=40),
-                       max_steps=STEPS, tracer=events)
+    result = run_agent(
+        "Add the numbers, one pair at a time.",
+        scripted(replies),
+        box,
+        Memory("You add.", keep_last=40),
+        max_steps=STEPS,
+        tracer=events,
+    )
     assert result["steps"] == STEPS and result["stopped"] == "final", result
-    return {"format": "looplab-run", "version": 1, "lesson": LESSON, "run": events.events[0]["run"], "runs": [],
-            "events": events.events}
+    return {
+        "format": "looplab-run",
+        "version": 1,
+        "lesson": LESSON,
+        "run": events.events[0]["run"],
+        "runs": [],
+        "events": events.events,
+    }
 
 
 def median(values: list[float]) -> str:
@@ -80,10 +96,15 @@ def main() -> None:
                 chooser.value.set_files(str(path))
                 wait_until(page, "() => performance.getEntriesByName('looplab:inspector-load').length", 30_000)
                 loads.append(page.evaluate("() => performance.getEntriesByName('looplab:inspector-load')[0].duration"))
-                draws.append(page.evaluate("() => Math.max(...performance.getEntriesByName('looplab:inspector-render').map(e => e.duration))"))
+                draws.append(
+                    page.evaluate(
+                        "() => Math.max(...performance.getEntriesByName('looplab:inspector-render').map(e => e.duration))"
+                    )
+                )
             assert page.get_by_test_id("trace-step").inner_text() == f"step 1 of {STEPS}"
             page.evaluate("() => performance.clearMeasures()")
-            laid_out = page.evaluate("""(count) => {
+            laid_out = page.evaluate(
+                """(count) => {
                 const next = document.querySelector('[data-testid=trace-next]');
                 const out = [];
                 for (let i = 0; i < count; i++) {
@@ -93,14 +114,18 @@ def main() -> None:
                   out.push(performance.now() - t0);
                 }
                 return out;
-            }""", STEPS - 1)
+            }""",
+                STEPS - 1,
+            )
             steps = page.evaluate("() => performance.getEntriesByName('looplab:inspector-step').map(e => e.duration)")
             assert page.get_by_test_id("trace-step").inner_text() == f"step {STEPS} of {STEPS}"
             browser.close()
     finally:
         server.stop()
-    print(f"inspector, a {STEPS}-step run ({len(document['events'])} events, {len(text) / 1e6:.1f} MB of JSON), "
-          f"Chromium headless, {args.rounds} imports:")
+    print(
+        f"inspector, a {STEPS}-step run ({len(document['events'])} events, {len(text) / 1e6:.1f} MB of JSON), "
+        f"Chromium headless, {args.rounds} imports:"
+    )
     print(f"  load (file -> steps -> drawn) {median(loads)}")
     print(f"  draw the run                  {median(draws)}   target <= 100 ms")
     print(f"  move one step                 {median(steps)}   target <= 16 ms")

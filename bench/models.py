@@ -24,21 +24,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "py"), str(ROOT / "tests")]
 
-from fakeserver import FakeServer, chat_call  # noqa: E402
+from fakeserver import FakeServer, chat_call
 
-from looplab.models.chat import chat_model, chat_payload, read_chat_reply  # noqa: E402
-from looplab.models.endpoint import Endpoint  # noqa: E402
+from looplab.models.chat import chat_model, chat_payload, read_chat_reply
+from looplab.models.endpoint import Endpoint
 
-TOOLS = [{"type": "function", "function": {"name": f"tool_{i}", "description": "A tool.", "parameters": {
-    "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}} for i in range(3)]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": f"tool_{i}",
+            "description": "A tool.",
+            "parameters": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+        },
+    }
+    for i in range(3)
+]
 
 
 def memory(n: int = 20) -> list[dict]:
     out = [{"role": "system", "content": "You are a careful research helper.", "tokens": 9}]
     for i in range(n // 2):
         call = {"id": f"call_{i}", "type": "function", "function": {"name": "tool_0", "arguments": '{"x": "a"}'}}
-        out += [{"role": "assistant", "content": None, "tool_calls": [call], "tokens": 20},
-                {"role": "tool", "tool_call_id": f"call_{i}", "content": "result text " * 20, "tokens": 60}]
+        out += [
+            {"role": "assistant", "content": None, "tool_calls": [call], "tokens": 20},
+            {"role": "tool", "tool_call_id": f"call_{i}", "content": "result text " * 20, "tokens": 60},
+        ]
     return out
 
 
@@ -130,15 +141,22 @@ def sdk_in_pyodide() -> None:
         print(f"SDK in Pyodide: skipped, missing {missing} — run scripts/wheels.py openai and py-extra/build.py")
         return
     size = sum((wheels / f).stat().st_size for f in files) / 1e6
-    proc = subprocess.run(["node", "--input-type=module", "-e", PYODIDE_SCRIPT, str(wheels), json.dumps(files)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["node", "--input-type=module", "-e", PYODIDE_SCRIPT, str(wheels), json.dumps(files)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode:
         print("SDK in Pyodide failed:\n" + proc.stderr[-2000:])
         return
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"openai SDK in Pyodide on Node.js ({len(files)} wheels, {size:.1f} MB):")
-    print(f"  Pyodide ready {r['ready']:7.0f} ms   unpack wheels {r['unpack']:6.0f} ms   "
-          f"import openai {r['imp']:6.0f} ms   first call {r['call']:5.0f} ms  -> {r['out']!r}")
+    print(
+        f"  Pyodide ready {r['ready']:7.0f} ms   unpack wheels {r['unpack']:6.0f} ms   "
+        f"import openai {r['imp']:6.0f} ms   first call {r['call']:5.0f} ms  -> {r['out']!r}"
+    )
 
 
 if __name__ == "__main__":

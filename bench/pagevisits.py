@@ -17,7 +17,7 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer
 
 Visit = Callable[[BrowserContext, str], dict]  # (a fresh profile's context, the site's URL) -> figures
 
@@ -49,9 +49,21 @@ class Requests:
 
 def build(out: Path) -> None:
     """The site with the course's lessons and the bench lessons, into `out`."""
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    "--lessons", str(ROOT / "lessons"), "--lessons", str(ROOT / "bench" / "fixtures")],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_site.py"),
+            "--out",
+            str(out),
+            "--lessons",
+            str(ROOT / "lessons"),
+            "--lessons",
+            str(ROOT / "bench" / "fixtures"),
+        ],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def visits(each: list[tuple[str, Visit]]) -> dict[str, dict]:
@@ -64,8 +76,9 @@ def visits(each: list[tuple[str, Visit]]) -> dict[str, dict]:
         server = SiteServer(site)
         try:
             for name, visit in each:
-                context = p.chromium.launch_persistent_context(str(Path(tmp) / f"profile-{name}"),
-                                                               executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                context = p.chromium.launch_persistent_context(
+                    str(Path(tmp) / f"profile-{name}"), executable_path=CHROMIUM, args=CHROMIUM_ARGS
+                )
                 try:
                     results[name] = visit(context, server.url)
                 finally:

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "real")]
 
-from curriculum import KEY, LESSONS, figures, run_lesson, table  # noqa: E402
-from llamaserver import MODEL_NAME, LlamaServer, Recorder  # noqa: E402
+from curriculum import KEY, LESSONS, figures, run_lesson, table
+from llamaserver import MODEL_NAME, LlamaServer, Recorder
 
 
 def main(argv: list[str]) -> None:
@@ -30,8 +30,11 @@ def main(argv: list[str]) -> None:
     limit = {"LLM_MAX_TOKENS": os.environ["LLM_MAX_TOKENS"]} if os.environ.get("LLM_MAX_TOKENS") else {}
     rows = []
     with LlamaServer(key=KEY) as server, Recorder(server) as proxy:
-        print(f"llama-server on {server.url}, model {MODEL_NAME}, LLM_MAX_TOKENS "
-              f"{limit.get('LLM_MAX_TOKENS', 'default (512)')}", flush=True)
+        print(
+            f"llama-server on {server.url}, model {MODEL_NAME}, LLM_MAX_TOKENS "
+            f"{limit.get('LLM_MAX_TOKENS', 'default (512)')}",
+            flush=True,
+        )
         for path in lessons:
             proxy.take()
             run = run_lesson(path, proxy.url, KEY, MODEL_NAME, **limit)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
 
-from looplab import Memory, Toolbox, call, calls, final, run_agent, scripted  # noqa: E402
-from looplab.budget import Budget  # noqa: E402
-from looplab.eventloop import new_loop, run_sync  # noqa: E402
+from looplab import Memory, Toolbox, call, calls, final, run_agent, scripted
+from looplab.budget import Budget
+from looplab.eventloop import new_loop, run_sync
 
 
 def timed(fn, repeat: int = 5) -> tuple[float, float]:
@@ -39,8 +39,9 @@ async def nothing():
 
 def tools(parallel: bool) -> Toolbox:
     box = Toolbox(parallel=parallel)
-    box.register("plain", "Plain.", {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
-                 lambda n: n)
+    box.register(
+        "plain", "Plain.", {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}, lambda n: n
+    )
 
     @box.tool
     async def wait(n: int) -> int:
@@ -52,6 +53,7 @@ def tools(parallel: bool) -> Toolbox:
     async def instant(n: int) -> int:
         "Answer at once."
         return n
+
     return box
 
 

@@ -35,15 +35,16 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 
-from fakeserver import FakeServer  # noqa: E402
-from learner import configure_live, open_lesson, set_mode, wait_run_end  # noqa: E402
+from fakeserver import FakeServer
+from learner import configure_live, open_lesson, set_mode, wait_run_end
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
+
 SLUG = "99-bench-models"
 
 # importlib, not `import openai`: the worker loads the SDK for what a lesson imports, and the chat
 # run must not get it. LLM_API=sdk makes the worker load it before the run.
-LESSON = '''# %% [markdown]
+LESSON = """# %% [markdown]
 # # Bench: the live adapters from the page
 
 # %%
@@ -86,7 +87,7 @@ adapter_ms = per_call(lambda: model(messages, tools))
 bare_ms = per_call(lambda: http.post_json(url, body, headers, 30))
 print("BENCH " + json.dumps({"api": api, "import": import_ms, "first": first_ms,
                              "call": adapter_ms, "bare": bare_ms}))
-'''
+"""
 
 
 def run_once(page) -> dict:
@@ -97,9 +98,11 @@ def run_once(page) -> dict:
     lines = [line for line in text.splitlines() if line.startswith("BENCH ")]
     if not lines:
         raise RuntimeError(f"the bench lesson printed no figures:\n{text[-2000:]}")
-    figures = json.loads(lines[-1][len("BENCH "):])
-    figures.update(page.evaluate("""() => { const s = document.querySelector('[data-testid=status]').dataset;
-        return {done: Number(s.runEnded) - Number(s.runStarted), install: s.extrasMs ? Number(s.extrasMs) : null}; }"""))
+    figures = json.loads(lines[-1][len("BENCH ") :])
+    figures.update(
+        page.evaluate("""() => { const s = document.querySelector('[data-testid=status]').dataset;
+        return {done: Number(s.runEnded) - Number(s.runStarted), install: s.extrasMs ? Number(s.extrasMs) : null}; }""")
+    )
     return figures
 
 
@@ -120,16 +123,23 @@ def main(argv: list[str] | None = None) -> int:
         lessons.mkdir()
         (lessons / f"{SLUG}.py").write_text(LESSON.replace("__CALLS__", str(args.calls)))
         site = Path(tmp) / "dist"
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(site),
-                        "--lessons", str(lessons)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(site), "--lessons", str(lessons)],
+            check=True,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
         server = SiteServer(site)
         url = server.url
         try:
             with sync_playwright() as p, FakeServer() as fake:
                 for i in range(args.runs):
                     context = p.chromium.launch_persistent_context(
-                        f"{tmp}/profile-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                        viewport={"width": 1280, "height": 800})
+                        f"{tmp}/profile-{i}",
+                        executable_path=CHROMIUM,
+                        args=CHROMIUM_ARGS,
+                        viewport={"width": 1280, "height": 800},
+                    )
                     try:
                         page = context.new_page()
                         open_lesson(page, url, SLUG)
@@ -147,23 +157,30 @@ def main(argv: list[str] | None = None) -> int:
                         context.close()
                     fake.requests.clear()
                     cold = rows["sdk cold"][-1]
-                    print(f"  run {i + 1}/{args.runs}: SDK install {cold['install']:.0f} ms + import "
-                          f"{cold['import']:.0f} ms (cold); lean call {rows['chat'][-1]['call']:.2f} ms, "
-                          f"SDK call {cold['call']:.2f} ms", flush=True)
+                    print(
+                        f"  run {i + 1}/{args.runs}: SDK install {cold['install']:.0f} ms + import "
+                        f"{cold['import']:.0f} ms (cold); lean call {rows['chat'][-1]['call']:.2f} ms, "
+                        f"SDK call {cold['call']:.2f} ms",
+                        flush=True,
+                    )
         finally:
             server.stop()
 
     def m(row: str, key: str) -> float:
         return median(r[key] for r in rows[row])
 
-    print(f"\nsdk_browser: medians of {args.runs} runs, headless Chromium, page and fake server on 127.0.0.1 "
-          f"(cross-origin), {args.calls} calls per figure")
+    print(
+        f"\nsdk_browser: medians of {args.runs} runs, headless Chromium, page and fake server on 127.0.0.1 "
+        f"(cross-origin), {args.calls} calls per figure"
+    )
     print("  the openai SDK, installed in the page from the site's own wheels:")
     for row in ("sdk cold", "sdk again", "sdk warm"):
         install = m(row, "install")
         install_text = f"{install:7.0f}" if install == install else "      -"  # nan: nothing installed
-        print(f"    {row:10} install {install_text} ms   import {m(row, 'import'):6.0f} ms   "
-              f"client + first call {m(row, 'first'):6.0f} ms   click -> done {m(row, 'done'):6.0f} ms")
+        print(
+            f"    {row:10} install {install_text} ms   import {m(row, 'import'):6.0f} ms   "
+            f"client + first call {m(row, 'first'):6.0f} ms   click -> done {m(row, 'done'):6.0f} ms"
+        )
     print(f"    (a chat run of the same lesson: click -> done {m('chat', 'done'):.0f} ms)")
     bare, lean, sdk = m("chat", "bare"), m("chat", "call"), m("sdk again", "call")
     print("  per call, same request (a 12-message memory, 3 tools) to the fake server:")

@@ -34,10 +34,10 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from learner import KEPT_SNAPSHOTS, put_solutions, wait_code_warmed  # noqa: E402
-from pagevisits import Requests  # noqa: E402
-from startup import LONG_TASKS, load_note, median, visit_looplab  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
+from learner import KEPT_SNAPSHOTS, put_solutions, wait_code_warmed
+from pagevisits import Requests
+from startup import LONG_TASKS, load_note, median, visit_looplab
 
 VARIANTS = {
     "today": [],

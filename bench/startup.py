@@ -37,9 +37,9 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until  # noqa: E402
-from learner import KEPT_SNAPSHOTS, serve_without_isolation, set_code, wait_code_warmed  # noqa: E402
-from pagevisits import Requests  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
+from learner import KEPT_SNAPSHOTS, serve_without_isolation, set_code, wait_code_warmed
+from pagevisits import Requests
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -100,7 +100,9 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
     asked_before = len(server.requests()) if server else 0
     requests = Requests(page)
     page.goto(f"{url}{query}#/{lesson}")
-    wait_until(page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000)
+    wait_until(
+        page, "() => document.querySelector('[data-testid=run]').getAttribute('aria-disabled') === 'false'", 120_000
+    )
     figures = page.evaluate("""() => ({
         ready: Number(document.querySelector('[data-testid=status]').dataset.readyAt),
         longest: window.__longest, long: window.__long.length })""")
@@ -112,14 +114,16 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
     figures["bytes"] = requests.bytes()
     if measure_run:
         page.get_by_test_id("run").click()
-        wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined",
-                               60_000)
+        wait_until(page, "() => document.querySelector('[data-testid=status]').dataset.runEnded !== undefined", 60_000)
         figures["run"] = page.evaluate("""() => { const s = document.querySelector('[data-testid=status]').dataset;
             return Number(s.runEnded) - Number(s.runStarted); }""")
         # the service worker takes over once Python is ready: wait, so the second visit uses it
         wait_until(page, "() => !!navigator.serviceWorker.controller", 60_000)
-        wait_until(page, "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
-                               60_000)
+        wait_until(
+            page,
+            "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
+            60_000,
+        )
         try:  # the inflated snapshot the worker keeps for the next visit (worker/inflated.js)
             wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", 20_000)
         except Exception:  # noqa: BLE001 - a build that keeps none
@@ -172,13 +176,18 @@ def measure_restart(context, url: str, lesson: str, query: str, spare: bool) -> 
     page.get_by_test_id("run").click()
     wait_until(page, "() => document.querySelector('[data-testid=output]').innerText.includes('asleep')", 60_000)
     stopped = page.evaluate("() => { document.querySelector('[data-testid=stop]').click(); return performance.now(); }")
-    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'",
-               120_000)
+    wait_until(
+        page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'", 120_000
+    )
     again = status_of(page)
     page.close()
-    return {"cold": float(first["readyAt"]), "restart": float(again["readyAt"]) - stopped,
-            "from": first.get("startedFrom"), "restart_from": again.get("startedFrom"),
-            "spare_used": again.get("spare") == "true"}
+    return {
+        "cold": float(first["readyAt"]),
+        "restart": float(again["readyAt"]) - stopped,
+        "from": first.get("startedFrom"),
+        "restart_from": again.get("startedFrom"),
+        "spare_used": again.get("spare") == "true",
+    }
 
 
 RESTARTS = (("spare", "", True), ("no spare", "?spare=off", False))
@@ -192,17 +201,26 @@ def restart_figures(p, url: str, runs: int, tmp: str) -> dict:
         for name, query, spare in RESTARTS:
             # service workers blocked: sw.js would add COOP/COEP itself and isolate the page (a Stop
             # would then interrupt, not restart), as on a static host from the second load on
-            context = p.chromium.launch_persistent_context(f"{tmp}/restart-{name}-{i}", executable_path=CHROMIUM,
-                                                           args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
-                                                           service_workers="block")
+            context = p.chromium.launch_persistent_context(
+                f"{tmp}/restart-{name}-{i}",
+                executable_path=CHROMIUM,
+                args=CHROMIUM_ARGS,
+                viewport={"width": 1280, "height": 800},
+                service_workers="block",
+            )
             try:
                 serve_without_isolation(context, url)
                 rows[name].append(measure_restart(context, url, RESTART_LESSON, query, spare))
             finally:
                 context.close()
-        print(f"  restart run {i + 1}/{runs}: " + ", ".join(
-            f"{name} {rows[name][-1]['restart']:.0f} ms (spare used: {rows[name][-1]['spare_used']})" for name, _, _ in RESTARTS),
-            flush=True)
+        print(
+            f"  restart run {i + 1}/{runs}: "
+            + ", ".join(
+                f"{name} {rows[name][-1]['restart']:.0f} ms (spare used: {rows[name][-1]['spare_used']})"
+                for name, _, _ in RESTARTS
+            ),
+            flush=True,
+        )
     return rows
 
 
@@ -224,9 +242,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "web" / "dist")
     parser.add_argument("--lesson", default=LESSON)
-    parser.add_argument("--query", default="", help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js) "
-                        "or ?compile=worker (a warm visit's wasm compiled by the worker, as before page/prestart.js compiled it)")
-    parser.add_argument("--only-restart", action="store_true", help="only the restart's figures (with and without the spare)")
+    parser.add_argument(
+        "--query",
+        default="",
+        help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js) "
+        "or ?compile=worker (a warm visit's wasm compiled by the worker, as before page/prestart.js compiled it)",
+    )
+    parser.add_argument(
+        "--only-restart", action="store_true", help="only the restart's figures (with and without the spare)"
+    )
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
         print(f"startup: {args.dir} is not built; run `make build`", file=sys.stderr)
@@ -239,21 +263,37 @@ def main(argv: list[str] | None = None) -> int:
     server = SiteServer(args.dir, log=True)
     url = server.url
     rows = {"looplab": {"cold": [], "warm": []}, "bare": {"cold": [], "warm": []}}
-    extra = {"prose": [], "longest": [], "long": [], "longest_source": [], "bytes": [], "run": [], "warm_prose": [],
-             "bare_paint": [], "bare_bytes": [], "twice": set(), "warm_asked": []}
+    extra = {
+        "prose": [],
+        "longest": [],
+        "long": [],
+        "longest_source": [],
+        "bytes": [],
+        "run": [],
+        "warm_prose": [],
+        "bare_paint": [],
+        "bare_bytes": [],
+        "twice": set(),
+        "warm_asked": [],
+    }
     loads = [load_note()]
     try:
         with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
             for i in range(0 if args.only_restart else args.runs):
                 for name in ("looplab", "bare"):  # alternate, so drift hits both alike
                     context = p.chromium.launch_persistent_context(
-                        f"{tmp}/{name}-{i}", executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                        viewport={"width": 1280, "height": 800})
+                        f"{tmp}/{name}-{i}",
+                        executable_path=CHROMIUM,
+                        args=CHROMIUM_ARGS,
+                        viewport={"width": 1280, "height": 800},
+                    )
                     context.add_init_script(LONG_TASKS)
                     try:
                         if name == "looplab":
                             cold = visit_looplab(context, url, lesson, measure_run=True, query=args.query)
-                            warm = visit_looplab(context, url, lesson, measure_run=False, query=args.query, server=server)
+                            warm = visit_looplab(
+                                context, url, lesson, measure_run=False, query=args.query, server=server
+                            )
                             extra["warm_asked"].append(warm["asked"])
                             for key in ("prose", "longest", "long", "longest_source", "bytes", "run"):
                                 extra[key].append(cold.get(key))
@@ -267,45 +307,62 @@ def main(argv: list[str] | None = None) -> int:
                         rows[name]["warm"].append(warm["ready"])
                     finally:
                         context.close()
-                print(f"  run {i + 1}/{args.runs}: Loop Lab cold {rows['looplab']['cold'][-1]:.0f} ms, "
-                      f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
-                      f"warm {rows['bare']['warm'][-1]:.0f} ms; ratios {rows['looplab']['cold'][-1] / rows['bare']['cold'][-1]:.2f} "
-                      f"/ {rows['looplab']['warm'][-1] / rows['bare']['warm'][-1]:.2f}", flush=True)
+                print(
+                    f"  run {i + 1}/{args.runs}: Loop Lab cold {rows['looplab']['cold'][-1]:.0f} ms, "
+                    f"warm {rows['looplab']['warm'][-1]:.0f} ms; bare cold {rows['bare']['cold'][-1]:.0f} ms, "
+                    f"warm {rows['bare']['warm'][-1]:.0f} ms; ratios {rows['looplab']['cold'][-1] / rows['bare']['cold'][-1]:.2f} "
+                    f"/ {rows['looplab']['warm'][-1] / rows['bare']['warm'][-1]:.2f}",
+                    flush=True,
+                )
             loads.append(load_note())
             restarts = restart_figures(p, url, args.runs, tmp)
             loads.append(load_note())
     finally:
         server.stop()
 
-    print(f"\nstartup: medians of {args.runs} runs, alternating fresh profiles, headless Chromium, served by "
-          f"scripts/serve.py on 127.0.0.1 (lesson {lesson}{', ' + args.query if args.query else ''}; {'; '.join(loads)})")
+    print(
+        f"\nstartup: medians of {args.runs} runs, alternating fresh profiles, headless Chromium, served by "
+        f"scripts/serve.py on 127.0.0.1 (lesson {lesson}{', ' + args.query if args.query else ''}; {'; '.join(loads)})"
+    )
     print(f"  {'':40} {'Loop Lab':>10} {'bare page':>10} {'ratio':>7}")
     if not args.only_restart:
         for visit in ("cold", "warm"):
             mine, bare = median(rows["looplab"][visit]), median(rows["bare"][visit])
             pairs = " ".join(f"{a / b:.2f}" for a, b in zip(rows["looplab"][visit], rows["bare"][visit]))
-            print(f"  {'navigation -> ready, ' + visit + ' (ms)':40} {mine:10.0f} {bare:10.0f} {mine / bare:7.2f}  (each run: {pairs})")
+            print(
+                f"  {'navigation -> ready, ' + visit + ' (ms)':40} {mine:10.0f} {bare:10.0f} {mine / bare:7.2f}  (each run: {pairs})"
+            )
     for name, _, _ in RESTARTS:
         used = sum(r["spare_used"] for r in restarts[name])
         label = f"Stop -> ready again, {name} (ms)"
-        print(f"  {label:40} {median([r['restart'] for r in restarts[name]]):10.0f}  (spare used {used} of {len(restarts[name])})")
+        print(
+            f"  {label:40} {median([r['restart'] for r in restarts[name]]):10.0f}  (spare used {used} of {len(restarts[name])})"
+        )
     if not args.only_restart:
         print(f"  {'first prose on screen, cold (ms)':40} {median(extra['prose']):10.0f}")
         print(f"  {'first prose on screen, warm (ms)':40} {median(extra['warm_prose']):10.0f}")
         print(f"  {'first paint, bare page, cold (ms)':40} {median(extra['bare_paint']):10.0f}")
-        print(f"  {'longest main-thread task, cold (ms)':40} {median(extra['longest']):10.0f}"
-              f"  (tasks over 50 ms, each run: {' '.join(str(n) for n in extra['long'])})")
+        print(
+            f"  {'longest main-thread task, cold (ms)':40} {median(extra['longest']):10.0f}"
+            f"  (tasks over 50 ms, each run: {' '.join(str(n) for n in extra['long'])})"
+        )
         for i, source in enumerate(extra["longest_source"]):
             print(f"    run {i + 1}'s longest: {source or 'none over 50 ms'}")
-        print(f"  {'first prose - bare first paint (ms)':40} {median(extra['prose']) - median(extra['bare_paint']):10.0f}")
+        print(
+            f"  {'first prose - bare first paint (ms)':40} {median(extra['prose']) - median(extra['bare_paint']):10.0f}"
+        )
         bare_total = median(extra["bare_bytes"])
-        print(f"  {'bytes before the first run, cold':40} {median(extra['bytes']) / 1e6:8.2f} MB"
-              f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)")
+        print(
+            f"  {'bytes before the first run, cold':40} {median(extra['bytes']) / 1e6:8.2f} MB"
+            f" (bare page {bare_total / 1e6:.2f} MB, +{(median(extra['bytes']) - bare_total) / 1e6:.2f} MB)"
+        )
         print(f"  {'click Run -> checks shown (ms)':40} {median(extra['run']):10.0f}")
         print(f"  asked for twice before ready, cold (a 304 counts): {', '.join(sorted(extra['twice'])) or 'nothing'}")
         asked = sorted({request for run in extra["warm_asked"] for request in run})
-        print(f"  asked of the server before ready, warm (median {median([len(r) for r in extra['warm_asked']]):.0f} "
-              f"requests): {', '.join(asked) or 'nothing'}")
+        print(
+            f"  asked of the server before ready, warm (median {median([len(r) for r in extra['warm_asked']]):.0f} "
+            f"requests): {', '.join(asked) or 'nothing'}"
+        )
     return 0
 
 

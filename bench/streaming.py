@@ -29,9 +29,9 @@ from playwright.sync_api import expect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "tests"))
-from browser import wait_until  # noqa: E402
-from fakeserver import FakeServer, chat_text  # noqa: E402
-from pagevisits import visits  # noqa: E402
+from browser import wait_until
+from fakeserver import FakeServer, chat_text
+from pagevisits import visits
 
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 LESSON = "99-bench-stream"  # bench/fixtures/99-bench-stream.py
@@ -103,7 +103,9 @@ def local(context, url: str, model: Path) -> dict:
     page.locator("dialog[open]").get_by_role("button", name="Cancel").click()
     page.evaluate("() => performance.clearMarks('local-first-token')")
     run_lesson(page)
-    firsts = page.evaluate("() => performance.getEntriesByName('local-first-token').map((m) => performance.timeOrigin + m.startTime)")
+    firsts = page.evaluate(
+        "() => performance.getEntriesByName('local-first-token').map((m) => performance.timeOrigin + m.startTime)"
+    )
     return {"origin": firsts, **seen(page)}
 
 
@@ -129,16 +131,20 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"streaming: {args.model} is missing (`make local-test-model`): local left out", file=sys.stderr)
     results = visits(each)
-    print(f"streamed text to the screen, medians of {RUNS} replies (ms; goal <= 100), load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"streamed text to the screen, medians of {RUNS} replies (ms; goal <= 100), load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     print(f"  {'':34} {'inspector':>10} {'+frame':>8} {'status':>8} {'+frame':>8}  runs")
     for name, label in (("live", "live: server's first byte ->"), ("local", "local: engine's first token ->")):
         if name not in results:
             continue
         got = latencies(results[name])
         med = {k: statistics.median(v) if v else float("nan") for k, v in got.items() if k != "runs"}
-        print(f"  {label:34} {med['stream']:10.1f} {med['stream frame']:8.1f} {med['status']:8.1f} "
-              f"{med['status frame']:8.1f}  {got['runs']}")
+        print(
+            f"  {label:34} {med['stream']:10.1f} {med['stream frame']:8.1f} {med['status']:8.1f} "
+            f"{med['status frame']:8.1f}  {got['runs']}"
+        )
         print(f"    each (inspector): {', '.join(f'{v:.0f}' for v in got['stream'])}")
     return 0
 

@@ -9,19 +9,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from wheelfile import sha256_file, write_wheel  # noqa: E402
+from wheelfile import sha256_file, write_wheel
 
-PACKAGES = {"httpx2_jsfetch": "0.1.0"}   # import name -> version; the wheel's name is the same
+PACKAGES = {"httpx2_jsfetch": "0.1.0"}  # import name -> version; the wheel's name is the same
 SUMMARY = {"httpx2_jsfetch": "httpx2 transports for Pyodide: sync XMLHttpRequest and fetch (Loop Lab's own)"}
 REQUIRES = {"httpx2_jsfetch": ["httpx2"]}
 
 
 def build(package: str, version: str, dest: Path) -> Path:
     """Write <package>-<version>-py3-none-any.whl into dest and return its path."""
-    files = {f"{package}/{p.relative_to(HERE / package).as_posix()}": p.read_bytes()
-             for p in sorted((HERE / package).rglob("*.py"))}
-    return write_wheel(dest, package, version, files, summary=SUMMARY[package], requires_python=">=3.12",
-                       requires=REQUIRES[package], generator="looplab-py-extra")
+    files = {
+        f"{package}/{p.relative_to(HERE / package).as_posix()}": p.read_bytes()
+        for p in sorted((HERE / package).rglob("*.py"))
+    }
+    return write_wheel(
+        dest,
+        package,
+        version,
+        files,
+        summary=SUMMARY[package],
+        requires_python=">=3.12",
+        requires=REQUIRES[package],
+        generator="looplab-py-extra",
+    )
 
 
 if __name__ == "__main__":

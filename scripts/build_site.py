@@ -76,15 +76,21 @@ LAZY_GROUPS = ("openai", "test")  # served, loaded only when a run needs them, n
 PY_EXTRA = ROOT / "py-extra"  # our own source for wheels PyPI has no usable build of (httpx2_jsfetch)
 # The Pyodide the site runs, for the environment markers of the wheels' Requires-Dist (the
 # Python version and the Emscripten release come from Pyodide's lock file, see `target`).
-TARGET = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
-          "platform_machine": "wasm32", "implementation_name": "cpython",
-          "platform_python_implementation": "CPython", "platform_version": ""}
+TARGET = {
+    "sys_platform": "emscripten",
+    "platform_system": "Emscripten",
+    "os_name": "posix",
+    "platform_machine": "wasm32",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+    "platform_version": "",
+}
 
 sys.path.insert(0, str(ROOT / "py"))
-import looplab  # noqa: E402
-from looplab import course, lessonfile  # noqa: E402
-from looplab import wrong  # noqa: E402
-from looplab import lesson as lesson_format  # noqa: E402  (the page shows cells exactly as CPython parses them)
+import looplab
+from looplab import course, lessonfile
+from looplab import wrong
+from looplab import lesson as lesson_format  # the page shows cells exactly as CPython parses them
 
 
 class BuildError(Exception):
@@ -92,6 +98,7 @@ class BuildError(Exception):
 
 
 # --- the looplab wheel -------------------------------------------------------------------------
+
 
 def project_meta() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -102,11 +109,19 @@ def build_looplab_wheel(dest: Path) -> Path:
     meta = project_meta()
     package = ROOT / "py" / meta["name"]
     files = {path.relative_to(ROOT / "py").as_posix(): path.read_bytes() for path in sorted(package.rglob("*.py"))}
-    return write_wheel(dest, meta["name"], looplab.__version__, files, summary=meta.get("description", ""),
-                       requires_python=meta.get("requires-python", ""), generator="looplab build_site.py")
+    return write_wheel(
+        dest,
+        meta["name"],
+        looplab.__version__,
+        files,
+        summary=meta.get("description", ""),
+        requires_python=meta.get("requires-python", ""),
+        generator="looplab build_site.py",
+    )
 
 
 # --- Pyodide and the site's lock file ----------------------------------------------------------
+
 
 def wheel_imports(path: Path) -> list[str]:
     """The top-level import names a wheel installs (its packages and modules)."""
@@ -128,8 +143,13 @@ def target(info: dict) -> dict:
     ({"python": "3.14.2", "platform": "emscripten_5_0_3", ...})."""
     python = info["python"]
     release = info.get("platform", "").removeprefix("emscripten_").replace("_", ".")
-    return {**TARGET, "python_version": ".".join(python.split(".")[:2]), "python_full_version": python,
-            "implementation_version": python, "platform_release": release}
+    return {
+        **TARGET,
+        "python_version": ".".join(python.split(".")[:2]),
+        "python_full_version": python,
+        "implementation_version": python,
+        "platform_release": release,
+    }
 
 
 def marker_holds(requirement: Requirement, environment: dict) -> bool:
@@ -165,8 +185,18 @@ def build_extra_wheels(dest: Path) -> list[tuple[dict, Path]]:
     out = []
     for package, version in extra.PACKAGES.items():
         path = extra.build(package, version, dest)
-        out.append(({"name": canonical(package), "version": version, "filename": path.name,
-                     "sha256": sha256_file(path), "group": "openai"}, path))
+        out.append(
+            (
+                {
+                    "name": canonical(package),
+                    "version": version,
+                    "filename": path.name,
+                    "sha256": sha256_file(path),
+                    "group": "openai",
+                },
+                path,
+            )
+        )
     return out
 
 
@@ -183,8 +213,10 @@ def site_wheels() -> list[tuple[dict, Path]]:
             if not path.exists():
                 raise BuildError(f"{path.relative_to(ROOT)} is missing: run `python scripts/wheels.py {group}`")
             if sha256_file(path) != entry["sha256"]:
-                raise BuildError(f"{path.name} does not match its sha256 in wheels.lock.json: "
-                                 f"run `python scripts/wheels.py {group}` again")
+                raise BuildError(
+                    f"{path.name} does not match its sha256 in wheels.lock.json: "
+                    f"run `python scripts/wheels.py {group}` again"
+                )
             chosen.append(({**entry, "group": group}, path))
     return chosen
 
@@ -220,20 +252,33 @@ def write_lock(out: Path, wheels: list[tuple[dict, Path]], looplab_wheel: Path) 
         name = canonical(entry["name"])
         missing = [d for d in wheel_requires(path, environment) if d not in served]
         if missing:
-            raise BuildError(f"{path.name} needs {', '.join(missing)} on Pyodide, which the site does not serve: "
-                             f"add it to the {entry['group']!r} group of wheels.lock.json")
+            raise BuildError(
+                f"{path.name} needs {', '.join(missing)} on Pyodide, which the site does not serve: "
+                f"add it to the {entry['group']!r} group of wheels.lock.json"
+            )
         packages[name] = {
-            "name": name, "version": entry["version"], "file_name": path.name,
-            "install_dir": "site", "sha256": entry["sha256"], "package_type": "package",
-            "imports": wheel_imports(path), "depends": sorted(set(wheel_requires(path, environment))),
+            "name": name,
+            "version": entry["version"],
+            "file_name": path.name,
+            "install_dir": "site",
+            "sha256": entry["sha256"],
+            "package_type": "package",
+            "imports": wheel_imports(path),
+            "depends": sorted(set(wheel_requires(path, environment))),
             "unvendored_tests": False,
         }
     break_cycles(packages)
     meta = project_meta()
     packages[meta["name"]] = {
-        "name": meta["name"], "version": looplab.__version__, "file_name": looplab_wheel.name,
-        "install_dir": "site", "sha256": sha256_file(looplab_wheel), "package_type": "package",
-        "imports": ["looplab"], "depends": [], "unvendored_tests": False,
+        "name": meta["name"],
+        "version": looplab.__version__,
+        "file_name": looplab_wheel.name,
+        "install_dir": "site",
+        "sha256": sha256_file(looplab_wheel),
+        "package_type": "package",
+        "imports": ["looplab"],
+        "depends": [],
+        "unvendored_tests": False,
     }
     lock = {"info": upstream["info"], "packages": dict(sorted(packages.items()))}
     (py_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
@@ -266,19 +311,26 @@ def break_cycles(packages: dict) -> None:
 # --- lessons -----------------------------------------------------------------------------------
 
 
-
 # The course's chapters: (first lesson, last lesson, title), by the lesson's two-digit number
 # (01b is in chapter 1). A lesson outside them (the e2e fixtures, 90+) is listed under no chapter.
-CHAPTERS = [(1, 16, "Chapter 1 · An agent from scratch"),
-            (17, 24, "Chapter 2 · Making it hold up"),
-            (25, 27, "Chapter 3 · Agents at work")]
+CHAPTERS = [
+    (1, 16, "Chapter 1 · An agent from scratch"),
+    (17, 24, "Chapter 2 · Making it hold up"),
+    (25, 27, "Chapter 3 · Agents at work"),
+]
 
 
 def chapter_of(lesson_id: str) -> dict | None:
     """The chapter a lesson belongs to, as the lesson list shows it: {"number", "title"}, or None."""
     number = int(lesson_id[:2]) if lesson_id[:2].isdigit() else -1
-    return next(({"number": n, "title": title} for n, (first, last, title) in enumerate(CHAPTERS, 1)
-                 if first <= number <= last), None)
+    return next(
+        (
+            {"number": n, "title": title}
+            for n, (first, last, title) in enumerate(CHAPTERS, 1)
+            if first <= number <= last
+        ),
+        None,
+    )
 
 
 def lesson_cell(cell, path: Path) -> dict:
@@ -303,14 +355,25 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
             cells = lesson_format.parse(text)
             slug = path.stem
             (dest / path.name).write_text(text, encoding="utf-8")
-            parsed = {"slug": slug, "file": path.name, "title": lessonfile.title(cells, slug),
-                      "cells": [lesson_cell(c, path) for c in cells if c.role != "wrong"]}  # never shown
+            parsed = {
+                "slug": slug,
+                "file": path.name,
+                "title": lessonfile.title(cells, slug),
+                "cells": [lesson_cell(c, path) for c in cells if c.role != "wrong"],
+            }  # never shown
             (dest / f"{slug}.json").write_text(json.dumps(parsed, ensure_ascii=False))
-            index.append({"slug": slug, "number": course.lesson_id(path), "title": parsed["title"],
-                          "chapter": chapter_of(course.lesson_id(path)),
-                          "file": path.name, "exercise": any(c.role == "exercise" for c in cells),
-                          "checks": len(lesson_format.check_names(cells)),
-                          "hash": hashlib.sha256(text.encode()).hexdigest()[:16]})
+            index.append(
+                {
+                    "slug": slug,
+                    "number": course.lesson_id(path),
+                    "title": parsed["title"],
+                    "chapter": chapter_of(course.lesson_id(path)),
+                    "file": path.name,
+                    "exercise": any(c.role == "exercise" for c in cells),
+                    "checks": len(lesson_format.check_names(cells)),
+                    "hash": hashlib.sha256(text.encode()).hexdigest()[:16],
+                }
+            )
     index_file = {"format": course.LESSON_FORMAT, "lessons": index}  # the page refuses another format
     (dest / "index.json").write_text(json.dumps(index_file, indent=1, ensure_ascii=False) + "\n")
     return index
@@ -336,14 +399,26 @@ def copy_wllama(out: Path) -> list[str]:
 
 # --- the front end -----------------------------------------------------------------------------
 
+
 def esbuild(out: Path, entries: list[str], minify: bool, *options: str) -> dict:
     """Run esbuild on `entries` into `out`; returns its metafile (what each output holds)."""
     binary = NODE / ".bin" / "esbuild"
     if not binary.exists():
         raise BuildError("node_modules/.bin/esbuild is missing: run `npm ci`")
     meta = out / ".esbuild-meta.json"
-    command = [str(binary), *entries, "--bundle", "--format=esm", f"--outdir={out}", "--target=es2022",
-               "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--metafile={meta}", *options]
+    command = [
+        str(binary),
+        *entries,
+        "--bundle",
+        "--format=esm",
+        f"--outdir={out}",
+        "--target=es2022",
+        "--log-level=warning",
+        "--legal-comments=none",
+        "--charset=utf8",
+        f"--metafile={meta}",
+        *options,
+    ]
     if minify:
         command += ["--minify", "--sourcemap=linked"]
     subprocess.run(command, cwd=ROOT, check=True)
@@ -360,9 +435,16 @@ def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
     them), for index.html to preload after the first frame, in that order (write_page)."""
     # boot.js, the page's entry, starts Python's worker (early.js) and imports app.js after the
     # first frame; both in one build, so the modules they share are one instance (chunks/).
-    page = esbuild(out, ["app=web/src/page/main.js", "boot=web/boot.js"], minify, "--splitting", "--chunk-names=chunks/[name]-[hash]")
-    esbuild(out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify,
-            "--loader:.py=text")  # localengine.js: by URL, in local mode
+    page = esbuild(
+        out,
+        ["app=web/src/page/main.js", "boot=web/boot.js"],
+        minify,
+        "--splitting",
+        "--chunk-names=chunks/[name]-[hash]",
+    )
+    esbuild(
+        out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify, "--loader:.py=text"
+    )  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
     app = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/main.js")
     boot = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/boot.js")
@@ -384,16 +466,25 @@ def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
     return relative(first), relative(later)
 
 
-def python_startup(version: str, looplab_wheel: Path, snapshot_file: str | None = None,
-                   lock_file: str = "py/pyodide-lock.json") -> list[str]:
+def python_startup(
+    version: str, looplab_wheel: Path, snapshot_file: str | None = None, lock_file: str = "py/pyodide-lock.json"
+) -> list[str]:
     """What the worker fetches before Python is ready, relative to the page (the .mjs files by import()):
     the site's memory snapshot when there is one (a restore has looplab already), else our wheel."""
     core = f"pyodide/{version}/"
-    return [core + "pyodide.asm.wasm", core + "python_stdlib.zip", core + "pyodide.mjs", core + "pyodide.asm.mjs",
-            lock_file, snapshot_file or f"py/{looplab_wheel.name}"]
+    return [
+        core + "pyodide.asm.wasm",
+        core + "python_stdlib.zip",
+        core + "pyodide.mjs",
+        core + "pyodide.asm.mjs",
+        lock_file,
+        snapshot_file or f"py/{looplab_wheel.name}",
+    ]
 
 
-PRELOAD_MARK = "<!-- preload: scripts/build_site.py puts the files the app starts from here (added after the first frame) -->"
+PRELOAD_MARK = (
+    "<!-- preload: scripts/build_site.py puts the files the app starts from here (added after the first frame) -->"
+)
 
 
 def write_page(out: Path, first_lesson: str | None, chunks: list[str], later: list[str] = ()) -> None:
@@ -416,7 +507,9 @@ def write_page(out: Path, first_lesson: str | None, chunks: list[str], later: li
     page = page.replace(PRELOAD_MARK, '<template data-role="later-preloads">' + "".join(links) + "</template>")
     page = inline_styles(page, out)
     page = inline_theme(page)
-    page = page.replace("__LOOPLAB_VERSION__", looplab.__version__).replace("__LESSON_FORMAT__", str(course.LESSON_FORMAT))
+    page = page.replace("__LOOPLAB_VERSION__", looplab.__version__).replace(
+        "__LESSON_FORMAT__", str(course.LESSON_FORMAT)
+    )
     if first_lesson:
         page = prerender_lesson(page, out / "lessons" / f"{first_lesson}.json", first_lesson)
     (out / "index.html").write_text(page)
@@ -439,9 +532,14 @@ def prerender_lesson(page: str, lesson: Path, slug: str) -> str:
     screen at the first paint; <html data-prerendered> names it, for theme.js to hide it when the
     address asks for another lesson."""
     if LESSON_TEXT not in page or '<html lang="en">' not in page:
-        raise BuildError(f"web/index.html lacks {LESSON_TEXT} or <html lang=\"en\">")
-    html = subprocess.run(["node", str(ROOT / "scripts" / "prerender.mjs"), str(lesson)], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
+        raise BuildError(f'web/index.html lacks {LESSON_TEXT} or <html lang="en">')
+    html = subprocess.run(
+        ["node", str(ROOT / "scripts" / "prerender.mjs"), str(lesson)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     page = page.replace('<html lang="en">', f'<html lang="en" data-prerendered="{slug}">')
     return page.replace(LESSON_TEXT, LESSON_TEXT.replace("></", f'><div class="prerendered">{html}</div></'))
 
@@ -472,14 +570,26 @@ def page_policy(*inlined: str) -> str:
     script and of `inlined` (the prestart script) in script-src: the worker gets it as a header."""
     match = CSP_META.search((WEB / "index.html").read_text())
     if not match:
-        raise BuildError("web/index.html has no <meta http-equiv=\"Content-Security-Policy\"> tag")
-    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
-                      for text in (theme_script(), *inlined))
+        raise BuildError('web/index.html has no <meta http-equiv="Content-Security-Policy"> tag')
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+        for text in (theme_script(), *inlined)
+    )
     return match[1].replace("script-src 'self'", f"script-src 'self' {hashes}", 1)
 
 
 PRESTART_TAG = '<script src="prestart.js"></script>'
-PRESTART_NAMES = ("worker", "version", "indexURL", "lockFileURL", "prefetch", "wheel", "startupBytes", "heapMax", "snapshot")
+PRESTART_NAMES = (
+    "worker",
+    "version",
+    "indexURL",
+    "lockFileURL",
+    "prefetch",
+    "wheel",
+    "startupBytes",
+    "heapMax",
+    "snapshot",
+)
 
 
 def inline_prestart(out: Path, info: dict, minify: bool) -> str:
@@ -490,10 +600,20 @@ def inline_prestart(out: Path, info: dict, minify: bool) -> str:
     names = {key: info[key] for key in PRESTART_NAMES}
     if names["snapshot"]:
         names["snapshot"] = {key: names["snapshot"][key] for key in ("file", "rawBytes", "startupBytes")}
-    command = [str(binary), "web/src/page/prestart.js", "--bundle", "--format=iife", "--target=es2022",
-               "--log-level=warning", "--legal-comments=none", "--charset=utf8", f"--define:PRESTART={json.dumps(names)}"]
-    code = subprocess.run(command + (["--minify"] if minify else []), cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
+    command = [
+        str(binary),
+        "web/src/page/prestart.js",
+        "--bundle",
+        "--format=iife",
+        "--target=es2022",
+        "--log-level=warning",
+        "--legal-comments=none",
+        "--charset=utf8",
+        f"--define:PRESTART={json.dumps(names)}",
+    ]
+    code = subprocess.run(
+        command + (["--minify"] if minify else []), cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     page = (out / "index.html").read_text()
     if PRESTART_TAG not in page:
         raise BuildError(f"web/index.html lacks {PRESTART_TAG}")
@@ -506,30 +626,39 @@ def worker_policy() -> str:
     """The Python worker's Content-Security-Policy: the page's, but Python may connect only to the
     site (connect-src 'self', last, so that looplab/serve.py and sw.js append the live endpoint's
     origin from worker.js?connect=<origin>) and start no worker of its own (worker-src 'none')."""
-    kept = [d.strip() for d in page_policy().split(";")
-            if d.strip() and d.split()[0] not in ("connect-src", "worker-src")]
+    kept = [
+        d.strip() for d in page_policy().split(";") if d.strip() and d.split()[0] not in ("connect-src", "worker-src")
+    ]
     return "; ".join([*kept, "worker-src 'none'", "connect-src 'self'"])
 
 
 def write_service_worker(out: Path, version: str, lazy: list[str], worker: str) -> list[str]:
     """sw.js with this build's version, the files to precache, the lazy ones (cached on first use)
     and the worker's Content-Security-Policy (for the worker script it serves)."""
-    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                   if p.is_file() and not p.name.endswith(".map"))
-    precache = ["./"] + [f for f in files if f not in ("sw.js", immutable.HEADERS) and not f.startswith("bench/")
-                         and f not in lazy]
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and not p.name.endswith(".map"))
+    precache = ["./"] + [
+        f for f in files if f not in ("sw.js", immutable.HEADERS) and not f.startswith("bench/") and f not in lazy
+    ]
     template = (WEB / "sw.js").read_text()
-    text = (template.replace("__VERSION__", version)
-            .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
-            .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
-            .replace('"__CSP__"', json.dumps(worker_policy()))
-            .replace('"__WORKER__"', json.dumps(worker)))
+    text = (
+        template.replace("__VERSION__", version)
+        .replace('["__PRECACHE__"]', json.dumps(precache, indent=1))
+        .replace('["__LAZY__"]', json.dumps(lazy, indent=1))
+        .replace('"__CSP__"', json.dumps(worker_policy()))
+        .replace('"__WORKER__"', json.dumps(worker))
+    )
     (out / "sw.js").write_text(text)
     return precache
 
 
-def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot: bool = True,
-          snapshot_with: list[str] = (), snapshot_minimal: bool = False) -> dict:
+def build(
+    out: Path,
+    lesson_dirs: list[Path],
+    minify: bool = True,
+    with_snapshot: bool = True,
+    snapshot_with: list[str] = (),
+    snapshot_minimal: bool = False,
+) -> dict:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -544,8 +673,12 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     parsed = [json.loads((out / "lessons" / f"{item['slug']}.json").read_text()) for item in lessons]
     memory = None
     try:
-        extras = snapshot.with_extras(lock, snapshot_with) if snapshot_with else []  # the snapshot's variants (bench/snapshot_size.py)
-        preload = snapshot.modules_to_import(parsed, ROOT / "py" / project_meta()["name"], lock, extras, snapshot_minimal)
+        extras = (
+            snapshot.with_extras(lock, snapshot_with) if snapshot_with else []
+        )  # the snapshot's variants (bench/snapshot_size.py)
+        preload = snapshot.modules_to_import(
+            parsed, ROOT / "py" / project_meta()["name"], lock, extras, snapshot_minimal
+        )
         heap_limit = snapshot.heap_limit((core / "pyodide.asm.wasm").read_bytes())
         heap_max = snapshot.heap_max((core / "pyodide.asm.wasm").read_bytes())
         if with_snapshot:
@@ -559,10 +692,15 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     worker_file = immutable.content_name(out, "worker.js")
     if memory:
         memory["file"] = immutable.content_name(out, memory["file"])
-    forever = [f"pyodide/{version}/", "wllama/", "chunks/", lock_file, worker_file,
-               *([memory["file"]] if memory else []),
-               *(f"py/{path.name}" for entry, path in wheels if entry.get("group") in SITE_GROUPS
-                 and path.parent == WHEELS)]  # pinned by sha256 (not ours: their version is their bytes)
+    forever = [
+        f"pyodide/{version}/",
+        "wllama/",
+        "chunks/",
+        lock_file,
+        worker_file,
+        *([memory["file"]] if memory else []),
+        *(f"py/{path.name}" for entry, path in wheels if entry.get("group") in SITE_GROUPS and path.parent == WHEELS),
+    ]  # pinned by sha256 (not ours: their version is their bytes)
     shutil.copytree(WEB / "styles", out / "styles")
     for name in ("icon.svg", "manifest.webmanifest"):
         if (WEB / name).exists():
@@ -575,8 +713,11 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     (out / "bench" / "bare.html").write_text(bare)
     wllama_version = json.loads((WLLAMA / "package.json").read_text())["version"]
     shutil.copy2(WLLAMA / "esm" / "index.js", out / "bench" / "wllama.js")
-    (out / "bench" / "wllama.html").write_text((WEB / "bench" / "wllama.html").read_text()
-                                               .replace("__WLLAMA_WASM__", f"../wllama/{wllama_version}/wllama.wasm"))
+    (out / "bench" / "wllama.html").write_text(
+        (WEB / "bench" / "wllama.html")
+        .read_text()
+        .replace("__WLLAMA_WASM__", f"../wllama/{wllama_version}/wllama.wasm")
+    )
 
     # The build's version: a hash of everything served, so any change gives a new cache.
     digest = hashlib.sha256((WEB / "sw.js").read_bytes() + (WEB / "src" / "page" / "prestart.js").read_bytes())
@@ -591,19 +732,34 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
     counted = [p for p in startup if not p.endswith(".mjs")]
     if memory:
         memory["startupBytes"] = sum(sizes["/" + p] for p in counted)
-    info = {"version": build_version, "looplab": looplab.__version__, "lessonFormat": course.LESSON_FORMAT,
-            "pyodide": version, "indexURL": f"pyodide/{version}/",
-            "lockFileURL": lock_file, "worker": worker_file, "immutable": forever, "packages": sorted(lock["packages"]),
-            "csp": page_policy(), "workerCsp": worker_policy(),
-            "startupBytes": sum(sizes["/" + p] for p in python_startup(version, looplab_wheel, lock_file=lock_file) if not p.endswith(".mjs")),
-            "lessons": len(lessons),
-            # fetched by the worker from its first moment, beside the wasm and the snapshot (the
-            # wheel only for a normal load: a restore has looplab already)
-            "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
-            "wheel": f"py/{looplab_wheel.name}",
-            # the memory Python starts with, the most it can grow to (the worker grows it to hold
-            # a bigger snapshot's heap before the restore), the site's snapshot or null
-            "heapLimit": heap_limit, "heapMax": heap_max, "snapshot": memory}
+    info = {
+        "version": build_version,
+        "looplab": looplab.__version__,
+        "lessonFormat": course.LESSON_FORMAT,
+        "pyodide": version,
+        "indexURL": f"pyodide/{version}/",
+        "lockFileURL": lock_file,
+        "worker": worker_file,
+        "immutable": forever,
+        "packages": sorted(lock["packages"]),
+        "csp": page_policy(),
+        "workerCsp": worker_policy(),
+        "startupBytes": sum(
+            sizes["/" + p]
+            for p in python_startup(version, looplab_wheel, lock_file=lock_file)
+            if not p.endswith(".mjs")
+        ),
+        "lessons": len(lessons),
+        # fetched by the worker from its first moment, beside the wasm and the snapshot (the
+        # wheel only for a normal load: a restore has looplab already)
+        "prefetch": [p for p in startup if p.endswith((".zip", ".json"))],
+        "wheel": f"py/{looplab_wheel.name}",
+        # the memory Python starts with, the most it can grow to (the worker grows it to hold
+        # a bigger snapshot's heap before the restore), the site's snapshot or null
+        "heapLimit": heap_limit,
+        "heapMax": heap_max,
+        "snapshot": memory,
+    }
     info["csp"] = page_policy(inline_prestart(out, info, minify))
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
     immutable.write_headers(out, forever)
@@ -617,31 +773,50 @@ def build(out: Path, lesson_dirs: list[Path], minify: bool = True, with_snapshot
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=WEB / "dist")
-    parser.add_argument("--lessons", type=Path, action="append",
-                        help="a folder of NN-slug.py lessons (repeatable; default: lessons)")
+    parser.add_argument(
+        "--lessons", type=Path, action="append", help="a folder of NN-slug.py lessons (repeatable; default: lessons)"
+    )
     parser.add_argument("--no-minify", action="store_true")
-    parser.add_argument("--no-snapshot", action="store_true", help="ship no memory snapshot (the page loads Python normally)")
-    parser.add_argument("--snapshot-with", default="", metavar="PACKAGES",
-                        help="lazy extras loaded and imported in the snapshot, e.g. pytest (pure Python only)")
-    parser.add_argument("--snapshot-minimal", action="store_true",
-                        help="a smaller snapshot: only what the worker's bridge imports (not every lesson's imports)")
+    parser.add_argument(
+        "--no-snapshot", action="store_true", help="ship no memory snapshot (the page loads Python normally)"
+    )
+    parser.add_argument(
+        "--snapshot-with",
+        default="",
+        metavar="PACKAGES",
+        help="lazy extras loaded and imported in the snapshot, e.g. pytest (pure Python only)",
+    )
+    parser.add_argument(
+        "--snapshot-minimal",
+        action="store_true",
+        help="a smaller snapshot: only what the worker's bridge imports (not every lesson's imports)",
+    )
     args = parser.parse_args(argv)
     try:
-        info = build(args.out.resolve(), args.lessons or [ROOT / "lessons"], minify=not args.no_minify,
-                     with_snapshot=not args.no_snapshot, snapshot_minimal=args.snapshot_minimal,
-                     snapshot_with=[name.strip() for name in args.snapshot_with.split(",") if name.strip()])
+        info = build(
+            args.out.resolve(),
+            args.lessons or [ROOT / "lessons"],
+            minify=not args.no_minify,
+            with_snapshot=not args.no_snapshot,
+            snapshot_minimal=args.snapshot_minimal,
+            snapshot_with=[name.strip() for name in args.snapshot_with.split(",") if name.strip()],
+        )
     except BuildError as error:
         print(f"build_site: error: {error}", file=sys.stderr)
         return 1
-    print(f"build_site: {args.out} version {info['version']}: {info['lessons']} lessons, "
-          f"packages {', '.join(info['packages'])}, {info['precache']} files precached, "
-          f"{info['bytes'] / 1e6:.1f} MB")
+    print(
+        f"build_site: {args.out} version {info['version']}: {info['lessons']} lessons, "
+        f"packages {', '.join(info['packages'])}, {info['precache']} files precached, "
+        f"{info['bytes'] / 1e6:.1f} MB"
+    )
     if info["snapshot"]:
         memory = info["snapshot"]
-        print(f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
-              f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} MiB, Python starts with "
-              f"{info['heapLimit'] / 2**20:.0f}), {info['imported_ahead']} modules imported ahead"
-              + (f", packages in it: {', '.join(memory['packages'])}" if memory.get("packages") else ""))
+        print(
+            f"build_site: snapshot {memory['file']}: {memory['bytes'] / 1e6:.1f} MB gzipped "
+            f"({memory['rawBytes'] / 2**20:.1f} MiB, heap {memory['heapBytes'] / 2**20:.1f} MiB, Python starts with "
+            f"{info['heapLimit'] / 2**20:.0f}), {info['imported_ahead']} modules imported ahead"
+            + (f", packages in it: {', '.join(memory['packages'])}" if memory.get("packages") else "")
+        )
     return 0
 
 

@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheelfile import metadata_text, write_wheel  # noqa: E402
+from wheelfile import metadata_text, write_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "py" / "looplab"
@@ -46,7 +46,7 @@ def version() -> str:
     """`__version__` of py/looplab/__init__.py (read, not imported)."""
     match = re.search(r'^__version__ = "([^"]+)"$', (PACKAGE / "__init__.py").read_text(), re.M)
     if not match:
-        raise DistError("py/looplab/__init__.py has no __version__ = \"...\" line")
+        raise DistError('py/looplab/__init__.py has no __version__ = "..." line')
     return match[1]
 
 
@@ -64,8 +64,9 @@ def project() -> dict:
 
 def files_under(folder: Path, keep=lambda path: True) -> list[Path]:
     """The files under `folder`, sorted, without caches."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix != ".pyc" and keep(p))
+    return sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and keep(p)
+    )
 
 
 def package_files(site: Path | None) -> dict[str, bytes]:
@@ -84,16 +85,28 @@ def package_files(site: Path | None) -> dict[str, bytes]:
 
 def metadata_args() -> dict:
     meta = project()
-    return {"summary": meta["description"], "requires_python": meta["requires-python"],
-            "requires": meta.get("dependencies", []), "extras": meta.get("optional-dependencies", {}),
-            "description": (ROOT / meta.get("readme", "README.md")).read_text(encoding="utf-8")}
+    return {
+        "summary": meta["description"],
+        "requires_python": meta["requires-python"],
+        "requires": meta.get("dependencies", []),
+        "extras": meta.get("optional-dependencies", {}),
+        "description": (ROOT / meta.get("readme", "README.md")).read_text(encoding="utf-8"),
+    }
 
 
 def build_wheel_file(dest: Path, site: Path | None = SITE) -> Path:
     """dest/looplab-V-py3-none-any.whl."""
     when = time.gmtime(epoch())[:6]
-    return write_wheel(dest, "looplab", version(), package_files(site), generator="looplab scripts/dist.py",
-                       scripts=project().get("scripts", {}), date_time=when, **metadata_args())
+    return write_wheel(
+        dest,
+        "looplab",
+        version(),
+        package_files(site),
+        generator="looplab scripts/dist.py",
+        scripts=project().get("scripts", {}),
+        date_time=when,
+        **metadata_args(),
+    )
 
 
 def sdist_members(site: Path) -> dict[str, bytes]:
@@ -102,8 +115,11 @@ def sdist_members(site: Path) -> dict[str, bytes]:
         raise DistError(f"{site} holds no built site: run `make build` first")
     files = {name: (ROOT / name).read_bytes() for name in SDIST_FILES if (ROOT / name).exists()}
     files |= {f"py/looplab/{p.relative_to(PACKAGE).as_posix()}": p.read_bytes() for p in files_under(PACKAGE)}
-    files |= {f"lessons/{p.name}": p.read_bytes() for p in sorted(LESSONS.glob("*"))
-              if LESSON_FILE.match(p.name) or p.name == "README.md"}
+    files |= {
+        f"lessons/{p.name}": p.read_bytes()
+        for p in sorted(LESSONS.glob("*"))
+        if LESSON_FILE.match(p.name) or p.name == "README.md"
+    }
     files |= {f"web/dist/{p.relative_to(site).as_posix()}": p.read_bytes() for p in files_under(site)}
     files["PKG-INFO"] = metadata_text("looplab", version(), **metadata_args()).encode()
     return dict(sorted(files.items()))
@@ -122,7 +138,10 @@ def build_sdist_file(dest: Path, site: Path = SITE) -> Path:
             tar.addfile(info, io.BytesIO(content))
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / f"{top}.tar.gz"
-    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch(), compresslevel=9) as gz:
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch(), compresslevel=9) as gz,
+    ):
         gz.write(data.getvalue())
     return path
 
@@ -146,6 +165,7 @@ def build_site_zip(dest: Path, site: Path = SITE) -> Path:
 
 # --- PEP 517: pip builds looplab with these (pyproject.toml's build-backend) ----------------------
 
+
 def built_site() -> Path | None:
     """web/dist when built (a checkout after `make build`, or an unpacked sdist), else None."""
     return SITE if (SITE / "index.html").exists() else None
@@ -154,8 +174,10 @@ def built_site() -> Path | None:
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None) -> str:
     site = built_site()
     if site is None:
-        print("looplab: web/dist is not built (`make build`), so this wheel has no site for `looplab serve`",
-              file=sys.stderr)
+        print(
+            "looplab: web/dist is not built (`make build`), so this wheel has no site for `looplab serve`",
+            file=sys.stderr,
+        )
     return build_wheel_file(Path(wheel_directory), site).name
 
 
@@ -166,9 +188,16 @@ def build_sdist(sdist_directory, config_settings=None) -> str:
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None) -> str:
     """A wheel whose .pth file puts py/ on the path: edits to py/looplab take effect at once."""
     when = time.gmtime(epoch())[:6]
-    return write_wheel(Path(wheel_directory), "looplab", version(), {"looplab.pth": f"{ROOT / 'py'}\n".encode()},
-                       generator="looplab scripts/dist.py", scripts=project().get("scripts", {}), date_time=when,
-                       **metadata_args()).name
+    return write_wheel(
+        Path(wheel_directory),
+        "looplab",
+        version(),
+        {"looplab.pth": f"{ROOT / 'py'}\n".encode()},
+        generator="looplab scripts/dist.py",
+        scripts=project().get("scripts", {}),
+        date_time=when,
+        **metadata_args(),
+    ).name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     for old in sorted(args.out.glob(stale)) if args.out.is_dir() else []:
         old.unlink()  # an older version's files: `pip install dist/looplab-*.whl` must find one wheel
     try:
-        paths = ([build_site_zip(args.out, args.site)] if args.site_zip else
-                 [build_wheel_file(args.out, args.site), build_sdist_file(args.out, args.site)])
+        paths = (
+            [build_site_zip(args.out, args.site)]
+            if args.site_zip
+            else [build_wheel_file(args.out, args.site), build_sdist_file(args.out, args.site)]
+        )
     except DistError as error:
         print(f"dist: error: {error}", file=sys.stderr)
         return 1

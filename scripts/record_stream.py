@@ -21,27 +21,43 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "py"), str(ROOT / "tests")]
-from llamaserver import MODEL_NAME, LlamaServer  # noqa: E402
+from llamaserver import MODEL_NAME, LlamaServer
 
 LESSON = ROOT / "lessons" / "14b-streaming.py"
 BEGIN, END = "    # recorded by scripts/record_stream.py", "    # end of the recording"
 REQUEST = {
     "model": MODEL_NAME,
-    "messages": [{"role": "system", "content": "You are a calculator. Use the add tool to add numbers."},
-                 {"role": "user", "content": "What is 10 plus 5?"}],
-    "tools": [{"type": "function", "function": {
-        "name": "add", "description": "Add two numbers.",
-        "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-                       "required": ["a", "b"]}}}],
-    "stream": True, "stream_options": {"include_usage": True}, "max_tokens": 120, "temperature": 0,
+    "messages": [
+        {"role": "system", "content": "You are a calculator. Use the add tool to add numbers."},
+        {"role": "user", "content": "What is 10 plus 5?"},
+    ],
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "add",
+                "description": "Add two numbers.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                    "required": ["a", "b"],
+                },
+            },
+        }
+    ],
+    "stream": True,
+    "stream_options": {"include_usage": True},
+    "max_tokens": 120,
+    "temperature": 0,
 }
 
 
 def record(port: int) -> list[bytes]:
     """The streamed reply's body, one item per read."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-    connection.request("POST", "/v1/chat/completions", body=json.dumps(REQUEST),
-                       headers={"Content-Type": "application/json"})
+    connection.request(
+        "POST", "/v1/chat/completions", body=json.dumps(REQUEST), headers={"Content-Type": "application/json"}
+    )
     reply = connection.getresponse()
     if reply.status != 200:
         raise SystemExit(f"llama-server answered {reply.status}: {reply.read()[:500]!r}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
-from looplab import serve  # noqa: E402
+from looplab import serve
 
 if __name__ == "__main__":
     sys.exit(serve.main(sys.argv[1:], prog="scripts/serve.py", site=ROOT / "web" / "dist"))

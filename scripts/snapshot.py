@@ -37,7 +37,11 @@ FILE = "py/snapshot.bin.gz"
 # Never imported ahead: modules that exist only once the page has registered them (JS objects
 # cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).
 NOT_AHEAD = {"js", "pyodide_js", "looplab_page", "looplab_transport"}
-TERMINAL_ONLY = ("serve.py", "lessonfolder.py", "notebook.py")  # the command line's own modules (serve.py: a socket server): the page never imports them
+TERMINAL_ONLY = (
+    "serve.py",
+    "lessonfolder.py",
+    "notebook.py",
+)  # the command line's own modules (serve.py: a socket server): the page never imports them
 
 
 class SnapshotError(Exception):
@@ -59,15 +63,19 @@ def imports_of(source: str) -> set[str]:
     return names
 
 
-def modules_to_import(lessons: list[dict], package: Path, lock: dict, extras: list[str] = (),
-                      minimal: bool = False) -> list[str]:
+def modules_to_import(
+    lessons: list[dict], package: Path, lock: dict, extras: list[str] = (), minimal: bool = False
+) -> list[str]:
     """What the snapshot imports: every module of looplab, what they and the lessons' code cells
     import, minus the lazy extras (a package of the lock other than looplab: the openai SDK and
     its dependencies load only when a run needs them) but those in `extras` (packages of the lock,
     with_extras) and their import names. `minimal`: only what the worker's bridge imports."""
     modules = [path for path in package.rglob("*.py") if path.name not in TERMINAL_ONLY]
-    names = {".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__")
-             for path in modules} if not minimal else {package.name}
+    names = (
+        {".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__") for path in modules}
+        if not minimal
+        else {package.name}
+    )
     for path in modules if not minimal else []:
         names |= imports_of(path.read_text(encoding="utf-8"))
     names |= imports_of(BRIDGE.read_text(encoding="utf-8"))
@@ -76,10 +84,15 @@ def modules_to_import(lessons: list[dict], package: Path, lock: dict, extras: li
             if cell["kind"] == "code":
                 names |= imports_of(cell["source"])
     names |= {name for key in extras for name in lock["packages"][key]["imports"]}
-    lazy = {name for key, entry in lock["packages"].items() if key != package.name and key not in extras
-            for name in entry["imports"]}
-    return sorted(n for n in names if n not in NOT_AHEAD and n.split(".")[0] not in lazy
-                  and n.split(".")[-1] != "__main__")
+    lazy = {
+        name
+        for key, entry in lock["packages"].items()
+        if key != package.name and key not in extras
+        for name in entry["imports"]
+    }
+    return sorted(
+        n for n in names if n not in NOT_AHEAD and n.split(".")[0] not in lazy and n.split(".")[-1] != "__main__"
+    )
 
 
 def with_extras(lock: dict, wanted: list[str]) -> list[str]:
@@ -101,8 +114,10 @@ def with_extras(lock: dict, wanted: list[str]) -> list[str]:
         todo += packages[key]["depends"]
     compiled = sorted(k for k in found if not packages[k]["file_name"].endswith("-none-any.whl"))
     if compiled:
-        raise SnapshotError(f"{', '.join(wanted)} needs {', '.join(compiled)}, with compiled code (.so): "
-                            "a snapshot holds Python's heap, not a loaded library's code (pyodide issue 6418)")
+        raise SnapshotError(
+            f"{', '.join(wanted)} needs {', '.join(compiled)}, with compiled code (.so): "
+            "a snapshot holds Python's heap, not a loaded library's code (pyodide issue 6418)"
+        )
     return sorted(found)
 
 
@@ -121,6 +136,7 @@ def heap_max(wasm: bytes) -> int:
 def memory_limits(wasm: bytes) -> tuple[int, int]:
     """(initial, maximum) size in bytes of the memory pyodide.asm.wasm defines (wasm32: 4 GiB when
     it declares no maximum)."""
+
     def leb(at: int) -> tuple[int, int]:
         value = shift = 0
         while True:
@@ -162,8 +178,15 @@ def snapshot_build_id(raw: bytes) -> str:
     return "".join(f"{n:08x}" for n in struct.unpack_from("<8I", raw, 16))
 
 
-def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], most: int, lesson: str | None,
-          extras: list[str] = ()) -> dict:
+def build(
+    out: Path,
+    core: Path,
+    looplab_wheel: Path,
+    modules: list[str],
+    most: int,
+    lesson: str | None,
+    extras: list[str] = (),
+) -> dict:
     """Make, check and write the snapshot; returns its facts for build.json."""
     node = shutil.which("node")
     if node is None:
@@ -173,17 +196,31 @@ def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], most: 
     # states) come from this seed: the same inputs give the same bytes. No secret is lost: a
     # snapshot is public anyway, and the hash secret is frozen in any snapshot (every dict of the
     # heap depends on it); the worker reseeds the RNGs after each restore.
-    inputs = hashlib.sha256(wanted_id.encode() + looplab_wheel.read_bytes() + BRIDGE.read_bytes()
-                            + json.dumps(modules).encode())
+    inputs = hashlib.sha256(
+        wanted_id.encode() + looplab_wheel.read_bytes() + BRIDGE.read_bytes() + json.dumps(modules).encode()
+    )
     with tempfile.TemporaryDirectory() as tmp:
         raw_path = Path(tmp) / "snapshot.bin"
-        request = {"site": str(out), "indexURL": core.relative_to(out).as_posix(), "lockFile": "py/pyodide-lock.json",
-                   "wheel": str(looplab_wheel), "bridge": str(BRIDGE), "modules": modules,
-                   "extras": list(extras), "seed": inputs.hexdigest(), "heapMax": most, "lesson": lesson,
-                   "out": str(raw_path)}
+        request = {
+            "site": str(out),
+            "indexURL": core.relative_to(out).as_posix(),
+            "lockFile": "py/pyodide-lock.json",
+            "wheel": str(looplab_wheel),
+            "bridge": str(BRIDGE),
+            "modules": modules,
+            "extras": list(extras),
+            "seed": inputs.hexdigest(),
+            "heapMax": most,
+            "lesson": lesson,
+            "out": str(raw_path),
+        }
         (Path(tmp) / "request.json").write_text(json.dumps(request))
-        done = subprocess.run([node, "--no-warnings", str(ROOT / "scripts" / "make_snapshot.mjs"),
-                               str(Path(tmp) / "request.json")], capture_output=True, text=True, cwd=tmp)
+        done = subprocess.run(
+            [node, "--no-warnings", str(ROOT / "scripts" / "make_snapshot.mjs"), str(Path(tmp) / "request.json")],
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+        )
         if done.returncode != 0:
             raise SnapshotError(f"making it failed:\n{done.stderr.strip()[-3000:]}")
         report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -192,14 +229,23 @@ def build(out: Path, core: Path, looplab_wheel: Path, modules: list[str], most: 
     if got_id != wanted_id:
         raise SnapshotError(f"its build id {got_id} is not the served Pyodide's {wanted_id}: it would not restore")
     if report["failed"]:
-        raise SnapshotError("these modules did not import: "
-                            + "; ".join(f"{name} ({why})" for name, why in report["failed"].items()))
+        raise SnapshotError(
+            "these modules did not import: " + "; ".join(f"{name} ({why})" for name, why in report["failed"].items())
+        )
     restored = report["restored"]
     checks = restored.get("checks")
     if not restored["looplab"] or (checks and checks["passed"] != checks["total"]):
         raise SnapshotError(f"the restored interpreter is not ready: {json.dumps(restored)[:1000]}")
     packed = gzip.compress(raw, compresslevel=9, mtime=0)  # no file name, no time: reproducible
     (out / FILE).write_bytes(packed)
-    return {"file": FILE, "bytes": len(packed), "rawBytes": len(raw), "heapBytes": report["heapBytes"],
-            "buildId": got_id, "sha256": hashlib.sha256(raw).hexdigest(), "environ": restored["environ"],
-            "checks": checks, "packages": report["kept"]}
+    return {
+        "file": FILE,
+        "bytes": len(packed),
+        "rawBytes": len(raw),
+        "heapBytes": report["heapBytes"],
+        "buildId": got_id,
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "environ": restored["environ"],
+        "checks": checks,
+        "packages": report["kept"],
+    }

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
-from looplab import wrong  # noqa: E402
-from looplab.lessonfile import CELL_MARK, parse, parse_header, solution_index  # noqa: E402
+from looplab import wrong
+from looplab.lessonfile import CELL_MARK, parse, parse_header, solution_index
 
 
 def key(stmt: ast.stmt) -> tuple[str, str]:

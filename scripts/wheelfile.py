@@ -38,12 +38,22 @@ def record_line(arcname: str, data: bytes) -> str:
     return f"{arcname},sha256={digest},{len(data)}"
 
 
-def metadata_text(name: str, version: str, *, summary: str, requires_python: str, requires: list[str] = (),
-                  extras: dict[str, list[str]] | None = None, description: str = "") -> str:
+def metadata_text(
+    name: str,
+    version: str,
+    *,
+    summary: str,
+    requires_python: str,
+    requires: list[str] = (),
+    extras: dict[str, list[str]] | None = None,
+    description: str = "",
+) -> str:
     """Core metadata (METADATA in a wheel, PKG-INFO in an sdist): extras as `Provides-Extra` with
     their requirements marked `extra == "..."`, the long description (markdown) as the body."""
-    text = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
-            f"Requires-Python: {requires_python}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires))
+    text = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
+        f"Requires-Python: {requires_python}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
+    )
     for extra, needs in (extras or {}).items():
         text += f"Provides-Extra: {extra}\n" + "".join(f'Requires-Dist: {r}; extra == "{extra}"\n' for r in needs)
     if description:
@@ -51,23 +61,43 @@ def metadata_text(name: str, version: str, *, summary: str, requires_python: str
     return text
 
 
-def write_wheel(dest: Path, name: str, version: str, files: dict[str, bytes], *, summary: str,
-                requires_python: str, generator: str, requires: list[str] = (),
-                extras: dict[str, list[str]] | None = None, description: str = "",
-                scripts: dict[str, str] | None = None, date_time: tuple = ZIP_TIME) -> Path:
+def write_wheel(
+    dest: Path,
+    name: str,
+    version: str,
+    files: dict[str, bytes],
+    *,
+    summary: str,
+    requires_python: str,
+    generator: str,
+    requires: list[str] = (),
+    extras: dict[str, list[str]] | None = None,
+    description: str = "",
+    scripts: dict[str, str] | None = None,
+    date_time: tuple = ZIP_TIME,
+) -> Path:
     """Write `<name>-<version>-py3-none-any.whl` into dest from `files` (archive name -> bytes),
     with its METADATA, WHEEL, RECORD (and entry_points.txt for `scripts`: command -> module:function);
     the same input always gives the same bytes."""
     dist_info = f"{name}-{version}.dist-info"
     files = dict(sorted(files.items()))
-    metadata = metadata_text(name, version, summary=summary, requires_python=requires_python, requires=requires,
-                             extras=extras, description=description)
+    metadata = metadata_text(
+        name,
+        version,
+        summary=summary,
+        requires_python=requires_python,
+        requires=requires,
+        extras=extras,
+        description=description,
+    )
     files[f"{dist_info}/METADATA"] = metadata.encode()
     if scripts:
-        files[f"{dist_info}/entry_points.txt"] = ("[console_scripts]\n" + "".join(
-            f"{command} = {target}\n" for command, target in scripts.items())).encode()
-    files[f"{dist_info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: {generator}\nRoot-Is-Purelib: true\n"
-                                   "Tag: py3-none-any\n").encode()
+        files[f"{dist_info}/entry_points.txt"] = (
+            "[console_scripts]\n" + "".join(f"{command} = {target}\n" for command, target in scripts.items())
+        ).encode()
+    files[f"{dist_info}/WHEEL"] = (
+        f"Wheel-Version: 1.0\nGenerator: {generator}\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    ).encode()
     record = [record_line(arcname, data) for arcname, data in files.items()] + [f"{dist_info}/RECORD,,"]
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
     dest.mkdir(parents=True, exist_ok=True)

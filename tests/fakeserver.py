@@ -86,13 +86,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # -- reply helpers --------------------------------------------------------------------------------
 
+
 def chat_text(text: str, finish_reason: str = "stop", **extra) -> dict:
     """A chat completion whose message is text."""
     return {"json": completion({"role": "assistant", "content": text, **extra}, finish_reason)}
 
 
-def chat_call(name: str, arguments: dict | str, id: str = "call_1", finish_reason: str = "tool_calls",
-              content: str | None = None) -> dict:
+def chat_call(
+    name: str, arguments: dict | str, id: str = "call_1", finish_reason: str = "tool_calls", content: str | None = None
+) -> dict:
     """A chat completion asking for one tool (`finish_reason` is settable: some servers say "stop")."""
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
     call = {"id": id, "type": "function", "function": {"name": name, "arguments": args}}
@@ -101,56 +103,102 @@ def chat_call(name: str, arguments: dict | str, id: str = "call_1", finish_reaso
 
 def chat_calls(*calls: tuple[str, dict | str, str], content: str | None = None) -> dict:
     """A chat completion asking for several tools at once: (name, arguments, id) each."""
-    tool_calls = [{"id": id, "type": "function", "function": {
-        "name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}} for name, args, id in calls]
+    tool_calls = [
+        {
+            "id": id,
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
+        for name, args, id in calls
+    ]
     return {"json": completion({"role": "assistant", "content": content, "tool_calls": tool_calls}, "tool_calls")}
 
 
 def completion(message: dict, finish_reason: str = "stop", model: str = "fake-model") -> dict:
     """A whole chat.completion object around one message."""
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 def responses_text(text: str, reasoning: str | None = None, cut: str | None = None) -> dict:
     """A Responses reply with a text message (after a reasoning item, if given); `cut`: why it is incomplete."""
     items = [reasoning_item(reasoning)] if reasoning else []
-    items.append({"type": "message", "id": "msg_fake", "status": "incomplete" if cut else "completed",
-                  "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    items.append(
+        {
+            "type": "message",
+            "id": "msg_fake",
+            "status": "incomplete" if cut else "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+    )
     return {"json": response_object(items, cut=cut)}
 
 
-def responses_call(name: str, arguments: dict | str, call_id: str = "call_1", reasoning: str | None = None,
-                   cut: str | None = None) -> dict:
+def responses_call(
+    name: str, arguments: dict | str, call_id: str = "call_1", reasoning: str | None = None, cut: str | None = None
+) -> dict:
     """A Responses reply asking for one function call (after a reasoning item, if given); `cut` as above."""
     items = [reasoning_item(reasoning)] if reasoning else []
-    items.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
-                  "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-                  "status": "incomplete" if cut else "completed"})
+    items.append(
+        {
+            "type": "function_call",
+            "id": f"fc_{call_id}",
+            "call_id": call_id,
+            "name": name,
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+            "status": "incomplete" if cut else "completed",
+        }
+    )
     return {"json": response_object(items, cut=cut)}
 
 
 def reasoning_item(summary: str) -> dict:
-    return {"type": "reasoning", "id": "rs_fake", "summary": [{"type": "summary_text", "text": summary}],
-            "encrypted_content": "gAAAA-fake-encrypted"}
+    return {
+        "type": "reasoning",
+        "id": "rs_fake",
+        "summary": [{"type": "summary_text", "text": summary}],
+        "encrypted_content": "gAAAA-fake-encrypted",
+    }
 
 
 def response_object(output: list[dict], model: str = "fake-model", cut: str | None = None) -> dict:
     """A whole Responses `response` object around its output items (`cut`: the incomplete_details reason)."""
-    return {"id": "resp_fake", "object": "response", "created_at": 1700000000,
-            "status": "incomplete" if cut else "completed",
-            "model": model, "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
-            "tools": [], "error": None, "incomplete_details": {"reason": cut} if cut else None,
-            "instructions": None,
-            "metadata": {}, "temperature": 1.0, "top_p": 1.0,
-            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-                      "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}
+    return {
+        "id": "resp_fake",
+        "object": "response",
+        "created_at": 1700000000,
+        "status": "incomplete" if cut else "completed",
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "error": None,
+        "incomplete_details": {"reason": cut} if cut else None,
+        "instructions": None,
+        "metadata": {},
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
 
 
-def error(status: int, message: str = "", type: str = "error", code: str | None = None,
-          headers: dict | None = None) -> dict:
+def error(
+    status: int, message: str = "", type: str = "error", code: str | None = None, headers: dict | None = None
+) -> dict:
     """An error reply in OpenAI's shape: {"error": {"message", "type", "param", "code"}}."""
     body = {"error": {"message": message or f"fake error {status}", "type": type, "param": None, "code": code}}
     return {"status": status, "json": body, "headers": headers or {}}
@@ -158,15 +206,20 @@ def error(status: int, message: str = "", type: str = "error", code: str | None 
 
 # -- streaming ------------------------------------------------------------------------------------
 
+
 def pieces(text: str, split: int) -> list[str]:
     """A text in pieces of `split` characters."""
-    return [text[i:i + split] for i in range(0, len(text), max(1, split))]
+    return [text[i : i + split] for i in range(0, len(text), max(1, split))]
 
 
 def chat_chunks(whole: dict, split: int = 3, usage: bool = True) -> list[dict]:
     """A chat.completion as the chunks a streaming server sends for it (see the module docstring)."""
-    head = {"id": whole.get("id", "chatcmpl-fake"), "object": "chat.completion.chunk",
-            "created": whole.get("created", 1700000000), "model": whole.get("model", "fake-model")}
+    head = {
+        "id": whole.get("id", "chatcmpl-fake"),
+        "object": "chat.completion.chunk",
+        "created": whole.get("created", 1700000000),
+        "model": whole.get("model", "fake-model"),
+    }
     choice = whole["choices"][0]
     message, calls = choice["message"], choice["message"].get("tool_calls") or []
 
@@ -182,8 +235,20 @@ def chat_chunks(whole: dict, split: int = 3, usage: bool = True) -> list[dict]:
         out.insert(1, chunk({"reasoning_content": message["reasoning_content"]}))
     out.append(chunk({}))  # an empty delta, as servers send
     for index, call in enumerate(calls):  # the first piece of each call: id, type, name
-        out.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                          "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": call["function"]["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
     queues = [pieces(c["function"]["arguments"], split) for c in calls]
     while any(queues):  # parallel calls' argument pieces interleave
         for index, queue in enumerate(queues):
@@ -197,27 +262,44 @@ def chat_chunks(whole: dict, split: int = 3, usage: bool = True) -> list[dict]:
 
 def responses_events(response: dict, split: int = 3) -> list[dict]:
     """A Responses `response` as the events a streaming server sends for it."""
-    events = [{"type": "response.created", "response": {**response, "status": "in_progress", "output": [],
-                                                        "usage": None}}]
+    events = [
+        {"type": "response.created", "response": {**response, "status": "in_progress", "output": [], "usage": None}}
+    ]
     for index, item in enumerate(response.get("output") or []):
         kind = item.get("type")
-        started = ({**item, "status": "in_progress", "content": []} if kind == "message" else
-                   {**item, "status": "in_progress", "arguments": ""} if kind == "function_call" else item)
+        started = (
+            {**item, "status": "in_progress", "content": []}
+            if kind == "message"
+            else {**item, "status": "in_progress", "arguments": ""}
+            if kind == "function_call"
+            else item
+        )
         events.append({"type": "response.output_item.added", "output_index": index, "item": started})
         if kind == "message":
             for part_index, part in enumerate(item.get("content") or []):
                 where = {"item_id": item.get("id"), "output_index": index, "content_index": part_index}
-                delta_type = "response.output_text.delta" if part.get("type") == "output_text" else "response.refusal.delta"
+                delta_type = (
+                    "response.output_text.delta" if part.get("type") == "output_text" else "response.refusal.delta"
+                )
                 text = part.get("text", part.get("refusal", ""))
-                events.append({"type": "response.content_part.added", **where,
-                               "part": {**part, **({"text": ""} if "text" in part else {"refusal": ""})}})
+                events.append(
+                    {
+                        "type": "response.content_part.added",
+                        **where,
+                        "part": {**part, **({"text": ""} if "text" in part else {"refusal": ""})},
+                    }
+                )
                 events += [{"type": delta_type, **where, "delta": p} for p in pieces(text, split)]
                 events.append({"type": "response.content_part.done", **where, "part": part})
         elif kind == "function_call":
             where = {"item_id": item.get("id"), "output_index": index}
-            events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
-                       for p in pieces(item.get("arguments", ""), split)]
-            events.append({"type": "response.function_call_arguments.done", **where, "arguments": item.get("arguments")})
+            events += [
+                {"type": "response.function_call_arguments.delta", **where, "delta": p}
+                for p in pieces(item.get("arguments", ""), split)
+            ]
+            events.append(
+                {"type": "response.function_call_arguments.done", **where, "arguments": item.get("arguments")}
+            )
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     ending = "response.incomplete" if response.get("status") == "incomplete" else "response.completed"
     events.append({"type": ending, "response": response})
@@ -244,13 +326,31 @@ def stream_bytes(reply_json: dict, request: dict, responses: bool, how: dict) ->
     if fault in ("cut", "hangup"):
         return events[:middle] + [events[middle][: len(events[middle]) // 2]], b"", fault
     if fault == "not_json":
-        return events[:middle] + [b"data: {not json, \"id\": \n\n"] + events[middle:], tail, fault
+        return events[:middle] + [b'data: {not json, "id": \n\n'] + events[middle:], tail, fault
     if fault == "error":
-        error_event = (sse({"type": "error", "code": "server_error", "param": None, "sequence_number": middle,
-                            "message": "The server had an error while processing your request."}, "error")
-                       if responses else
-                       sse({"error": {"message": "The server had an error while processing your request.",
-                                      "type": "server_error", "param": None, "code": None}}))
+        error_event = (
+            sse(
+                {
+                    "type": "error",
+                    "code": "server_error",
+                    "param": None,
+                    "sequence_number": middle,
+                    "message": "The server had an error while processing your request.",
+                },
+                "error",
+            )
+            if responses
+            else sse(
+                {
+                    "error": {
+                        "message": "The server had an error while processing your request.",
+                        "type": "server_error",
+                        "param": None,
+                        "code": None,
+                    }
+                }
+            )
+        )
         return events[:middle] + [error_event], b"", fault
     if fault == "unfinished_call":
         marker = b"function_call_arguments.delta" if responses else b'"function": {"arguments": '
@@ -264,9 +364,11 @@ def stream_bytes(reply_json: dict, request: dict, responses: bool, how: dict) ->
 
 CHARS_PER_TOKEN = 4  # how the default brain counts tokens against a request's limit
 
+
 @dataclass
 class Recorded:
     """One request as the server saw it; `body` is the decoded JSON (None if there was none)."""
+
     method: str
     path: str
     headers: dict
@@ -277,8 +379,14 @@ class Recorded:
 class FakeServer:
     """An OpenAI-compatible server on 127.0.0.1 (port 0: any free port) with scripted replies."""
 
-    def __init__(self, port: int = 0, key: str | None = None, models: list[str] | None = None,
-                 cors: bool = True, streaming: dict | None = None):
+    def __init__(
+        self,
+        port: int = 0,
+        key: str | None = None,
+        models: list[str] | None = None,
+        cors: bool = True,
+        streaming: dict | None = None,
+    ):
         self.key, self.models, self.cors = key, models, cors
         self.streaming = dict(streaming or {})  # how replies stream: split, chunk_bytes, chunk_delay
         self.first_bytes: list[float] = []  # time.time() of each stream's first body write (bench/streaming.py)
@@ -340,18 +448,34 @@ class FakeServer:
     def default_reply(self, path: str, body) -> dict:
         body = body if isinstance(body, dict) else {}
         if path == "/v1/models":
-            return {"json": {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"}
-                for m in (self.models or ["fake-model"])]}}
+            return {
+                "json": {
+                    "object": "list",
+                    "data": [
+                        {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"}
+                        for m in (self.models or ["fake-model"])
+                    ],
+                }
+            }
         if path == "/v1/embeddings":
             texts = body.get("input", [])
             texts = [texts] if isinstance(texts, str) else texts
-            return {"json": {"object": "list", "model": body.get("model", "fake-embed"),
-                             "data": [{"object": "embedding", "index": i, "embedding": vector(t)}
-                                      for i, t in enumerate(texts)],
-                             "usage": {"prompt_tokens": 1, "total_tokens": 1}}}
-        limit = next((body[k] for k in ("max_tokens", "max_completion_tokens", "max_output_tokens")
-                      if isinstance(body.get(k), int)), None)
+            return {
+                "json": {
+                    "object": "list",
+                    "model": body.get("model", "fake-embed"),
+                    "data": [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(texts)],
+                    "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                }
+            }
+        limit = next(
+            (
+                body[k]
+                for k in ("max_tokens", "max_completion_tokens", "max_output_tokens")
+                if isinstance(body.get(k), int)
+            ),
+            None,
+        )
         if path == "/v1/chat/completions":
             reply = self.rule(body.get("messages") or [], False, body.get("response_format"), limit)
         elif path == "/v1/responses":
@@ -364,10 +488,11 @@ class FakeServer:
     def rule(self, items: list, responses: bool, fmt=None, limit: int | None = None) -> dict:
         """The default brain: answer a tool result, obey "call <tool> {args}", else echo (as JSON if
         asked); cut at `limit` tokens."""
+
         def within(text: str) -> tuple[str, bool]:
             if limit is None or len(text) <= CHARS_PER_TOKEN * limit:
                 return text, False
-            return text[:CHARS_PER_TOKEN * limit], True
+            return text[: CHARS_PER_TOKEN * limit], True
 
         fmt = fmt if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema") else None
         refused = format_refusal(fmt, items, responses) if fmt else None
@@ -395,7 +520,7 @@ class FakeServer:
         else:
             text = f"echo: {said}"
         if fmt:
-            schema = (fmt.get("schema") if responses else (fmt.get("json_schema") or {}).get("schema"))
+            schema = fmt.get("schema") if responses else (fmt.get("json_schema") or {}).get("schema")
             text = json.dumps(instance(schema, text) if fmt["type"] == "json_schema" else {"echo": text})
         text, cut = within(text)
         if responses:
@@ -408,8 +533,12 @@ class FakeServer:
             return error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
         model = body.get("model") if isinstance(body, dict) else None
         if self.models is not None and model is not None and model not in self.models:
-            return error(404, f"The model `{model}` does not exist or you do not have access to it.",
-                         "invalid_request_error", "model_not_found")
+            return error(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "invalid_request_error",
+                "model_not_found",
+            )
         return None
 
     def control(self, path: str, body) -> dict:
@@ -421,8 +550,14 @@ class FakeServer:
             for name in ("cors", "key", "models", "streaming"):
                 if name in body:
                     setattr(self, name, body[name])
-            return {"json": {"cors": self.cors, "key": self.key is not None, "models": self.models,
-                             "streaming": self.streaming}}
+            return {
+                "json": {
+                    "cors": self.cors,
+                    "key": self.key is not None,
+                    "models": self.models,
+                    "streaming": self.streaming,
+                }
+            }
         if path == "/_reset":
             self.reset()
             return {"json": {"reset": True}}
@@ -436,10 +571,13 @@ def format_refusal(fmt: dict, items: list, responses: bool) -> str | None:
     if fmt["type"] == "json_object":
         said = json.dumps([i.get("content", i.get("output")) for i in items if isinstance(i, dict)]).lower()
         if "json" not in said:
-            return ("Response input messages must contain the word 'json' in some form to use 'text.format' "
-                    "of type 'json_object'." if responses else
-                    "'messages' must contain the word 'json' in some form, to use 'response_format' of type "
-                    "'json_object'.")
+            return (
+                "Response input messages must contain the word 'json' in some form to use 'text.format' "
+                "of type 'json_object'."
+                if responses
+                else "'messages' must contain the word 'json' in some form, to use 'response_format' of type "
+                "'json_object'."
+            )
         return None
     spec = fmt if responses else fmt.get("json_schema") or {}
     where = "text.format" if responses else "response_format"
@@ -502,15 +640,23 @@ def with_usage(reply: dict, request, responses: bool) -> dict:
         return reply
     prompt = -(-len(json.dumps(request)) // 4)
     completion = -(-len(json.dumps(reply["json"].get("choices") or reply["json"].get("output"))) // 4)
-    usage = ({"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion,
-              "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
-             if responses else
-             {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+    usage = (
+        {
+            "input_tokens": prompt,
+            "output_tokens": completion,
+            "total_tokens": prompt + completion,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        if responses
+        else {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    )
     return {**reply, "json": {**reply["json"], "usage": usage}}
 
 
 class QuietServer(ThreadingHTTPServer):
     """A threading server that does not print a traceback when a client hangs up (tests do that on purpose)."""
+
     daemon_threads = True
 
     def handle_error(self, request, client_address):
@@ -543,8 +689,9 @@ def make_handler(server: FakeServer):
             if server.cors:
                 self.cors_headers(True)
                 self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-                self.send_header("Access-Control-Allow-Headers",
-                                 self.headers.get("Access-Control-Request-Headers") or "*")
+                self.send_header(
+                    "Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers") or "*"
+                )
                 self.send_header("Access-Control-Max-Age", "600")
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -570,11 +717,16 @@ def make_handler(server: FakeServer):
             reply = server.gate(headers, body) or server.next_reply(path) or server.default_reply(path, body)
             wants = isinstance(body, dict) and body.get("stream") is True
             if wants and reply.get("refuse_stream"):
-                reply = error(400, "Unsupported parameter: 'stream' is not supported with this model.",
-                              "invalid_request_error")
+                reply = error(
+                    400, "Unsupported parameter: 'stream' is not supported with this model.", "invalid_request_error"
+                )
             whole = reply.get("json") if isinstance(reply.get("json"), dict) else {}
-            if (wants and int(reply.get("status", 200)) == 200 and reply.get("stream") is not False
-                    and ("choices" in whole or "output" in whole)):
+            if (
+                wants
+                and int(reply.get("status", 200)) == 200
+                and reply.get("stream") is not False
+                and ("choices" in whole or "output" in whole)
+            ):
                 return self.send_stream(reply, body, path == "/v1/responses", cors=server.cors)
             self.send(reply, cors=server.cors)
 
@@ -592,7 +744,9 @@ def make_handler(server: FakeServer):
             self.end_headers()
             size, delay = int(how.get("chunk_bytes") or 0), float(how.get("chunk_delay") or 0)
             data = b"".join(events + [tail])
-            writes = [data[i:i + size] for i in range(0, len(data), size)] if size else [e for e in events + [tail] if e]
+            writes = (
+                [data[i : i + size] for i in range(0, len(data), size)] if size else [e for e in events + [tail] if e]
+            )
             try:
                 for n, piece in enumerate(writes):
                     if n and delay:
@@ -649,8 +803,9 @@ def main() -> None:
     parser.add_argument("--models", default=None, help="comma-separated model names to accept")
     parser.add_argument("--no-cors", action="store_true", help="send no CORS headers")
     args = parser.parse_args()
-    server = FakeServer(args.port, key=args.key, models=args.models.split(",") if args.models else None,
-                        cors=not args.no_cors)
+    server = FakeServer(
+        args.port, key=args.key, models=args.models.split(",") if args.models else None, cors=not args.no_cors
+    )
     print(f"fake OpenAI-compatible server on {server.url}", flush=True)
     try:
         server.httpd.serve_forever()

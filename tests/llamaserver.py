@@ -28,12 +28,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-import llama  # noqa: E402  (scripts/llama.py: where the server and the model are)
-from fakeserver import QuietServer  # noqa: E402  (no traceback when a client that timed out hangs up)
+import llama  # scripts/llama.py: where the server and the model are
+from fakeserver import QuietServer  # no traceback when a client that timed out hangs up
 
-from looplab.models.errors import ModelError  # noqa: E402
-from looplab.models.responses_stream import ResponsesStream  # noqa: E402
-from looplab.models.stream import ChatStream  # noqa: E402
+from looplab.models.errors import ModelError
+from looplab.models.responses_stream import ResponsesStream
+from looplab.models.stream import ChatStream
 
 MODEL_NAME = "smollm2-135m-instruct"  # the name the server answers to (--alias)
 
@@ -57,20 +57,39 @@ class LlamaServer:
             if not path.exists():
                 raise RuntimeError(f"{path} is not {how} yet: run `make llama` (scripts/llama.py ready)")
         self.port = free_port()
-        command = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
-                   "--jinja", "--alias", MODEL_NAME, "-c", str(self.context), "-np", "1",
-                   # One thread: on a busy 2-core machine two threads spin-waiting on each other
-                   # wrote 2.5 tokens/s where one thread wrote 48 (measured; LLAMA_THREADS changes it).
-                   "-t", os.environ.get("LLAMA_THREADS", "1"),
-                   "--temp", "0", "--seed", "1"]  # greedy: the same prompt gets the same reply
+        command = [
+            str(binary),
+            "-m",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--jinja",
+            "--alias",
+            MODEL_NAME,
+            "-c",
+            str(self.context),
+            "-np",
+            "1",
+            # One thread: on a busy 2-core machine two threads spin-waiting on each other
+            # wrote 2.5 tokens/s where one thread wrote 48 (measured; LLAMA_THREADS changes it).
+            "-t",
+            os.environ.get("LLAMA_THREADS", "1"),
+            "--temp",
+            "0",
+            "--seed",
+            "1",
+        ]  # greedy: the same prompt gets the same reply
         if self.key:
             command += ["--api-key", self.key]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         out = self.log.open("w")
         # In our process group, so a Ctrl-C reaches the server too; and told to end when we end,
         # so not even a killed test run leaves it behind.
-        self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        preexec_fn=end_with_parent)
+        self.process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=end_with_parent
+        )
         out.close()
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
@@ -114,6 +133,7 @@ def end_with_parent() -> None:
     """In the child, before exec: ask Linux to send it SIGTERM when its parent dies (PR_SET_PDEATHSIG)."""
     import ctypes
     import signal
+
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError):
@@ -122,6 +142,7 @@ def end_with_parent() -> None:
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -173,9 +194,12 @@ class Recorder:
                 self.forward(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
 
             def forward(self, body: bytes | None) -> None:
-                headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type", "accept")}
-                request = urllib.request.Request(recorder.target + self.path, data=body, headers=headers,
-                                                 method=self.command)
+                headers = {
+                    k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type", "accept")
+                }
+                request = urllib.request.Request(
+                    recorder.target + self.path, data=body, headers=headers, method=self.command
+                )
                 try:
                     with urllib.request.urlopen(request, timeout=600) as reply:
                         status, data, kind = reply.status, reply.read(), reply.headers.get("Content-Type", "")
@@ -204,11 +228,19 @@ class Recorder:
         choice = (reply.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         text = (message.get("content") or "") + "".join(
-            (c.get("function") or {}).get("arguments") or "" for c in message.get("tool_calls") or [])
+            (c.get("function") or {}).get("arguments") or "" for c in message.get("tool_calls") or []
+        )
         with self.lock:
-            self.replies.append({"path": path, "tokens": tokens, "finish": choice.get("finish_reason"),
-                                 "tool_calls": len(message.get("tool_calls") or []), "chars": len(text),
-                                 "streamed": streamed})
+            self.replies.append(
+                {
+                    "path": path,
+                    "tokens": tokens,
+                    "finish": choice.get("finish_reason"),
+                    "tool_calls": len(message.get("tool_calls") or []),
+                    "chars": len(text),
+                    "streamed": streamed,
+                }
+            )
 
     def __enter__(self) -> Recorder:
         self.thread.start()

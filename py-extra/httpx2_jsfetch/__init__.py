@@ -40,8 +40,11 @@ DROPPED = "dropped: the connection failed in the middle of the reply"
 def wire_headers(request: Request) -> dict:
     """The headers to send from a page: without browser-owned ones and the SDK's x-stainless-* telemetry
     (fewer custom headers, fewer CORS preflight refusals)."""
-    return {k: v for k, v in request.headers.items()
-            if k.lower() not in BROWSER_OWNED and not k.lower().startswith("x-stainless-")}
+    return {
+        k: v
+        for k, v in request.headers.items()
+        if k.lower() not in BROWSER_OWNED and not k.lower().startswith("x-stainless-")
+    }
 
 
 def read_timeout(request: Request) -> float | None:
@@ -86,15 +89,16 @@ def xhr_send(method: str, url: str, headers: dict, body: bytes, timeout: float |
 
     page = page_transport()
     if page is not None:
-        reply = page.send(method, url, json.dumps(headers), to_js(body) if body else None,
-                          int(timeout * 1000) if timeout else 0)
+        reply = page.send(
+            method, url, json.dumps(headers), to_js(body) if body else None, int(timeout * 1000) if timeout else 0
+        )
         return page_reply(reply, timeout)
 
     xhr = XMLHttpRequest.new()
     xhr.open(method, url, False)
     binary = True
     try:
-        xhr.responseType = "arraybuffer"   # a worker may; a window may not, for a sync request
+        xhr.responseType = "arraybuffer"  # a worker may; a window may not, for a sync request
         if timeout:
             xhr.timeout = int(timeout * 1000)
     except Exception:
@@ -124,8 +128,15 @@ def page_stream(page, request: Request, headers: dict, body: bytes, timeout: flo
     if not hasattr(page, "open_stream") or not can_run_sync():
         return None
     wait = heard(page, run_sync)
-    reply = wait(page.open_stream(request.method, str(request.url), json.dumps(headers),
-                                  to_js(body) if body else None, int(timeout * 1000) if timeout else 0))
+    reply = wait(
+        page.open_stream(
+            request.method,
+            str(request.url),
+            json.dumps(headers),
+            to_js(body) if body else None,
+            int(timeout * 1000) if timeout else 0,
+        )
+    )
     error = getattr(reply, "error", None)
     if error == "stopped":
         raise KeyboardInterrupt("stopped")
@@ -209,8 +220,10 @@ class JavascriptFetchTransport(BaseTransport):
             streamed = page_stream(page, request, wire_headers(request), body, read_timeout(request))
             if streamed is not None:
                 return streamed
-        return response_of(request, lambda: self.send(request.method, str(request.url), wire_headers(request),
-                                                      body, read_timeout(request)))
+        return response_of(
+            request,
+            lambda: self.send(request.method, str(request.url), wire_headers(request), body, read_timeout(request)),
+        )
 
 
 class AsyncJavascriptFetchTransport(AsyncBaseTransport):
@@ -228,12 +241,18 @@ class AsyncJavascriptFetchTransport(AsyncBaseTransport):
             from pyodide.ffi import to_js
 
             timeout = read_timeout(request)
-            answer = await page.send_async(request.method, str(request.url), json.dumps(wire_headers(request)),
-                                           to_js(body) if body else None, int(timeout * 1000) if timeout else 0)
+            answer = await page.send_async(
+                request.method,
+                str(request.url),
+                json.dumps(wire_headers(request)),
+                to_js(body) if body else None,
+                int(timeout * 1000) if timeout else 0,
+            )
             return response_of(request, lambda: page_reply(answer, timeout))
         try:
-            reply = await pyfetch(str(request.url), method=request.method, headers=wire_headers(request),
-                                  body=body or None)
+            reply = await pyfetch(
+                str(request.url), method=request.method, headers=wire_headers(request), body=body or None
+            )
         except Exception:
             raise ConnectError(BLOCKED, request=request) from None
         kept = [(k, v) for k, v in reply.headers.items() if k.lower() not in ALREADY_DECODED]

@@ -23,7 +23,30 @@ from .untrusted import ToolGate, fence, no_instructions
 
 __version__ = "0.1.0"
 
-__all__ = ["run_agent", "tool_message", "Memory", "call", "calls", "failing", "final",
-           "pick_model", "scripted", "Gate", "Verdict", "forbid", "FactStore", "HashEmbedder",
-           "extract_facts", "recall_query", "TaskQueue", "count_tokens", "Toolbox", "ToolError",
-           "Collector", "printer", "ToolGate", "fence", "no_instructions"]
+__all__ = [
+    "run_agent",
+    "tool_message",
+    "Memory",
+    "call",
+    "calls",
+    "failing",
+    "final",
+    "pick_model",
+    "scripted",
+    "Gate",
+    "Verdict",
+    "forbid",
+    "FactStore",
+    "HashEmbedder",
+    "extract_facts",
+    "recall_query",
+    "TaskQueue",
+    "count_tokens",
+    "Toolbox",
+    "ToolError",
+    "Collector",
+    "printer",
+    "ToolGate",
+    "fence",
+    "no_instructions",
+]

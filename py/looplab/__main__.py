@@ -85,8 +85,11 @@ def print_hints(cells: list[lessons.Cell], limit: int | None) -> None:
     exercises = [i for i, c in enumerate(cells) if c.role == "exercise"]
     for number, index in enumerate(exercises, start=1):
         found = lessons.hints(cells, index)[:limit]
-        print(f"\nHints for exercise {number} (cell {index + 1}):" if found else
-              f"\nExercise {number} (cell {index + 1}) has no hints.")
+        print(
+            f"\nHints for exercise {number} (cell {index + 1}):"
+            if found
+            else f"\nExercise {number} (cell {index + 1}) has no hints."
+        )
         for k, hint in enumerate(found, start=1):
             lines = hint.splitlines() or [""]
             print(f"  {k}. {lines[0]}")
@@ -124,7 +127,9 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: i
         print("A cell raised an exception:\n" + result.error + "\n")
     print("Checks:")
     for check in result.checks:
-        print(f"  {MARKS[check.status]} {check.name}" + ("  (not checked)" if check.status == lessons.NOT_CHECKED else ""))
+        print(
+            f"  {MARKS[check.status]} {check.name}" + ("  (not checked)" if check.status == lessons.NOT_CHECKED else "")
+        )
         if not check.ok and check.message:
             for line in check.message.splitlines():
                 print(f"      {line}")
@@ -133,8 +138,7 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: i
     if hints != 0:
         print_hints(cells, hints)
     if not result.ok and not solution and any(c.role == "exercise" for c in cells):
-        print("This lesson has exercises: edit the starter code, --hints shows hints, "
-              "--solution runs it solved.")
+        print("This lesson has exercises: edit the starter code, --hints shows hints, --solution runs it solved.")
     return 0 if result.ok else 1
 
 
@@ -162,8 +166,11 @@ def copy_lessons(folder: str) -> int:
         print(f"looplab lessons: {error}", file=sys.stderr)
         return 1
     kept = len(course.lesson_files(dest)) - sum(p.suffix == ".py" for p in written)
-    print(f"lessons: {dest.resolve()} (your copy: {len(written)} files copied"
-          + (f", {kept} of yours kept as they were" if kept else "") + ")")
+    print(
+        f"lessons: {dest.resolve()} (your copy: {len(written)} files copied"
+        + (f", {kept} of yours kept as they were" if kept else "")
+        + ")"
+    )
     print("`looplab list` and `looplab run N` use this copy from now on; edit a lesson there and run it.")
     return 0
 
@@ -175,8 +182,9 @@ def write_notebook(name: str, solution: bool, output: str | None) -> int:
         print(f"no lesson {name!r}; `looplab list` shows them", file=sys.stderr)
         return 2
     target = Path(output or f"{path.stem}{'-solution' if solution else ''}.ipynb")
-    target.write_text(json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n",
-                      encoding="utf-8")
+    target.write_text(
+        json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(f"wrote {target} ({'solved' if solution else 'starter code'}); open it with `jupyter lab {target}`")
     return 0
 
@@ -202,12 +210,22 @@ def main(argv: list[str] | None = None) -> int:
     site.add_argument("--quiet", action="store_true", help="do not log requests")
     run = commands.add_parser("run", help="run one lesson and its checks")
     run.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
-    run.add_argument("--live", action="store_true",
-                     help="use the live model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL from the environment)")
+    run.add_argument(
+        "--live",
+        action="store_true",
+        help="use the live model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL from the environment)",
+    )
     run.add_argument("--solution", action="store_true", help="run each exercise's solution")
     run.add_argument("--trace", action="store_true", help="print every run's events as they happen")
-    run.add_argument("--hints", nargs="?", type=int, const=-1, default=0, metavar="N",
-                     help="print each exercise's hints after the checks (N: only the first N)")
+    run.add_argument(
+        "--hints",
+        nargs="?",
+        type=int,
+        const=-1,
+        default=0,
+        metavar="N",
+        help="print each exercise's hints after the checks (N: only the first N)",
+    )
     talking = commands.add_parser("chat", help="talk to the agent a lesson offers")
     talking.add_argument("lesson", help="a lesson file, or its number (15) or part of its name")
     talking.add_argument("--live", action="store_true", help="use the live model, as for run")
@@ -229,10 +247,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "chat":
         return chat_lesson(args.lesson, args.live, args.solution)
     if args.command == "serve":
-        return serve.main(["--port", args.port, "--host", args.host, *(["--dir", args.dir] if args.dir else []),
-                           *(["--quiet"] if args.quiet else [])], prog="looplab serve")
-    return run_lesson(args.lesson, args.live, args.solution, args.trace,
-                      None if args.hints == -1 else args.hints)
+        return serve.main(
+            [
+                "--port",
+                args.port,
+                "--host",
+                args.host,
+                *(["--dir", args.dir] if args.dir else []),
+                *(["--quiet"] if args.quiet else []),
+            ],
+            prog="looplab serve",
+        )
+    return run_lesson(args.lesson, args.live, args.solution, args.trace, None if args.hints == -1 else args.hints)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from .page import PageUnavailable, ask_page, in_page
 @dataclass
 class Decision:
     """A person's answer: approved or not, and why (the reason goes back to the model on a refusal)."""
+
     approved: bool
     reason: str = ""
 
@@ -57,7 +58,9 @@ def ask_on_terminal(name: str, arguments: str, read=input, diff: str = "") -> De
     try:
         text = read(f"Allow {name}({shown})? Type y to approve, or a reason to refuse: ").strip()
     except (EOFError, OSError, RuntimeError):  # no input left, stdin captured (pytest) or closed
-        return Decision(False, "nobody answered: asking a person needs Loop Lab's page or a terminal; refused by default")
+        return Decision(
+            False, "nobody answered: asking a person needs Loop Lab's page or a terminal; refused by default"
+        )
     if text.lower() in ("y", "yes"):
         return Decision(True)
     return Decision(False, "" if text.lower() in ("", "n", "no") else text)

@@ -37,6 +37,7 @@ class Budget:
     currency; `price_cached` per million prompt tokens served from the provider's cache (None:
     billed as `price_in`). With prices and no limits, a run just reports its cost.
     """
+
     tokens: int | None = None
     cost: float | None = None
     price_in: float = 0.0
@@ -46,12 +47,13 @@ class Budget:
     def __post_init__(self):
         for name in ("tokens", "cost", "price_in", "price_out", "price_cached"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or value < 0):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise ValueError(f"Budget {name} must be a number, 0 or more (it is {value!r})")
         if self.cost is not None and not (self.price_in or self.price_out):
-            raise ValueError("a cost budget needs prices: Budget(cost=..., price_in=..., price_out=...), "
-                             "per million input and output tokens")
+            raise ValueError(
+                "a cost budget needs prices: Budget(cost=..., price_in=..., price_out=...), "
+                "per million input and output tokens"
+            )
 
     @property
     def priced(self) -> bool:
@@ -61,8 +63,9 @@ class Budget:
     def cost_of(self, prompt: int, completion: int, cached: int = 0) -> float:
         """The cost of so many prompt and completion tokens, `cached` of the prompt at the cached price."""
         cached = 0 if self.price_cached is None else min(cached, prompt)  # no cached price: all at price_in
-        return ((prompt - cached) * self.price_in + cached * (self.price_cached or 0.0)
-                + completion * self.price_out) / 1_000_000
+        return (
+            (prompt - cached) * self.price_in + cached * (self.price_cached or 0.0) + completion * self.price_out
+        ) / 1_000_000
 
 
 def read_usage(usage) -> dict | None:
@@ -96,9 +99,11 @@ def add_usage(total: dict | None, usage) -> dict | None:
     if got is None:
         return total
     before = read_usage(total) or {"prompt": 0, "completion": 0, "total": 0}
-    out = {"prompt_tokens": before["prompt"] + got["prompt"],
-           "completion_tokens": before["completion"] + got["completion"],
-           "total_tokens": before["total"] + got["total"]}
+    out = {
+        "prompt_tokens": before["prompt"] + got["prompt"],
+        "completion_tokens": before["completion"] + got["completion"],
+        "total_tokens": before["total"] + got["total"],
+    }
     if cached := before.get("cached", 0) + got.get("cached", 0):
         out["prompt_tokens_details"] = {"cached_tokens": cached}
     return out
@@ -133,6 +138,7 @@ class Meter:
             if not got:
                 got.update(self.measure(raw, sent, tools))
             return dict(got)
+
         self.calls.append(usage)
         return usage
 

@@ -26,14 +26,20 @@ KEY = "__chat__"
 @dataclass
 class Offer:
     """A lesson's chat: the entry point, its name, and the prompts to suggest with the scripted model."""
+
     entry: Callable
     name: str
     suggestions: list[str] = field(default_factory=list)
     start: Callable[[], object] | None = None  # called before a conversation's first message
 
 
-def chat_with(entry: Callable, suggestions: list[str] | None = None, name: str | None = None,
-              start: Callable[[], object] | None = None, namespace: dict | None = None) -> Callable:
+def chat_with(
+    entry: Callable,
+    suggestions: list[str] | None = None,
+    name: str | None = None,
+    start: Callable[[], object] | None = None,
+    namespace: dict | None = None,
+) -> Callable:
     """Offer `entry(message)` as the agent a learner can talk to; returns `entry`.
 
     `start()`, when given, runs before a conversation's first message: it puts back what the

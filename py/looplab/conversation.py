@@ -29,16 +29,23 @@ SKIPPED_ROLES = ("check",)  # a chat needs the lesson's code, not its checks
 @dataclass
 class Turn:
     """What one message got: the reply, how the turn ended, and the turn's run number."""
+
     reply: str
-    kind: str              # answer | blocked | redacted | stopped | interrupted | error
-    stopped: str           # the stop vocabulary of run_agent: final, step_limit, error, needs_person, blocked
+    kind: str  # answer | blocked | redacted | stopped | interrupted | error
+    stopped: str  # the stop vocabulary of run_agent: final, step_limit, error, needs_person, blocked
     run: int
-    fresh: bool = False    # the conversation started afresh before this message
+    fresh: bool = False  # the conversation started afresh before this message
     offer: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"reply": self.reply, "kind": self.kind, "stopped": self.stopped, "run": self.run,
-                "fresh": self.fresh, "offer": self.offer}
+        return {
+            "reply": self.reply,
+            "kind": self.kind,
+            "stopped": self.stopped,
+            "run": self.run,
+            "fresh": self.fresh,
+            "offer": self.offer,
+        }
 
 
 def describe(offer: Offer) -> dict:
@@ -80,7 +87,9 @@ class Conversation:
         self.offer: Offer | None = None
         self.unseen = False  # a lesson run's namespace no message has been sent in yet
 
-    def prepare(self, cells: list[lesson.Cell], solution: bool, model: str, fresh: bool = False) -> tuple[str | None, bool]:
+    def prepare(
+        self, cells: list[lesson.Cell], solution: bool, model: str, fresh: bool = False
+    ) -> tuple[str | None, bool]:
         """Run the lesson's code into a new namespace when needed; (why the chat cannot start, started afresh)."""
         if not fresh and self.namespace is not None and made_from(cells, solution, model) == self.made_from:
             unseen, self.unseen = self.unseen, False
@@ -116,7 +125,9 @@ class Conversation:
         if offer is None:
             raise RuntimeError("prepare the conversation first")
         seen: list[dict] = []
-        stop_listening = trace.listen(lambda e: seen.append(e) if e["type"] in ("run_start", "policy_block", "stop") else None)
+        stop_listening = trace.listen(
+            lambda e: seen.append(e) if e["type"] in ("run_start", "policy_block", "stop") else None
+        )
         try:
             result = offer.entry(message)
             reply = reply_text(result)

@@ -36,9 +36,11 @@ class Sleeper:
 
     def select(self, timeout: float | None) -> list:
         if timeout is None:  # nothing ready, no timer: only the browser could wake us, and it cannot
-            raise Stuck("an awaited operation can only finish on the browser's event loop (a fetch, a "
-                        "JavaScript promise); here, async code may await asyncio.sleep, other tasks, "
-                        "queues, locks and events, not the browser")
+            raise Stuck(
+                "an awaited operation can only finish on the browser's event loop (a fetch, a "
+                "JavaScript promise); here, async code may await asyncio.sleep, other tasks, "
+                "queues, locks and events, not the browser"
+            )
         if timeout > 0:
             time.sleep(timeout)  # in the page this sleep is interruptible: Stop still works
         return []

@@ -54,8 +54,9 @@ def request(method: str, url: str, data: str | None, headers: dict, timeout: flo
     return _urllib(method, url, data, headers, timeout)
 
 
-def open_stream(method: str, url: str, data: str | None, headers: dict,
-                timeout: float) -> tuple[int, dict, Iterator[bytes]]:
+def open_stream(
+    method: str, url: str, data: str | None, headers: dict, timeout: float
+) -> tuple[int, dict, Iterator[bytes]]:
     """A request whose body is read as it arrives: (status, lower-case headers, pieces of bytes).
 
     In CPython each piece is what the socket had (`timeout` is then the longest wait between two
@@ -97,8 +98,9 @@ def _open(method, url, data, headers, timeout):
         def redirect_request(self, *args, **kwargs):
             return None
 
-    req = urllib.request.Request(url, data=None if data is None else data.encode("utf-8"),
-                                 headers=headers, method=method)
+    req = urllib.request.Request(
+        url, data=None if data is None else data.encode("utf-8"), headers=headers, method=method
+    )
     try:
         return urllib.request.build_opener(NoRedirect).open(req, timeout=timeout)
     except urllib.error.HTTPError as answer:  # a 4xx/5xx is still an answer: read it
@@ -123,8 +125,13 @@ def network_errors(url: str, timeout: float, during: str = "no answer within"):
         yield
     except TimeoutError as exc:
         raise NetworkError("timeout", url, f"{during} {timeout:g} s") from exc
-    except (http.client.IncompleteRead, http.client.RemoteDisconnected, ConnectionResetError,
-            ConnectionAbortedError, BrokenPipeError) as exc:
+    except (
+        http.client.IncompleteRead,
+        http.client.RemoteDisconnected,
+        ConnectionResetError,
+        ConnectionAbortedError,
+        BrokenPipeError,
+    ) as exc:
         raise NetworkError("dropped", url, type(exc).__name__) from exc
     except urllib.error.URLError as exc:
         reason = exc.reason
@@ -182,16 +189,26 @@ def _page_stream(method, url, data, headers, timeout):
             waited()  # Stop is heard again (the worker hushes it while Python waits: transport.js)
 
     reply = wait(open_stream(method, url, json.dumps(headers), data, int(timeout * 1000)))
-    _fail_if(getattr(reply, "error", None), url, f"no answer within {timeout:g} s", "blocked",
-             "the request failed with no HTTP status")
+    _fail_if(
+        getattr(reply, "error", None),
+        url,
+        f"no answer within {timeout:g} s",
+        "blocked",
+        "the request failed with no HTTP status",
+    )
     handle = int(reply.stream)
 
     def pieces() -> Iterator[bytes]:
         try:
             while True:
                 got = wait(read_stream(handle))
-                _fail_if(getattr(got, "error", None), url, f"nothing arrived for {timeout:g} s", "dropped",
-                         "the connection failed in the middle of the reply")
+                _fail_if(
+                    getattr(got, "error", None),
+                    url,
+                    f"nothing arrived for {timeout:g} s",
+                    "dropped",
+                    "the connection failed in the middle of the reply",
+                )
                 if getattr(got, "done", False):
                     return
                 yield got.chunk.to_bytes()

@@ -27,21 +27,54 @@ from pathlib import Path
 from . import testcells, trace
 from .chat import chat_with  # noqa: F401 — lessons import it from here (see chat.py)
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
-from .lessonfile import (CELL_MARK, GIVEN, Cell, Prediction, hints, parse, parse_header, program,
-                         read_prediction, solution_index, to_text)
+from .lessonfile import (
+    CELL_MARK,
+    GIVEN,
+    Cell,
+    Prediction,
+    hints,
+    parse,
+    parse_header,
+    program,
+    read_prediction,
+    solution_index,
+    to_text,
+)
 from .modelmode import model_mode
 
 
 # The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.
-__all__ = ["CELL_MARK", "FAILED", "NOT_CHECKED", "PASSED", "Cell", "Check", "LessonResult", "Prediction",
-           "check_names", "check_statements", "expect", "hints", "is_expect", "parse", "parse_header",
-           "program", "read_prediction", "run_cells", "run_check_cell", "run_expect", "run_file",
-           "solution_index", "to_text"]
+__all__ = [
+    "CELL_MARK",
+    "FAILED",
+    "NOT_CHECKED",
+    "PASSED",
+    "Cell",
+    "Check",
+    "LessonResult",
+    "Prediction",
+    "check_names",
+    "check_statements",
+    "expect",
+    "hints",
+    "is_expect",
+    "parse",
+    "parse_header",
+    "program",
+    "read_prediction",
+    "run_cells",
+    "run_check_cell",
+    "run_expect",
+    "run_file",
+    "solution_index",
+    "to_text",
+]
 
 
 @dataclass
 class LessonResult:
     """The outcome of running a lesson: the checks, the error if a code cell raised, the events."""
+
     checks: list[Check]
     error: str | None = None
     events: list[dict] = field(default_factory=list)
@@ -53,8 +86,11 @@ class LessonResult:
     @property
     def ok(self) -> bool:
         """True when no cell raised, no check failed and at least one check passed."""
-        return (self.error is None and any(c.status == PASSED for c in self.checks)
-                and not any(c.status == FAILED for c in self.checks))
+        return (
+            self.error is None
+            and any(c.status == PASSED for c in self.checks)
+            and not any(c.status == FAILED for c in self.checks)
+        )
 
     def count(self, status: str) -> int:
         """How many checks have this status."""
@@ -62,22 +98,30 @@ class LessonResult:
 
     def to_dict(self) -> dict:
         """The result as plain data (what the page receives)."""
-        return {"ok": self.ok, "error": self.error, "events": self.events,
-                "checks": [{"name": c.name, "ok": c.ok, "status": c.status, "message": c.message}
-                           for c in self.checks]}
+        return {
+            "ok": self.ok,
+            "error": self.error,
+            "events": self.events,
+            "checks": [{"name": c.name, "ok": c.ok, "status": c.status, "message": c.message} for c in self.checks],
+        }
 
 
 def learner_traceback(exc: BaseException) -> str:
     """A traceback without the runner's own frames: what the learner's cells did."""
     tb = traceback.TracebackException.from_exception(exc)
     tb.stack = traceback.StackSummary.from_list(
-        [f for f in tb.stack if not f.filename.endswith(("looplab/lesson.py", "looplab\\lesson.py"))])
+        [f for f in tb.stack if not f.filename.endswith(("looplab/lesson.py", "looplab\\lesson.py"))]
+    )
     return "".join(tb.format()).rstrip()
 
 
-def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None = None,
-              on_predict: Callable[[Prediction], None] | None = None,
-              on_event: Callable[[dict], None] | None = None) -> LessonResult:
+def run_cells(
+    cells: list[Cell],
+    solution: bool = False,
+    namespace: dict | None = None,
+    on_predict: Callable[[Prediction], None] | None = None,
+    on_event: Callable[[dict], None] | None = None,
+) -> LessonResult:
     """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
 
     `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
@@ -98,19 +142,23 @@ def run_cells(cells: list[Cell], solution: bool = False, namespace: dict | None 
                 exec(compile_cell(cell, index), ns)
             except Exception as exc:
                 error = learner_traceback(exc)
-                checks = [Check(name, False, f"not checked: cell {index + 1} raised "
-                                f"{type(exc).__name__}: {exc}")
-                          for name in check_names(cells)]
+                checks = [
+                    Check(name, False, f"not checked: cell {index + 1} raised {type(exc).__name__}: {exc}")
+                    for name in check_names(cells)
+                ]
                 return LessonResult(checks, error, events)
         checks = []
         for index, cell in enumerate(cells):
             if cell.role == "check":
                 checks.extend(run_check_cell(cell, index, ns))
-        tests = [name for cell in chosen.values() if "tests" in cell.tags
-                 for name in testcells.defined_names(cell.source)]
+        tests = [
+            name for cell in chosen.values() if "tests" in cell.tags for name in testcells.defined_names(cell.source)
+        ]
         if tests:
-            checks.extend(Check(name, status == PASSED, message, status)
-                          for name, status, message in testcells.run_tests(ns, tests))
+            checks.extend(
+                Check(name, status == PASSED, message, status)
+                for name, status, message in testcells.run_tests(ns, tests)
+            )
         return LessonResult(checks, None, events)
     finally:
         stop_listening()
@@ -136,6 +184,7 @@ def expect(claim, message: str = "", observed: str = "") -> None:
             raise AssertionError(message or "the expected claim does not hold")
     elif testcells.RUNNING:  # inside a lesson's test: the test is skipped, reported "not checked"
         import pytest
+
         pytest.skip(observed or message or "this claim holds only for the lesson's prepared replies")
     else:
         print(f"not checked with a {mode} model: {observed or message}")
@@ -143,8 +192,12 @@ def expect(claim, message: str = "", observed: str = "") -> None:
 
 def is_expect(stmt: ast.stmt) -> bool:
     """Is this statement a top-level `expect(...)` call?"""
-    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "expect")
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Name)
+        and stmt.value.func.id == "expect"
+    )
 
 
 def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
@@ -157,8 +210,11 @@ def check_statements(cell: Cell) -> list[tuple[str, ast.stmt]]:
         if isinstance(stmt, ast.Assert) or is_expect(stmt):
             claim = stmt.test if isinstance(stmt, ast.Assert) else (stmt.value.args or [stmt.value])[0]
             above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
-            name = GIVEN.sub("", above[1:].strip()) if above.startswith("#") else ast.get_source_segment(
-                cell.source, claim) or "check"
+            name = (
+                GIVEN.sub("", above[1:].strip())
+                if above.startswith("#")
+                else ast.get_source_segment(cell.source, claim) or "check"
+            )
         out.append((name, stmt))
     return out
 
@@ -228,7 +284,6 @@ def run_expect(name: str, call: ast.Call, index: int, ns: dict) -> Check:
         return Check(name, False, f"{type(exc).__name__}: {exc}")
 
 
-def run_file(path, solution: bool = False,
-             on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
+def run_file(path, solution: bool = False, on_predict: Callable[[Prediction], None] | None = None) -> LessonResult:
     """Read a lesson file and run it (starter or solution) with its checks."""
     return run_cells(parse(Path(path).read_text(encoding="utf-8")), solution, on_predict=on_predict)

@@ -26,6 +26,7 @@ GIVEN: str | None = None  # this process's `--lessons DIR`, made absolute (set b
 @dataclass
 class Choice:
     """A folder of lessons and why it was chosen; `folder` is None when no lessons were found."""
+
     folder: Path | None
     why: str
 

@@ -32,22 +32,45 @@ from .trace import Emitter, redact_text
 from .untrusted import screen
 
 
-def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, max_steps: int = 6,
-              approve: Callable | None = None, *, max_tool_calls: int | None = None,
-              input_gate: Gate | None = None, output_gate: Gate | None = None,
-              tool_gate: Gate | None = None, context_window: int | None = None,
-              limits: Budget | None = None, tracer: Callable[[dict], None] | None = None,
-              name: str | None = None) -> dict:
+def run_agent(
+    task: str,
+    model_fn: Callable,
+    toolbox: Toolbox,
+    memory: Memory,
+    max_steps: int = 6,
+    approve: Callable | None = None,
+    *,
+    max_tool_calls: int | None = None,
+    input_gate: Gate | None = None,
+    output_gate: Gate | None = None,
+    tool_gate: Gate | None = None,
+    context_window: int | None = None,
+    limits: Budget | None = None,
+    tracer: Callable[[dict], None] | None = None,
+    name: str | None = None,
+) -> dict:
     """Run one task to a stop; see the module docstring for the five ways a run ends.
 
     `context_window`: the most tokens of memory the model is sent, passed to `memory.messages`;
     `limits`: what the whole run may spend (budget.py); `name` (e.g. "researcher") is put as
     `agent` on every event, for runs that call each other.
     """
-    inputs = dict(task=task, model_fn=model_fn, toolbox=toolbox, memory=memory, max_steps=max_steps,
-                  approve=approve, max_tool_calls=max_tool_calls, input_gate=input_gate,
-                  output_gate=output_gate, tool_gate=tool_gate, context_window=context_window,
-                  limits=limits, tracer=tracer, name=name)
+    inputs = dict(
+        task=task,
+        model_fn=model_fn,
+        toolbox=toolbox,
+        memory=memory,
+        max_steps=max_steps,
+        approve=approve,
+        max_tool_calls=max_tool_calls,
+        input_gate=input_gate,
+        output_gate=output_gate,
+        tool_gate=tool_gate,
+        context_window=context_window,
+        limits=limits,
+        tracer=tracer,
+        name=name,
+    )
     emit = Emitter(tracer, agent=name, inputs=inputs)  # inputs: replay.py may re-run this run from a step
     emit("run_start", task=task, max_steps=max_steps, tools=toolbox.names())
     ran, meter = 0, Meter(limits, memory.size)  # tool calls run so far; tokens (and cost) spent so far
@@ -58,8 +81,9 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             result["detail"] = redact_text(detail)
         if limits is not None:
             result["usage"] = meter.totals()
-        emit("stop", **{k: v for k, v in result.items() if k != "answer"} | {"usage": meter.totals},
-             answer=answer)  # usage: computed only if someone listens
+        emit(
+            "stop", **{k: v for k, v in result.items() if k != "answer"} | {"usage": meter.totals}, answer=answer
+        )  # usage: computed only if someone listens
         return result
 
     if input_gate is not None and not (verdict := input_gate.check(task)).ok:
@@ -72,9 +96,16 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
         if spent := meter.spent():
             return stop("step_limit", step - 1, detail=spent)
         messages, tools = memory.messages(context_window), toolbox.schemas()
-        emit("model_call", step=step, messages=len(messages), tools=len(toolbox),
-             context=messages, context_tokens=lambda: sum(memory.size(m) for m in messages),
-             context_sizes=lambda: [memory.size(m) for m in messages], left_out=lambda: memory.left_out(messages))
+        emit(
+            "model_call",
+            step=step,
+            messages=len(messages),
+            tools=len(toolbox),
+            context=messages,
+            context_tokens=lambda: sum(memory.size(m) for m in messages),
+            context_sizes=lambda: [memory.size(m) for m in messages],
+            left_out=lambda: memory.left_out(messages),
+        )
         started = time.perf_counter()
         try:
             raw = model_fn(messages, tools)
@@ -87,9 +118,18 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
             emit("model_reply", step=step, ms=ms, ok=False, content=problem, tool_calls=0, usage=usage)
             return stop("error", step, detail=problem)
         calls = reply.get("tool_calls", [])
-        emit("model_reply", step=step, ms=ms, ok=True, content=reply.get("content"),
-             tool_calls=len(calls), thought=reply.get("thought"), usage=usage, message=reply,
-             **{k: raw[k] for k in ("cut", "stream", "prompt") if raw.get(k)})  # cut short; how it streamed; cache
+        emit(
+            "model_reply",
+            step=step,
+            ms=ms,
+            ok=True,
+            content=reply.get("content"),
+            tool_calls=len(calls),
+            thought=reply.get("thought"),
+            usage=usage,
+            message=reply,
+            **{k: raw[k] for k in ("cut", "stream", "prompt") if raw.get(k)},
+        )  # cut short; how it streamed; cache
         memory.add(reply)
 
         if not calls:
@@ -102,8 +142,9 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
                 answer = verdict.text
             return stop("final", step, answer=answer)
 
-        ahead = run_ahead(toolbox, calls, broken, None if max_tool_calls is None else max_tool_calls - ran,
-                          emit, step)  # {} unless Toolbox(parallel=True): see parallel.py
+        ahead = run_ahead(
+            toolbox, calls, broken, None if max_tool_calls is None else max_tool_calls - ran, emit, step
+        )  # {} unless Toolbox(parallel=True): see parallel.py
         for index, call in enumerate(calls):
             call_id, tool, arguments = call["id"], call["function"]["name"], call["function"]["arguments"]
             if max_tool_calls is not None and ran >= max_tool_calls:
@@ -118,13 +159,11 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
                 approved, why = ask_for_approval(approve, tool, arguments)
                 emit("approval_needed", step=step, call_id=call_id, tool=tool, approved=approved)
                 if not approved:
-                    answer_call(memory, emit, step, call_id, tool,
-                                f"error: a person has not approved {tool}{why}", 0.0)
-                    skip(memory, calls[index + 1:], f"the run stopped to ask a person about {tool}")
+                    answer_call(memory, emit, step, call_id, tool, f"error: a person has not approved {tool}{why}", 0.0)
+                    skip(memory, calls[index + 1 :], f"the run stopped to ask a person about {tool}")
                     return stop("needs_person", step, detail=f"{tool} needs a person's approval{why}")
             started = time.perf_counter()
-            result, seconds = ahead.pop(call_id, None) or (toolbox.run(tool, arguments),
-                                                           time.perf_counter() - started)
+            result, seconds = ahead.pop(call_id, None) or (toolbox.run(tool, arguments), time.perf_counter() - started)
             ran += 1
             if tool_gate is not None:
                 result, withheld = screen(tool_gate, tool, result)
@@ -135,16 +174,21 @@ def run_agent(task: str, model_fn: Callable, toolbox: Toolbox, memory: Memory, m
     return stop("step_limit", max_steps, detail=f"still asking for tools after {max_steps} steps")
 
 
-def answer_call(memory: Memory, emit: Emitter, step: int, call_id: str, name: str, result: str,
-                seconds: float) -> None:
+def answer_call(memory: Memory, emit: Emitter, step: int, call_id: str, name: str, result: str, seconds: float) -> None:
     """Store a call's result in memory and emit its `tool_result` event."""
     memory.add(tool_message(call_id, result))
-    emit("tool_result", step=step, call_id=call_id, tool=name, ok=not result.startswith("error:"),
-         result=result, ms=round(seconds * 1000, 3))
+    emit(
+        "tool_result",
+        step=step,
+        call_id=call_id,
+        tool=name,
+        ok=not result.startswith("error:"),
+        result=result,
+        ms=round(seconds * 1000, 3),
+    )
 
 
 def skip(memory: Memory, calls: list[dict], why: str) -> None:
     """Answer calls that will not run, so none is left without a result."""
     for call in calls:
         memory.add(tool_message(call["id"], f"error: skipped: {why}"))
-

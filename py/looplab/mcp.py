@@ -66,6 +66,7 @@ class McpError(Exception):
 
 # --- the server ------------------------------------------------------------------------------
 
+
 class McpServer:
     """Offers a Toolbox's tools over MCP; `handle(text)` answers one message (None for a notification).
 
@@ -76,8 +77,8 @@ class McpServer:
         self.info = {"name": name, "version": version}
         self.toolbox = toolbox
         self.instructions = instructions
-        self.session: str | None = None   # the legacy version agreed by `initialize`
-        self.ready = False                # the client said notifications/initialized
+        self.session: str | None = None  # the legacy version agreed by `initialize`
+        self.ready = False  # the client said notifications/initialized
 
     def handle(self, text: str) -> str | None:
         """Answer one message given as JSON text; None when nothing is to be sent back."""
@@ -96,9 +97,14 @@ class McpServer:
         notification = "id" not in message
         msg_id = message.get("id")
         if message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-            return None if notification else failure(
-                msg_id if valid_id(msg_id) else None,
-                McpError(INVALID_REQUEST, 'Invalid Request: needs "jsonrpc": "2.0" and a "method" string'))
+            return (
+                None
+                if notification
+                else failure(
+                    msg_id if valid_id(msg_id) else None,
+                    McpError(INVALID_REQUEST, 'Invalid Request: needs "jsonrpc": "2.0" and a "method" string'),
+                )
+            )
         if notification:
             if message["method"] == "notifications/initialized" and self.session:
                 self.ready = True
@@ -126,20 +132,31 @@ class McpServer:
             return {}
         if method in ("tools/list", "tools/call"):
             if self.session is None:
-                raise McpError(INVALID_REQUEST, f"Invalid Request: send initialize before {method} (or name a "
-                               f"protocol version in params._meta['{META}protocolVersion'])")
+                raise McpError(
+                    INVALID_REQUEST,
+                    f"Invalid Request: send initialize before {method} (or name a "
+                    f"protocol version in params._meta['{META}protocolVersion'])",
+                )
             return self.list_tools(params) if method == "tools/list" else self.call_tool(params)
         if method == "server/discover":
-            raise McpError(INVALID_PARAMS, f"Invalid params: server/discover needs params._meta['{META}protocolVersion']")
+            raise McpError(
+                INVALID_PARAMS, f"Invalid params: server/discover needs params._meta['{META}protocolVersion']"
+            )
         raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
     def initialize(self, params: dict) -> dict:
         """Legacy handshake: agree a version (the client's if we speak it, else our newest)."""
         asked = params.get("protocolVersion")
-        if not isinstance(asked, str) or not isinstance(params.get("capabilities"), dict) \
-                or not isinstance(params.get("clientInfo"), dict):
-            raise McpError(INVALID_PARAMS, "Invalid params: initialize needs protocolVersion (a string), "
-                           "capabilities (an object) and clientInfo (an object)")
+        if (
+            not isinstance(asked, str)
+            or not isinstance(params.get("capabilities"), dict)
+            or not isinstance(params.get("clientInfo"), dict)
+        ):
+            raise McpError(
+                INVALID_PARAMS,
+                "Invalid params: initialize needs protocolVersion (a string), "
+                "capabilities (an object) and clientInfo (an object)",
+            )
         self.session, self.ready = (asked if asked in LEGACY_VERSIONS else LATEST_LEGACY), False
         result = {"protocolVersion": self.session, "capabilities": self.capabilities(), "serverInfo": dict(self.info)}
         if self.instructions:
@@ -150,13 +167,20 @@ class McpServer:
         """A 2026-07-28 request, served on its own: check its version, then answer with resultType."""
         version = meta[META + "protocolVersion"]
         if version not in MODERN_VERSIONS:
-            raise McpError(UNSUPPORTED_VERSION, "Unsupported protocol version",
-                           {"supported": [*MODERN_VERSIONS, *reversed(LEGACY_VERSIONS)], "requested": version})
+            raise McpError(
+                UNSUPPORTED_VERSION,
+                "Unsupported protocol version",
+                {"supported": [*MODERN_VERSIONS, *reversed(LEGACY_VERSIONS)], "requested": version},
+            )
         if not isinstance(meta.get(META + "clientCapabilities"), dict):
             raise McpError(INVALID_PARAMS, f"Invalid params: params._meta needs '{META}clientCapabilities' (an object)")
         if method == "server/discover":
-            result = {"supportedVersions": [*MODERN_VERSIONS, *reversed(LEGACY_VERSIONS)],
-                      "capabilities": self.capabilities(), "ttlMs": 0, "cacheScope": "public"}
+            result = {
+                "supportedVersions": [*MODERN_VERSIONS, *reversed(LEGACY_VERSIONS)],
+                "capabilities": self.capabilities(),
+                "ttlMs": 0,
+                "cacheScope": "public",
+            }
             if self.instructions:
                 result["instructions"] = self.instructions
         elif method == "tools/list":
@@ -212,6 +236,7 @@ def failure(msg_id, error: McpError) -> dict:
 
 def in_process(server: McpServer, log: list | None = None) -> Transport:
     """A transport to a server in this process: JSON text both ways, each message kept in `log` if given."""
+
     def send(text: str) -> str | None:
         if log is not None:
             log.append(("client", text))
@@ -219,21 +244,29 @@ def in_process(server: McpServer, log: list | None = None) -> Transport:
         if log is not None and reply is not None:
             log.append(("server", reply))
         return reply
+
     return send
 
 
 # --- the client ------------------------------------------------------------------------------
 
+
 class McpClient:
     """Talks to one MCP server through a transport; `toolbox()` turns its tools into a Toolbox."""
 
-    def __init__(self, transport: Transport, name: str = "looplab", version: str = "0.1.0",
-                 protocol: str = LATEST_LEGACY, max_pages: int = 50):
+    def __init__(
+        self,
+        transport: Transport,
+        name: str = "looplab",
+        version: str = "0.1.0",
+        protocol: str = LATEST_LEGACY,
+        max_pages: int = 50,
+    ):
         if protocol not in LEGACY_VERSIONS + MODERN_VERSIONS:
             raise ValueError(f"protocol {protocol!r} is not one of {', '.join(LEGACY_VERSIONS + MODERN_VERSIONS)}")
         self.transport, self.protocol, self.max_pages = transport, protocol, max_pages
         self.info = {"name": name, "version": version}
-        self.server: dict | None = None   # what the server said about itself on connect
+        self.server: dict | None = None  # what the server said about itself on connect
         self.next_id = 0
 
     @property
@@ -246,14 +279,20 @@ class McpClient:
         if self.modern:
             result = self.request("server/discover")
             if self.protocol not in result.get("supportedVersions", []):
-                raise McpError(UNSUPPORTED_VERSION, f"the server does not speak {self.protocol}; it speaks "
-                               f"{', '.join(map(str, result.get('supportedVersions', [])))}")
+                raise McpError(
+                    UNSUPPORTED_VERSION,
+                    f"the server does not speak {self.protocol}; it speaks "
+                    f"{', '.join(map(str, result.get('supportedVersions', [])))}",
+                )
         else:
-            result = self.request("initialize", {"protocolVersion": self.protocol, "capabilities": {},
-                                                 "clientInfo": dict(self.info)})
+            result = self.request(
+                "initialize", {"protocolVersion": self.protocol, "capabilities": {}, "clientInfo": dict(self.info)}
+            )
             if result.get("protocolVersion") not in LEGACY_VERSIONS:
-                raise McpError(UNSUPPORTED_VERSION, f"the server offered protocol {result.get('protocolVersion')!r}, "
-                               f"which this client does not speak")
+                raise McpError(
+                    UNSUPPORTED_VERSION,
+                    f"the server offered protocol {result.get('protocolVersion')!r}, which this client does not speak",
+                )
             self.protocol = result["protocolVersion"]
             self.notify("notifications/initialized")
         self.server = result
@@ -272,8 +311,11 @@ class McpClient:
             error = reply["error"] if isinstance(reply["error"], dict) else {}
             raise McpError(error.get("code", INTERNAL_ERROR), str(error.get("message", "error")), error.get("data"))
         if reply["result"].get("resultType", "complete") != "complete":
-            raise McpError(INTERNAL_ERROR, f"the server needs more input (resultType "
-                           f"{reply['result']['resultType']!r}), which this client does not support")
+            raise McpError(
+                INTERNAL_ERROR,
+                f"the server needs more input (resultType "
+                f"{reply['result']['resultType']!r}), which this client does not support",
+            )
         return reply["result"]
 
     def notify(self, method: str, params: dict | None = None) -> None:
@@ -287,8 +329,11 @@ class McpClient:
         """Modern requests carry the protocol version, capabilities and who we are in params._meta."""
         if not self.modern:
             return params
-        meta = {META + "protocolVersion": self.protocol, META + "clientCapabilities": {},
-                META + "clientInfo": dict(self.info)}
+        meta = {
+            META + "protocolVersion": self.protocol,
+            META + "clientCapabilities": {},
+            META + "clientInfo": dict(self.info),
+        }
         return {**(params or {}), "_meta": {**(params or {}).get("_meta", {}), **meta}}
 
     def list_tools(self) -> list[dict]:
@@ -314,12 +359,17 @@ class McpClient:
         box = toolbox if toolbox is not None else Toolbox()
         for tool in self.list_tools():
             schema = tool.get("inputSchema")
-            box.register(tool["name"], str(tool.get("description") or tool.get("title") or tool["name"]),
-                         schema if isinstance(schema, dict) else None, self.caller(tool["name"]))
+            box.register(
+                tool["name"],
+                str(tool.get("description") or tool.get("title") or tool["name"]),
+                schema if isinstance(schema, dict) else None,
+                self.caller(tool["name"]),
+            )
         return box
 
     def caller(self, name: str) -> Callable[..., str]:
         """A tool function that calls `name` on the server; what went wrong comes back as ToolError."""
+
         def call(**arguments) -> str:
             try:
                 result = self.call_tool(name, arguments)
@@ -329,6 +379,7 @@ class McpClient:
             if result.get("isError"):
                 raise ToolError(text.removeprefix("error:").strip() or f"{name} failed on the MCP server")
             return text
+
         call.__name__ = name
         return call
 
@@ -365,5 +416,7 @@ def content_text(content) -> str:
         elif part.get("type") == "resource" and isinstance(part.get("resource"), dict) and "text" in part["resource"]:
             parts.append(str(part["resource"]["text"]))
         else:
-            parts.append(f"[{part.get('type', 'part')} {part.get('mimeType') or part.get('uri') or ''}]".replace(" ]", "]"))
+            parts.append(
+                f"[{part.get('type', 'part')} {part.get('mimeType') or part.get('uri') or ''}]".replace(" ]", "]")
+            )
     return "\n".join(parts)

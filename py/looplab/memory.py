@@ -23,8 +23,9 @@ from .tokens import count_tokens, message_tokens
 class Memory:
     """Short-term memory: the history, notes that survive trimming, and a budgeted window."""
 
-    def __init__(self, system: str | dict = "", keep_last: int | None = None,
-                 counter: Callable[[str], int] = count_tokens):
+    def __init__(
+        self, system: str | dict = "", keep_last: int | None = None, counter: Callable[[str], int] = count_tokens
+    ):
         self.system = dict(system) if isinstance(system, dict) else {"role": "system", "content": system}
         self.system.setdefault("role", "system")
         if keep_last is not None and keep_last < 0:
@@ -67,7 +68,7 @@ class Memory:
         If even the system message is over the budget, only the system message is returned.
         """
         system = self.system_message()
-        recent = self.history[-self.keep_last:] if self.keep_last else list(self.history)
+        recent = self.history[-self.keep_last :] if self.keep_last else list(self.history)
         if self.keep_last == 0:
             recent = []
         if budget is not None:
@@ -83,7 +84,7 @@ class Memory:
 
     def left_out(self, window: list[dict]) -> dict:
         """What a window from `messages` leaves out of the history: `{"messages", "tokens"}` (the oldest ones)."""
-        hidden = self.history[:max(0, len(self.history) - len(window) + 1)]
+        hidden = self.history[: max(0, len(self.history) - len(window) + 1)]
         return {"messages": len(hidden), "tokens": sum(self.size(m) for m in hidden)}
 
     def tokens(self, budget: int | None = None) -> int:

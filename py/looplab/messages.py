@@ -33,8 +33,13 @@ def tool_message(call_id: str, result: str) -> dict:
 
 def call_ids(messages: list[dict]) -> set:
     """The ids of the tool calls the assistant messages among `messages` carry."""
-    return {c.get("id") for m in messages if isinstance(m.get("tool_calls"), list)
-            for c in m["tool_calls"] if isinstance(c, dict)}
+    return {
+        c.get("id")
+        for m in messages
+        if isinstance(m.get("tool_calls"), list)
+        for c in m["tool_calls"]
+        if isinstance(c, dict)
+    }
 
 
 def read_reply(raw, step: int, used_ids: set) -> tuple[dict, dict[str, str], str | None]:
@@ -69,7 +74,7 @@ def read_calls(calls: list, step: int, seen: set) -> tuple[list[dict], dict[str,
     for i, call in enumerate(calls, start=1):
         problem = None
         if not isinstance(call, dict):
-            call, problem = {}, "error: the tool call was not an object; send {\"id\", \"function\": {\"name\", \"arguments\"}}"
+            call, problem = {}, 'error: the tool call was not an object; send {"id", "function": {"name", "arguments"}}'
         fn = call.get("function") if isinstance(call.get("function"), dict) else {}
         name, arguments = fn.get("name"), arguments_text(fn.get("arguments"))
         call_id, why = call.get("id"), id_problem(call.get("id"), seen)

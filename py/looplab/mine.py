@@ -48,6 +48,7 @@ def provide(texts: Callable[[str], str | None] | None) -> None:
 @dataclass
 class Mine:
     """The names an earlier lesson's exercises define, each the learner's or the reference's."""
+
     lesson: str
     values: dict = field(default_factory=dict)
     yours: list[str] = field(default_factory=list)
@@ -58,8 +59,9 @@ class Mine:
         values = self.__dict__.get("values", {})
         if name in values:
             return values[name]
-        raise AttributeError(f"lesson {self.lesson}'s exercises define no {name!r}; "
-                             f"they define {', '.join(values) or 'nothing'}")
+        raise AttributeError(
+            f"lesson {self.lesson}'s exercises define no {name!r}; they define {', '.join(values) or 'nothing'}"
+        )
 
     def __getitem__(self, name: str):
         return self.values[name]
@@ -189,8 +191,10 @@ def mine(number) -> Mine:
             yours = set()
             result, ns = quietly(with_choice(cells, set()))
     if not result.ok:
-        raise RuntimeError(f"lesson {lesson}'s reference solution fails its own checks "
-                           f"({first_failure(result)}); this is a bug in the course")
+        raise RuntimeError(
+            f"lesson {lesson}'s reference solution fails its own checks "
+            f"({first_failure(result)}); this is a bug in the course"
+        )
     found = Mine(lesson)
     for i in every:
         for name in names[i]:
@@ -205,10 +209,14 @@ def mine(number) -> Mine:
 
 def describe(lesson: str, found: Mine, why: str) -> str:
     """One sentence: whose parts these are, and why the reference stands in."""
+
     def listed(names: list[str]) -> str:
         return ", ".join(names) if names else "none"
+
     if not found.reference:
         return f"From lesson {lesson}: {listed(found.yours)} — all yours (they pass that lesson's checks)."
     yours = f"yours: {listed(found.yours)}; " if found.yours else ""
-    return (f"From lesson {lesson}: {yours}the reference solution: {listed(found.reference)}, because "
-            f"{why} — once it passes in lesson {lesson}, this lesson uses yours.")
+    return (
+        f"From lesson {lesson}: {yours}the reference solution: {listed(found.reference)}, because "
+        f"{why} — once it passes in lesson {lesson}, this lesson uses yours."
+    )

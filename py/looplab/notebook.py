@@ -19,11 +19,13 @@ from . import lessonfile
 
 MARKDOWN_ROLES = ("markdown", "hint", "predict")
 CODE_ROLES = ("code", "exercise", "check")
-ABOUT = ("*Loop Lab, lesson {slug}{solved}. Run it top to bottom (it needs `pip install looplab`): "
-         "the check cells assert what the exercises must do. Here the model is the lesson's scripted one "
-         "(LOOPLAB_MODEL=live in Jupyter's environment uses your endpoint); approvals, `input()` and the "
-         "local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: "
-         "click a cell's bar to open it.*")
+ABOUT = (
+    "*Loop Lab, lesson {slug}{solved}. Run it top to bottom (it needs `pip install looplab`): "
+    "the check cells assert what the exercises must do. Here the model is the lesson's scripted one "
+    "(LOOPLAB_MODEL=live in Jupyter's environment uses your endpoint); approvals, `input()` and the "
+    "local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: "
+    "click a cell's bar to open it.*"
+)
 
 
 def lines(text: str) -> list[str]:
@@ -83,8 +85,7 @@ def to_notebook(lesson: dict, solution: bool = False) -> dict:
         "metadata": {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"},
-            "looplab": {"lesson": lesson["slug"], "title": lesson.get("title") or lesson["slug"],
-                        "solution": solution},
+            "looplab": {"lesson": lesson["slug"], "title": lesson.get("title") or lesson["slug"], "solution": solution},
         },
         "cells": out,
     }
@@ -93,8 +94,11 @@ def to_notebook(lesson: dict, solution: bool = False) -> dict:
 def lesson_dict(path: Path) -> dict:
     """A lesson file as the page's lessons/<slug>.json has its cells."""
     cells = lessonfile.parse(Path(path).read_text(encoding="utf-8"))
-    return {"slug": Path(path).stem, "title": lessonfile.heading(cells, Path(path).stem),
-            "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source} for c in cells]}
+    return {
+        "slug": Path(path).stem,
+        "title": lessonfile.heading(cells, Path(path).stem),
+        "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source} for c in cells],
+    }
 
 
 def lesson_notebook(path: Path, solution: bool = False) -> dict:

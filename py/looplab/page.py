@@ -34,6 +34,7 @@ def ask_page(kind: str, request: dict) -> dict:
     if not in_page():
         raise PageUnavailable("this Python is not running in Loop Lab's page")
     import looplab_page
+
     answer = json.loads(looplab_page.ask(kind, json.dumps(request, default=str)))
     if not isinstance(answer, dict):
         raise PageUnavailable(f"the page answered {answer!r}, not an object")

@@ -18,8 +18,9 @@ from .eventloop import run_sync
 from .tools import Toolbox
 
 
-def run_ahead(toolbox: Toolbox, calls: list[dict], broken: dict, room: int | None,
-              emit: Callable, step: int) -> dict[str, tuple[str, float]]:
+def run_ahead(
+    toolbox: Toolbox, calls: list[dict], broken: dict, room: int | None, emit: Callable, step: int
+) -> dict[str, tuple[str, float]]:
     """Start together the calls run_agent would run next anyway; {call id: (result, seconds)}.
 
     Nothing runs ahead unless the toolbox was built with parallel=True and two calls qualify.
@@ -40,16 +41,23 @@ def run_ahead(toolbox: Toolbox, calls: list[dict], broken: dict, room: int | Non
     if len(batch) < 2:
         return {}
     for call in batch:
-        emit("tool_call", step=step, call_id=call["id"], tool=call["function"]["name"],
-             arguments=call["function"]["arguments"])
+        emit(
+            "tool_call",
+            step=step,
+            call_id=call["id"],
+            tool=call["function"]["name"],
+            arguments=call["function"]["arguments"],
+        )
     results = run_sync(run_together(toolbox, batch))
     return {call["id"]: result for call, result in zip(batch, results)}
 
 
 async def run_together(toolbox: Toolbox, calls: list[dict]) -> list[tuple[str, float]]:
     """Run calls side by side; each one's (result, seconds), in the order of the calls."""
+
     async def timed(call: dict) -> tuple[str, float]:
         started = time.perf_counter()
         result = await toolbox.run_async(call["function"]["name"], call["function"]["arguments"])
         return result, time.perf_counter() - started
+
     return list(await asyncio.gather(*(timed(call) for call in calls)))

@@ -21,6 +21,7 @@ Rule = Callable[[str], "bool | str"]
 @dataclass
 class Verdict:
     """A gate's answer: may the text pass, why not, and the (possibly redacted) text."""
+
     ok: bool
     reason: str | None
     text: str
@@ -61,12 +62,15 @@ def forbid(*phrases: str, reason: str | None = None) -> Rule:
     def forbidden(text: str):
         found = next((p for p in lowered if p in text.lower()), None)
         return True if found is None else (reason or f"blocked: the text mentions {found!r}")
+
     forbidden.__name__ = f"forbid({', '.join(phrases)})"
     return forbidden
 
 
 def max_length(limit: int) -> Rule:
     """A rule refusing texts longer than `limit` characters."""
+
     def short_enough(text: str):
         return len(text) <= limit or f"blocked: {len(text)} characters is over the limit of {limit}"
+
     return short_enough

@@ -27,6 +27,7 @@ MESSAGE_CHARS = 300  # one failure's message, cut: the model reads every one of 
 @dataclass
 class TestRun:
     """What one pytest run found: the ids that passed, the failures with their messages, errors."""
+
     __test__ = False  # a result, not a test class for pytest to collect
     passed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -47,8 +48,11 @@ class TestRun:
 
 def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
     """A message on few lines, cut to `limit` characters with … when longer."""
-    lines = [line.rstrip() for line in str(text).strip().splitlines()
-             if line.strip() and not any(advice in line for advice in ("Use -v", "use -vv", "Full diff"))]
+    lines = [
+        line.rstrip()
+        for line in str(text).strip().splitlines()
+        if line.strip() and not any(advice in line for advice in ("Use -v", "use -vv", "Full diff"))
+    ]
     text = "\n".join(lines)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -79,8 +83,12 @@ class Collector:
             found = re.findall(r'File "[^"]*", line (\d+)', text)  # the innermost: the test file's own line
             line = found[-1] if found else None
             where = f"{report.nodeid or 'a test file'}"
-            self.run.errors.append(cut(f"{where} could not be collected: {last[0].lstrip('E ').strip()}"
-                                       + (f" (see line {line})" if line and "line" not in last[0] else "")))
+            self.run.errors.append(
+                cut(
+                    f"{where} could not be collected: {last[0].lstrip('E ').strip()}"
+                    + (f" (see line {line})" if line and "line" not in last[0] else "")
+                )
+            )
 
 
 @functools.cache
@@ -108,9 +116,28 @@ def project_tests(root, path: str = ".", ids: list[str] | None = None) -> TestRu
     # --confcutdir: with `-c /dev/null` pytest would take /dev's parent as the limit and list every
     # entry of the folders above root (all of /tmp) on each run. unraisableexception's gc.collect()
     # at the end of a session costs a lesson's whole heap each time, and reports only warnings.
-    args = [*targets, "--rootdir", str(root), "-c", os.devnull, "--confcutdir", str(root), "--import-mode=importlib",
-            "--disable-plugin-autoload", "--continue-on-collection-errors", "-p", "no:terminal", "-p", "no:cacheprovider",
-            "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:unraisableexception"]
+    args = [
+        *targets,
+        "--rootdir",
+        str(root),
+        "-c",
+        os.devnull,
+        "--confcutdir",
+        str(root),
+        "--import-mode=importlib",
+        "--disable-plugin-autoload",
+        "--continue-on-collection-errors",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:faulthandler",
+        "-p",
+        "no:stepwise",
+        "-p",
+        "no:unraisableexception",
+    ]
     forget_modules_under(root)
     sys.path.insert(0, str(root))
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True

@@ -23,13 +23,15 @@ from .structured import structured
 STOPWORDS = frozenset(
     "a an and are as at be but by can could did do does for from had has have he her his how i if "
     "in is it its just me my of on or our she so than that the their them then there these they "
-    "this to us was we were what when where which who why will with would you your".split())
+    "this to us was we were what when where which who why will with would you your".split()
+)
 
 EXTRACT_PROMPT = (
     "Extract concise facts that may be useful in future conversations: ongoing projects, stable "
     "preferences, decisions, facts about the user. Leave out temporary details and guesses. "
     'Answer with only a JSON object: {"facts": ["...", "..."]}; if nothing is worth keeping, '
-    '{"facts": []}.')
+    '{"facts": []}.'
+)
 
 
 class Embedder(Protocol):
@@ -70,7 +72,7 @@ class HashEmbedder:
                 feats[pair] = feats.get(pair, 0) + 0.5
             padded = f"#{word}#"
             for j in range(len(padded) - 2):
-                gram = "c:" + padded[j:j + 3]
+                gram = "c:" + padded[j : j + 3]
                 feats[gram] = feats.get(gram, 0) + 0.25
         return feats
 
@@ -177,8 +179,11 @@ def parse_facts(text) -> list[str]:
     if not isinstance(text, str):
         return []
     data = None
-    for candidate in (text, *re.findall(r"```(?:json)?\s*(.*?)```", text, re.S),
-                      *re.findall(r"\{.*\}|\[.*\]", text, re.S)):
+    for candidate in (
+        text,
+        *re.findall(r"```(?:json)?\s*(.*?)```", text, re.S),
+        *re.findall(r"\{.*\}|\[.*\]", text, re.S),
+    ):
         try:
             data = json.loads(candidate)
             break
@@ -194,8 +199,12 @@ def parse_facts(text) -> list[str]:
     return out
 
 
-FACTS_SCHEMA = {"type": "object", "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
-                "required": ["facts"], "additionalProperties": False}
+FACTS_SCHEMA = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+    "required": ["facts"],
+    "additionalProperties": False,
+}
 
 
 def extract_facts(model_fn, messages: list[dict]) -> list[str]:
@@ -204,10 +213,16 @@ def extract_facts(model_fn, messages: list[dict]) -> list[str]:
     The request carries `response_format` with FACTS_SCHEMA (strict); a reply that does not fit is
     answered once with what was wrong (structured.py); a second misfit or a refusal gives [].
     """
-    talk = [{"role": m["role"], "content": m["content"]} for m in messages
-            if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)]
-    prompt = [{"role": "system", "content": EXTRACT_PROMPT}, *talk,
-              {"role": "user", "content": "Extract the useful long-term facts from the conversation above."}]
+    talk = [
+        {"role": m["role"], "content": m["content"]}
+        for m in messages
+        if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+    ]
+    prompt = [
+        {"role": "system", "content": EXTRACT_PROMPT},
+        *talk,
+        {"role": "user", "content": "Extract the useful long-term facts from the conversation above."},
+    ]
     try:
         reply = structured(model_fn, FACTS_SCHEMA, name="facts")(prompt, [])
     except ModelError as exc:

@@ -34,12 +34,13 @@ from .loop import run_agent
 @dataclass
 class Inputs:
     """What a run started with: enough to run it again."""
+
     task: str
     model_fn: Callable
     toolbox: object
-    memory: object                 # a copy of the memory as it was when the run started
-    options: dict                  # the other arguments of run_agent (max_steps, approve, gates ...)
-    model_calls: int = 0           # calls the model had made before this run (a scripted model's place)
+    memory: object  # a copy of the memory as it was when the run started
+    options: dict  # the other arguments of run_agent (max_steps, approve, gates ...)
+    model_calls: int = 0  # calls the model had made before this run (a scripted model's place)
 
 
 def inputs_of(arguments: dict) -> Inputs:
@@ -91,8 +92,16 @@ class Keeper:
         """The numbers of the runs kept, oldest first."""
         return sorted(self.inputs)
 
-    def fork(self, run: int, step: int, *, reply=None, result: str | None = None, call_id: str | None = None,
-             tracer: Callable[[dict], None] | None = None) -> "Recording":
+    def fork(
+        self,
+        run: int,
+        step: int,
+        *,
+        reply=None,
+        result: str | None = None,
+        call_id: str | None = None,
+        tracer: Callable[[dict], None] | None = None,
+    ) -> "Recording":
         """Re-run a kept run from `step` with one edit (see `fork`); returns the fork as a Recording:
         its run_agent result, its own events and run number, what it forks and where it first differs."""
         if run not in self.inputs:
@@ -106,13 +115,14 @@ class Keeper:
 
 # --- the two stand-ins a fork runs with ----------------------------------------------------------
 
+
 class ReplayModel:
     """Hands out the recorded (and edited) replies first, then calls the model from where it was."""
 
     def __init__(self, replies: list[dict], model_fn: Callable, position: int):
         self.replies = list(replies)
         self.model_fn = model_fn
-        self.position = position       # the model's place after the replayed replies
+        self.position = position  # the model's place after the replayed replies
         self.calls: list[dict] = []
         self.rest = None
 
@@ -137,7 +147,7 @@ class ReplayTools:
 
     def __init__(self, toolbox, results: list[tuple[str, str]]):
         self.toolbox = toolbox
-        self.results = list(results)   # (tool name, result) in the order the calls were answered
+        self.results = list(results)  # (tool name, result) in the order the calls were answered
 
     def names(self):
         return self.toolbox.names()
@@ -168,6 +178,7 @@ def model_after(model_fn: Callable, n: int) -> Callable:
 
 # --- forking -------------------------------------------------------------------------------------
 
+
 def as_reply(reply) -> dict:
     """An edited reply as an assistant message: a dict, JSON text of one, or plain text (a final answer)."""
     if isinstance(reply, str):
@@ -187,8 +198,16 @@ def own_events(events: list[dict]) -> list[dict]:
     return [e for e in events if e.get("run") == first]
 
 
-def fork(inputs: Inputs, events: list[dict], step: int, *, reply=None, result: str | None = None,
-         call_id: str | None = None, tracer: Callable[[dict], None] | None = None) -> dict:
+def fork(
+    inputs: Inputs,
+    events: list[dict],
+    step: int,
+    *,
+    reply=None,
+    result: str | None = None,
+    call_id: str | None = None,
+    tracer: Callable[[dict], None] | None = None,
+) -> dict:
     """Re-run a recorded run from `step`: give either a new `reply` for that step, or a new `result`
     for its tool call `call_id`. Steps before it are replayed from `events`; later steps are live.
 
@@ -203,14 +222,18 @@ def fork(inputs: Inputs, events: list[dict], step: int, *, reply=None, result: s
     last = step if reply is None else step - 1
     missing = [s for s in range(1, last + 1) if s not in replies]
     if step < 1 or missing:
-        raise ValueError(f"step {step} cannot be forked: the record has no model reply for step "
-                         f"{missing[0] if missing else step}")
+        raise ValueError(
+            f"step {step} cannot be forked: the record has no model reply for step {missing[0] if missing else step}"
+        )
     if reply is None:
         ids = [e.get("call_id") for e in answered if e.get("step") == step]
         if call_id not in ids:
             raise ValueError(f"step {step} has no tool result for call {call_id!r}; its calls are {ids}")
-        recorded = [(e["tool"], result if e.get("step") == step and e.get("call_id") == call_id else e["result"])
-                    for e in answered if e.get("step", 0) <= step]
+        recorded = [
+            (e["tool"], result if e.get("step") == step and e.get("call_id") == call_id else e["result"])
+            for e in answered
+            if e.get("step", 0) <= step
+        ]
         prefix = [replies[s] for s in range(1, step + 1)]
     else:
         recorded = [(e["tool"], e["result"]) for e in answered if e.get("step", 0) < step]
@@ -222,21 +245,27 @@ def fork(inputs: Inputs, events: list[dict], step: int, *, reply=None, result: s
         if not numbers:
             numbers.append(event["run"])
 
-    out = run_agent(inputs.task, ReplayModel(prefix, inputs.model_fn, inputs.model_calls + step),
-                    ReplayTools(inputs.toolbox, recorded), copy.deepcopy(inputs.memory),
-                    tracer=trace.fan_out(note_number, tracer), **options)
+    out = run_agent(
+        inputs.task,
+        ReplayModel(prefix, inputs.model_fn, inputs.model_calls + step),
+        ReplayTools(inputs.toolbox, recorded),
+        copy.deepcopy(inputs.memory),
+        tracer=trace.fan_out(note_number, tracer),
+        **options,
+    )
     return {**out, "run": numbers[0] if numbers else None}
 
 
 @dataclass
 class Recording:
     """A recorded run: its result, its events (nested runs' too) and its inputs."""
+
     result: dict
     events: list[dict]
     inputs: Inputs
     run: int
-    fork_of: tuple[int, int] | None = None   # (run, step) this run was forked from
-    first_difference: int | None = None      # the first step where it differs from that run
+    fork_of: tuple[int, int] | None = None  # (run, step) this run was forked from
+    first_difference: int | None = None  # the first step where it differs from that run
 
     def fork(self, step: int, *, reply=None, result: str | None = None, call_id: str | None = None) -> "Recording":
         """Re-run this recording from `step` with a new reply, or a new result for one tool call."""
@@ -247,8 +276,14 @@ class Recording:
         finally:
             keeper.stop()
         run = out.pop("run")
-        return Recording(out, list(keeper.events), keeper.inputs[run], run, (self.run, step),
-                         first_difference(self.events, keeper.events))
+        return Recording(
+            out,
+            list(keeper.events),
+            keeper.inputs[run],
+            run,
+            (self.run, step),
+            first_difference(self.events, keeper.events),
+        )
 
 
 def record(task: str, model_fn: Callable, toolbox, memory, **options) -> Recording:
@@ -265,6 +300,7 @@ def record(task: str, model_fn: Callable, toolbox, memory, **options) -> Recordi
 
 # --- comparing two runs --------------------------------------------------------------------------
 
+
 def steps(events: list[dict]) -> list[dict]:
     """A run's steps (its own events, nested runs left out): what the model said and what the tools answered."""
     out: dict[int, dict] = {}
@@ -274,9 +310,10 @@ def steps(events: list[dict]) -> list[dict]:
         s = out.setdefault(e["step"], {"step": e["step"], "reply": None, "results": []})
         if e["type"] == "model_reply":
             message = e.get("message") or {"content": e.get("content")}
-            s["reply"] = {"content": message.get("content"),
-                          "calls": [(c["function"]["name"], c["function"]["arguments"])
-                                    for c in message.get("tool_calls") or []]}
+            s["reply"] = {
+                "content": message.get("content"),
+                "calls": [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or []],
+            }
         elif e["type"] == "tool_result":
             s["results"].append((e.get("tool"), e.get("result")))
         elif e["type"] == "policy_block":

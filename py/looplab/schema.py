@@ -18,8 +18,15 @@ from collections.abc import Callable
 
 # --- building a schema from a function -----------------------------------------------------
 
-PY_TO_JSON = {str: "string", int: "integer", float: "number", bool: "boolean",
-              list: "array", tuple: "array", dict: "object"}
+PY_TO_JSON = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+}
 
 
 def schema_from_function(func: Callable) -> tuple[str, dict]:
@@ -95,6 +102,7 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 # --- strict mode ---------------------------------------------------------------------------
 
+
 def strict_schema(schema: dict) -> dict:
     """The strict-mode variant: every property required, no extra properties, optional ones nullable."""
     if not isinstance(schema, dict):
@@ -155,6 +163,7 @@ def nullable(schema: dict) -> dict:
 
 # --- checking arguments against a schema ---------------------------------------------------
 
+
 def check_arguments(schema: dict, args: dict, owner: str) -> str | None:
     """Validate an object against its schema (in place: drops nulls for optional ones); `owner` names it in errors."""
     schema = schema or {}
@@ -165,8 +174,7 @@ def check_arguments(schema: dict, args: dict, owner: str) -> str | None:
             del args[key]  # strict-mode models send null for an optional argument they skip
     missing = [k for k in required if k not in args]
     if missing:
-        return (f"error: {owner} is missing required argument {missing[0]!r}; "
-                f"required: {', '.join(required)}")
+        return f"error: {owner} is missing required argument {missing[0]!r}; required: {', '.join(required)}"
     if schema.get("additionalProperties") in (None, False):
         extra = [k for k in args if k not in props]
         if extra:
@@ -219,7 +227,8 @@ def is_type(value, name: str) -> bool:
         return isinstance(value, bool)
     if name == "integer":
         return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer())
+            isinstance(value, float) and value.is_integer()
+        )
     if name == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if name == "array":
@@ -231,8 +240,15 @@ def is_type(value, name: str) -> bool:
     return True  # an unknown type name is not ours to refuse
 
 
-JSON_TYPES = {"string": "a string", "number": "a number", "integer": "an integer",
-              "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
+JSON_TYPES = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
 
 
 def json_type(value) -> str:
@@ -258,4 +274,3 @@ def example_arguments(schema: dict) -> str:
     """A short example object naming the schema's properties: {"a": ..., "b": ...}."""
     props = (schema or {}).get("properties", {}) or {}
     return "{" + ", ".join(f'"{k}": ...' for k in props) + "}"
-

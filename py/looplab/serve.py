@@ -118,13 +118,18 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--dir", type=Path, default=None, help="the built site (default: the one that came with looplab)")
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="the built site (default: the one that came with looplab)"
+    )
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
     args = parser.parse_args(argv)
     args.dir = args.dir or site or default_site()
     if not (args.dir / "index.html").exists():
-        print(f"serve: {args.dir} has no index.html: no site came with this looplab; in a checkout, "
-              "`make build` builds it", file=sys.stderr)
+        print(
+            f"serve: {args.dir} has no index.html: no site came with this looplab; in a checkout, "
+            "`make build` builds it",
+            file=sys.stderr,
+        )
         return 1
     handler = functools.partial(SiteHandler, directory=str(args.dir))
     SiteHandler.quiet = args.quiet
@@ -141,4 +146,3 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
         except KeyboardInterrupt:
             pass
     return 0
-

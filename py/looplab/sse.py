@@ -23,6 +23,7 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 @dataclass
 class Event:
     """One server-sent event: its name and its data (several `data:` lines joined by newlines)."""
+
     event: str
     data: str
 
@@ -32,10 +33,10 @@ class SSEParser:
 
     def __init__(self):
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self.buffer = ""          # text not yet ended by a line break
+        self.buffer = ""  # text not yet ended by a line break
         self.data: list[str] = []
         self.name = ""
-        self.skip_lf = False      # the last piece ended in CR: an LF starting the next is the same break
+        self.skip_lf = False  # the last piece ended in CR: an LF starting the next is the same break
 
     def feed(self, data: bytes | str) -> list[Event]:
         """The events the stream completed with this piece (bytes, or text already decoded)."""

@@ -17,9 +17,11 @@ import sys
 
 from .page import PageUnavailable, ask_page
 
-NOT_ISOLATED = ("input() cannot wait for your answer here: this page is not cross-origin isolated, "
-                "so Python cannot pause while you type. Open Loop Lab from its own address (its "
-                "service worker isolates the page) and reload, or put the value in the code instead.")
+NOT_ISOLATED = (
+    "input() cannot wait for your answer here: this page is not cross-origin isolated, "
+    "so Python cannot pause while you type. Open Loop Lab from its own address (its "
+    "service worker isolates the page) and reload, or put the value in the code instead."
+)
 
 
 def read_line(prompt: str = "") -> str:

@@ -45,9 +45,10 @@ def response_format(schema: dict | None = None, name: str = "answer", strict: bo
     """The `response_format` of a request: JSON of this schema (strict mode by default), or any JSON."""
     if schema is None:
         return dict(JSON_OBJECT)
-    return {"type": "json_schema",
-            "json_schema": {"name": name, "schema": strict_schema(schema) if strict else schema,
-                            "strict": strict}}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": strict_schema(schema) if strict else schema, "strict": strict},
+    }
 
 
 def read_json(text) -> tuple[object, str | None]:
@@ -96,8 +97,9 @@ def mentions_json(messages: list[dict]) -> bool:
     return any("json" in str(m.get("content") or "").lower() for m in messages)
 
 
-def structured(model_fn: Callable, schema: dict | None = None, *, name: str = "answer",
-               strict: bool = True, retries: int = 1) -> Callable[[list[dict], list[dict]], dict]:
+def structured(
+    model_fn: Callable, schema: dict | None = None, *, name: str = "answer", strict: bool = True, retries: int = 1
+) -> Callable[[list[dict], list[dict]], dict]:
     """A model function whose text replies are JSON checked against `schema` (any JSON object if None).
 
     Each call sends the `response_format`, checks the reply and, on a failure, asks again with what
@@ -123,17 +125,26 @@ def structured(model_fn: Callable, schema: dict | None = None, *, name: str = "a
             if reply.get("tool_calls"):
                 return reply
             if reply.get("refusal"):
-                raise ModelError(f"the model refused to answer in the {name!r} format: {reply['refusal']}",
-                                 kind="refusal")
+                raise ModelError(
+                    f"the model refused to answer in the {name!r} format: {reply['refusal']}", kind="refusal"
+                )
             value, problem = check_reply(reply.get("content"), wanted)
             if problem is None:
                 return {**reply, "parsed": value, **({"usage": usage} if usage else {})}
-            convo = convo + [{"role": "assistant", "content": str(reply.get("content") or "")},
-                             {"role": "user", "content": f"Your reply could not be used: {problem}. Answer "
-                                                         f"again with only a JSON object {shape}"}]
+            convo = convo + [
+                {"role": "assistant", "content": str(reply.get("content") or "")},
+                {
+                    "role": "user",
+                    "content": f"Your reply could not be used: {problem}. Answer again with only a JSON object {shape}",
+                },
+            ]
         began = " ".join(str(reply.get("content") or "").split())[:80]
-        raise ModelError(f"the model's reply did not match the {name!r} format after {retries + 1} tries: "
-                         f"{problem} (its last reply began {began!r})", kind="format")
+        raise ModelError(
+            f"the model's reply did not match the {name!r} format after {retries + 1} tries: "
+            f"{problem} (its last reply began {began!r})",
+            kind="format",
+        )
+
     model.inner = model_fn
     model.response_format = fmt
     return model

@@ -85,7 +85,7 @@ def converse(offer: Offer, read: Callable[[str], str] = input, out=None) -> int:
             stop_events()
         streamed = "".join(live_text)
         if streamed.strip() and streamed.strip() == answer.strip():
-            out.write("\n")           # the answer is what was just written as it streamed
+            out.write("\n")  # the answer is what was just written as it streamed
         else:
             out.write(("\n" if streamed else "") + f"{offer.name}> {answer}\n")
         out.flush()
@@ -98,8 +98,7 @@ def chat(path: Path, solution: bool) -> int:
         print(why, file=sys.stderr)
         return 1
     mode = model_mode()
-    print(f"── {path.name} · {mode} model · talking to {offer.name}() · quit or Ctrl+D leaves, "
-          f"Ctrl+C ends a turn ──")
+    print(f"── {path.name} · {mode} model · talking to {offer.name}() · quit or Ctrl+D leaves, Ctrl+C ends a turn ──")
     if offer.suggestions and mode == "scripted":
         print("The scripted model understands, for example:")
         for suggestion in offer.suggestions:

@@ -34,11 +34,15 @@ class TaskQueue:
     def add_tool(self, toolbox, name: str = "schedule") -> None:
         """Register the `schedule` tool on a Toolbox so the model can add follow-up tasks."""
         toolbox.register(
-            name, "Schedule a follow-up task; it runs after the current task is finished.",
-            {"type": "object",
-             "properties": {"task": {"type": "string", "description": "the follow-up task, in one sentence"}},
-             "required": ["task"]},
-            self.schedule)
+            name,
+            "Schedule a follow-up task; it runs after the current task is finished.",
+            {
+                "type": "object",
+                "properties": {"task": {"type": "string", "description": "the follow-up task, in one sentence"}},
+                "required": ["task"],
+            },
+            self.schedule,
+        )
 
     def run(self, agent_fn: Callable[[str], object]) -> list[dict]:
         """Process tasks in order through `agent_fn(task)` until the queue is empty or the cap is hit."""
@@ -51,8 +55,7 @@ class TaskQueue:
             try:
                 result = agent_fn(task)
             except Exception as exc:  # one failing task does not lose the others' results
-                result = {"answer": None, "stopped": "error",
-                          "detail": redact_text(f"{type(exc).__name__}: {exc}")}
+                result = {"answer": None, "stopped": "error", "detail": redact_text(f"{type(exc).__name__}: {exc}")}
             self.results.append({"task": task, "result": result})
         self.stopped = "empty"
         return self.results

@@ -28,8 +28,10 @@ from pathlib import Path
 from .checks import FAILED, MARKS, NOT_CHECKED, PASSED, STATUSES
 from .lessonfile import parse, program
 
-NO_PYTEST = ("pytest is not installed here, so the lesson's tests cannot run: `pip install pytest` "
-             "(the web page loads it by itself)")
+NO_PYTEST = (
+    "pytest is not installed here, so the lesson's tests cannot run: `pip install pytest` "
+    "(the web page loads it by itself)"
+)
 MESSAGE_LINES, MESSAGE_CHARS = 8, 600  # a check message stays short; the summary is in pytest's output
 RUNNING = False  # True while run_tests is inside pytest.main: `expect` then skips instead of printing
 
@@ -63,8 +65,11 @@ def test_names(source: str) -> list[str]:
         tree = ast.parse(source)
     except SyntaxError:
         return ["the lesson's tests"]
-    return [check_name(ast.get_docstring(stmt), stmt.name) for stmt in tree.body
-            if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test")]
+    return [
+        check_name(ast.get_docstring(stmt), stmt.name)
+        for stmt in tree.body
+        if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test")
+    ]
 
 
 def check_name(doc: str | None, name: str, param: str | None = None) -> str:
@@ -75,8 +80,11 @@ def check_name(doc: str | None, name: str, param: str | None = None) -> str:
 
 def shorten(text: str) -> str:
     """pytest's explanation, cut to a few lines (no "Use -v" advice: the page has no -v)."""
-    lines = [line.rstrip() for line in str(text).strip().splitlines()
-             if line.strip() and not any(advice in line for advice in ("Use -v", "use -vv", "Full diff"))]
+    lines = [
+        line.rstrip()
+        for line in str(text).strip().splitlines()
+        if line.strip() and not any(advice in line for advice in ("Use -v", "use -vv", "Full diff"))
+    ]
     out = "\n".join(lines[:MESSAGE_LINES])
     if len(lines) > MESSAGE_LINES or len(out) > MESSAGE_CHARS:
         out = out[:MESSAGE_CHARS].rstrip() + " …"
@@ -105,7 +113,7 @@ class Recorder:
 
     def __init__(self, module: types.ModuleType):
         self.module = module
-        self.results: dict[str, list] = {}   # nodeid -> [name, status, message], in running order
+        self.results: dict[str, list] = {}  # nodeid -> [name, status, message], in running order
         self.raised: dict[tuple, object] = {}  # (nodeid, phase) -> what the phase raised
         self.names: dict[str, str] = {}
         self.collect_errors: list[str] = []
@@ -159,8 +167,20 @@ def pytest_args(path: Path) -> list[str]:
     which in Pyodide takes longer than the page waits for Python to stop (about 1 s, against
     0.1 s without it). `summary` prints one line instead.
     """
-    return [str(path), "-s", "--disable-plugin-autoload", "--continue-on-collection-errors",
-            "-p", "no:terminal", "-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "no:stepwise"]
+    return [
+        str(path),
+        "-s",
+        "--disable-plugin-autoload",
+        "--continue-on-collection-errors",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:faulthandler",
+        "-p",
+        "no:stepwise",
+    ]
 
 
 def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
@@ -177,7 +197,8 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
         # pytest.ini makes the folder the root: no config, conftest or cache from anywhere else
         # (and test ids as written: "14°C", not "14\\xb0C")
         Path(folder, "pytest.ini").write_text(
-            "[pytest]\ndisable_test_id_escaping_and_forfeit_all_rights_to_community_support = true\n")
+            "[pytest]\ndisable_test_id_escaping_and_forfeit_all_rights_to_community_support = true\n"
+        )
         path = Path(folder, "test_lesson.py")
         path.write_text("# the lesson's tests cells, collected from the lesson's namespace\n")
         RUNNING, started = True, time.perf_counter()
@@ -191,8 +212,9 @@ def run_tests(namespace: dict, names: list[str]) -> list[tuple[str, str, str]]:
     print(summary(results, time.perf_counter() - started))
     results += [("collecting the lesson's tests", FAILED, e) for e in recorder.collect_errors]
     if not results:
-        results.append(("the lesson's tests", FAILED,
-                        "pytest found no tests: a test is a function whose name starts with test_"))
+        results.append(
+            ("the lesson's tests", FAILED, "pytest found no tests: a test is a function whose name starts with test_")
+        )
     return results
 
 

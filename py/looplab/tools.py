@@ -57,13 +57,14 @@ RETRYABLE = (TimeoutError, ConnectionError, TransientError)  # failures that may
 @dataclass
 class Tool:
     """One registered tool: what the model sees (name, description, parameters) and what runs."""
+
     name: str
     description: str
     parameters: dict
     func: Callable
     needs_approval: bool = False
-    timeout: float | None = None   # seconds; only an `async def` tool can be stopped (at an await)
-    retries: int = 0               # more tries after a failure that may pass (`invoke`)
+    timeout: float | None = None  # seconds; only an `async def` tool can be stopped (at an await)
+    retries: int = 0  # more tries after a failure that may pass (`invoke`)
 
     @property
     def plain(self) -> bool:
@@ -78,40 +79,66 @@ class Toolbox:
     `retry_delay`: the first wait before a retry, in seconds; it doubles each time.
     """
 
-    def __init__(self, max_output: int = MAX_OUTPUT, *, parallel: bool = False,
-                 retry_delay: float = BASE_DELAY):
+    def __init__(self, max_output: int = MAX_OUTPUT, *, parallel: bool = False, retry_delay: float = BASE_DELAY):
         self._tools: dict[str, Tool] = {}
         self.max_output = max_output
         self.parallel = parallel
         self.retry_delay = retry_delay
 
-    def register(self, name: str, description: str, parameters: dict | None, func: Callable,
-                 needs_approval: bool = False, *, timeout: float | None = None,
-                 retries: int = 0) -> Tool:
+    def register(
+        self,
+        name: str,
+        description: str,
+        parameters: dict | None,
+        func: Callable,
+        needs_approval: bool = False,
+        *,
+        timeout: float | None = None,
+        retries: int = 0,
+    ) -> Tool:
         """Add a tool with an explicit JSON schema for its arguments (None: no arguments)."""
         if not isinstance(name, str) or not name:
             raise ValueError("a tool needs a non-empty name")
         if timeout is not None and not timeout > 0:
             raise ValueError(f"the timeout of {name} must be more than 0 seconds (it is {timeout!r})")
         if timeout is not None and not inspect.iscoroutinefunction(func):
-            raise ValueError(f"a timeout can only stop an `async def` tool, at one of its awaits; {name} "
-                             f"is a plain function, which runs to its end once started — make it "
-                             f"async def, or leave out the timeout")
+            raise ValueError(
+                f"a timeout can only stop an `async def` tool, at one of its awaits; {name} "
+                f"is a plain function, which runs to its end once started — make it "
+                f"async def, or leave out the timeout"
+            )
         if not isinstance(retries, int) or retries < 0:
             raise ValueError(f"the retries of {name} must be a whole number, 0 or more (it is {retries!r})")
         params = parameters if parameters is not None else {"type": "object", "properties": {}}
         self._tools[name] = Tool(name, description, params, func, needs_approval, timeout, retries)
         return self._tools[name]
 
-    def tool(self, func: Callable | None = None, *, name: str | None = None,
-             description: str | None = None, parameters: dict | None = None,
-             needs_approval: bool = False, timeout: float | None = None, retries: int = 0):
+    def tool(
+        self,
+        func: Callable | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: dict | None = None,
+        needs_approval: bool = False,
+        timeout: float | None = None,
+        retries: int = 0,
+    ):
         """Decorator: register a function, its schema built from its signature, hints and docstring."""
+
         def add(f: Callable) -> Callable:
             doc, schema = schema_from_function(f)
-            self.register(name or f.__name__, description or doc, parameters or schema, f,
-                          needs_approval, timeout=timeout, retries=retries)
+            self.register(
+                name or f.__name__,
+                description or doc,
+                parameters or schema,
+                f,
+                needs_approval,
+                timeout=timeout,
+                retries=retries,
+            )
             return f
+
         return add(func) if func is not None else add
 
     def names(self) -> list[str]:
@@ -128,8 +155,11 @@ class Toolbox:
         """The tools in the shape a chat-completions model is sent; `strict=True` for strict mode."""
         out = []
         for t in self._tools.values():
-            fn = {"name": t.name, "description": t.description,
-                  "parameters": strict_schema(t.parameters) if strict else t.parameters}
+            fn = {
+                "name": t.name,
+                "description": t.description,
+                "parameters": strict_schema(t.parameters) if strict else t.parameters,
+            }
             if strict:
                 fn["strict"] = True
             out.append({"type": "function", "function": fn})
@@ -220,11 +250,15 @@ def parse_arguments(tool: Tool, arguments_json) -> dict | str:
     try:
         args = json.loads(arguments_json)
     except json.JSONDecodeError as exc:
-        return (f"error: arguments for {tool.name} are not valid JSON ({exc.msg} at character "
-                f"{exc.pos}); send an object like {example_arguments(tool.parameters)}")
+        return (
+            f"error: arguments for {tool.name} are not valid JSON ({exc.msg} at character "
+            f"{exc.pos}); send an object like {example_arguments(tool.parameters)}"
+        )
     if not isinstance(args, dict):
-        return (f"error: arguments for {tool.name} must be a JSON object, got "
-                f"{json_type(args)}; send an object like {example_arguments(tool.parameters)}")
+        return (
+            f"error: arguments for {tool.name} must be a JSON object, got "
+            f"{json_type(args)}; send an object like {example_arguments(tool.parameters)}"
+        )
     return args
 
 

@@ -30,13 +30,21 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
-EVENT_TYPES = ("run_start", "model_call", "model_reply", "tool_call", "tool_result",
-               "policy_block", "approval_needed", "stop")
+EVENT_TYPES = (
+    "run_start",
+    "model_call",
+    "model_reply",
+    "tool_call",
+    "tool_result",
+    "policy_block",
+    "approval_needed",
+    "stop",
+)
 
 # Shapes of API keys and bearer tokens, redacted even when nobody told us the key.
 KEY_SHAPES = re.compile(
-    r"(?:\bsk-[A-Za-z0-9_\-]{12,}"            # OpenAI-style keys, incl. sk-proj-, sk-ant-
-    r"|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*"   # Authorization header values
+    r"(?:\bsk-[A-Za-z0-9_\-]{12,}"  # OpenAI-style keys, incl. sk-proj-, sk-ant-
+    r"|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*"  # Authorization header values
     r"|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})"
 )
 REDACTED = "[redacted]"
@@ -110,8 +118,9 @@ class Emitter:
     `inputs` (the run's arguments) go to the keepers of `keep_runs`, never into an event.
     """
 
-    def __init__(self, tracer: Callable[[dict], None] | None = None, agent: str | None = None,
-                 inputs: dict | None = None):
+    def __init__(
+        self, tracer: Callable[[dict], None] | None = None, agent: str | None = None, inputs: dict | None = None
+    ):
         self.tracer = tracer
         self.agent = agent  # the run's name, put on every event when given
         self.run = next(_run_numbers)  # on every event: which run it belongs to
@@ -184,8 +193,11 @@ def describe_kind(event: dict, width: int) -> str:
         cut = f" ({CUT_WORDS.get(event['cut'], 'cut short: ' + str(event['cut']))})" if event.get("cut") else ""
         streamed = event.get("stream") if isinstance(event.get("stream"), dict) else None
         first = streamed and streamed.get("first_token_ms", streamed.get("first_chunk_ms"))
-        flow = (f" · {streamed.get('chunks')} chunks" + (f", first after {first:.0f} ms" if first is not None else "")
-                if streamed else "")
+        flow = (
+            f" · {streamed.get('chunks')} chunks" + (f", first after {first:.0f} ms" if first is not None else "")
+            if streamed
+            else ""
+        )
         return f"{step}model_reply {event.get('ms', 0):.0f} ms{tokens(event)}{flow}{evaluated(event)}: {what}{thought}{cut}"
     if kind == "tool_call":
         return f"{step}tool_call {event.get('tool')} {short(event.get('arguments', ''))}"
@@ -223,8 +235,10 @@ def tokens(event: dict) -> str:
 
 def printer(stream=None, width: int = 100) -> Callable[[dict], None]:
     """A tracer that prints one line per event to a stream (stdout by default)."""
+
     def print_event(event: dict) -> None:
         print("  · " + describe(event, width), file=stream or sys.stdout)
+
     return print_event
 
 
@@ -235,4 +249,5 @@ def fan_out(*tracers) -> Callable[[dict], None]:
     def send(event: dict) -> None:
         for tracer in live:
             tracer(event)
+
     return send

@@ -65,8 +65,10 @@ def patch_lines(lines: list[str], where: str) -> list[str]:
     out = []
     for n, line in enumerate(lines, 1):
         if line != "#" and not line.startswith("# "):
-            raise ValueError(f"{where}: patch line {n} ({line[:40]!r}) must be a comment: `# ` and then "
-                             f"'-', '+' or ' ' and the line (`#` alone: a kept empty line)")
+            raise ValueError(
+                f"{where}: patch line {n} ({line[:40]!r}) must be a comment: `# ` and then "
+                f"'-', '+' or ' ' and the line (`#` alone: a kept empty line)"
+            )
         out.append(line[2:])
     return out
 
@@ -81,6 +83,7 @@ class WrongAnswer:
     """One wrong-answer cell: where it is, its exercise's cell, the mistake, the words to expect,
     and the names of the solution's definitions it replaces or the lines of its patch (neither: it
     is the whole exercise cell)."""
+
     index: int
     exercise: int
     mistake: str
@@ -125,9 +128,11 @@ def in_place(solution: str, answer: WrongAnswer) -> str:
     body = ast.parse(answer.cell.source).body
     mine = definitions(answer.cell.source, where)
     if any(defined(stmt) is None for stmt in body) or sorted(mine) != sorted(answer.replaces):
-        raise ValueError(f"{where} says `# replaces: {', '.join(answer.replaces)}`, so it must hold a "
-                         f"top-level definition of each of those names and nothing else (it defines "
-                         f"{', '.join(mine) or 'nothing'}); or leave the line out and write the whole cell")
+        raise ValueError(
+            f"{where} says `# replaces: {', '.join(answer.replaces)}`, so it must hold a "
+            f"top-level definition of each of those names and nothing else (it defines "
+            f"{', '.join(mine) or 'nothing'}); or leave the line out and write the whole cell"
+        )
     theirs = definitions(solution, f"the solution of {where}")
     missing = [name for name in answer.replaces if name not in theirs]
     if missing:
@@ -150,15 +155,19 @@ def hunks(patch: list[str], where: str) -> list[tuple[list[str], list[str]]]:
         if line == HUNK:
             if old or new:
                 if not old:
-                    raise ValueError(f"{where}: a hunk of its patch (ending at patch line {n - 1}) has only "
-                                     f"`+` lines; add a context line (a leading space) to say where they go")
+                    raise ValueError(
+                        f"{where}: a hunk of its patch (ending at patch line {n - 1}) has only "
+                        f"`+` lines; add a context line (a leading space) to say where they go"
+                    )
                 out.append((old, new))
             old, new = [], []
             continue
         sign, text = (line[:1], line[1:]) if line else (" ", "")
         if sign not in "-+ ":
-            raise ValueError(f"{where}: patch line {n} ({line[:40]!r}) starts with neither '-' (a line "
-                             f"taken out), '+' (a line put in) nor ' ' (a line kept)")
+            raise ValueError(
+                f"{where}: patch line {n} ({line[:40]!r}) starts with neither '-' (a line "
+                f"taken out), '+' (a line put in) nor ' ' (a line kept)"
+            )
         if sign != "+":
             old.append(text)
         if sign != "-":
@@ -183,11 +192,15 @@ def patched(solution: str, patch: list[str], where: str) -> str:
         found = places(lines, old)
         hunk = f"hunk {k} of its patch ({old[0].strip()[:50]!r}…)"
         if not found:
-            raise ValueError(f"{where}: {hunk} does not apply: its `-` and context lines are not in the "
-                             f"exercise's solution as written, one after another (whitespace counts)")
+            raise ValueError(
+                f"{where}: {hunk} does not apply: its `-` and context lines are not in the "
+                f"exercise's solution as written, one after another (whitespace counts)"
+            )
         if len(found) > 1:
-            raise ValueError(f"{where}: {hunk} applies in {len(found)} places (solution lines "
-                             f"{', '.join(str(i + 1) for i in found)}); add context lines to say which")
+            raise ValueError(
+                f"{where}: {hunk} applies in {len(found)} places (solution lines "
+                f"{', '.join(str(i + 1) for i in found)}); add context lines to say which"
+            )
         lines[found[0] : found[0] + len(old)] = new
     return "\n".join(lines)
 
@@ -213,8 +226,10 @@ def read(cells: list[Cell]) -> list[WrongAnswer]:
             continue
         exercise = next((j for j in range(i - 1, -1, -1) if cells[j].role not in ("hint", "wrong")), None)
         if exercise is None or cells[exercise].role != "exercise" or solution_index(cells, exercise) is None:
-            raise ValueError(f"wrong-answer cell {i + 1} is not between an exercise's hints and its "
-                             f"solution (in a plain run the cell after it would not undo it)")
+            raise ValueError(
+                f"wrong-answer cell {i + 1} is not between an exercise's hints and its "
+                f"solution (in a plain run the cell after it would not undo it)"
+            )
         found, lines, patch = {}, cell.source.splitlines(), None
         for n, line in enumerate(lines):
             match = HEADER.match(line)
@@ -225,12 +240,14 @@ def read(cells: list[Cell]) -> list[WrongAnswer]:
                 found.setdefault(match["key"].lower(), match["text"])
         where = f"{lesson}: wrong-answer cell {i + 1} ({found.get('wrong') or 'no `# wrong:` line'})"
         if not found.get("wrong") or not found.get("expect"):
-            raise ValueError(f"{where} needs a `# wrong: <the mistake>` and an "
-                             f"`# expect: <words of the failing check>` line")
+            raise ValueError(
+                f"{where} needs a `# wrong: <the mistake>` and an `# expect: <words of the failing check>` line"
+            )
         replaces = [name.strip() for name in found.get("replaces", "").split(",") if name.strip()]
         if patch == [] or (replaces and patch):
-            raise ValueError(f"{where}: a `# patch:` line needs the patch's lines after it, and no "
-                             f"`# replaces:` line beside it")
+            raise ValueError(
+                f"{where}: a `# patch:` line needs the patch's lines after it, and no `# replaces:` line beside it"
+            )
         patch = patch_lines(patch or [], where)
         answer = WrongAnswer(i, exercise, found["wrong"], found["expect"], cell, replaces, patch, where)
         if replaces or patch:
@@ -271,8 +288,11 @@ def expect_names(cells: list[Cell]) -> set[str]:
             names.update(name for name, stmt in check_statements(cell) if is_expect(stmt))
         elif "tests" in cell.tags and cell.role != "exercise":
             for stmt in ast.parse(cell.source).body:
-                if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test") and any(
-                        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "expect" for n in ast.walk(stmt)):
+                if (
+                    isinstance(stmt, ast.FunctionDef)
+                    and stmt.name.startswith("test")
+                    and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "expect" for n in ast.walk(stmt))
+                ):
                     names.add(testcells.check_name(ast.get_docstring(stmt), stmt.name))
     return names
 

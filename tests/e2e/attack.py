@@ -8,7 +8,7 @@ It prints what it saw reversed (`SEEN:`), so that the worker's masking of the ke
 key Python found, and what became of each attempt (`TRIED:`); test_key.py reads both.
 """
 
-ATTACK = r'''
+ATTACK = r"""
 import asyncio, json, os
 import js, pyodide.http
 from pyodide.ffi import create_proxy, to_js
@@ -111,10 +111,10 @@ attempt("private files", lambda: js.navigator.storage.getDirectory())  # where t
 # a request for the endpoint's origin but outside its path: the worker adds no key
 origin = "/".join(os.environ.get("LLM_BASE_URL", "http://x/v1").split("/")[:3])
 attempt("outside the prefix", lambda: looplab.http.get_json(origin + "/outside", {"Authorization": "Bearer " + os.environ.get("LLM_API_KEY", "")})[0])
-'''
+"""
 
 # after the lesson's own code (its live model ran under the spies)
-REPORT = r'''
+REPORT = r"""
 print("SEEN:" + json.dumps(sorted(seen))[::-1])
 print("TRIED:" + json.dumps(tried))
-'''
+"""

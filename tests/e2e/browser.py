@@ -21,16 +21,23 @@ from playwright.sync_api import Error as PlaywrightError, TimeoutError as Playwr
 ROOT = Path(__file__).resolve().parents[2]
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-default-apps",
-                 # Chromium 156 starts the omnibox popup's WebUI (two renderers of chrome:// pages) with
-                 # every browser, headless too, where it never shows: on 2 cores it took a core for about
-                 # 120 ms of each page's first load, in the tests and in the benchmarks' figures alike.
-                 "--disable-features=Translate,OptimizationHints,MediaRouter,"
-                 "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
-                 # no host name resolves but the loopback ones: a second wall behind the route guard
-                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    # Chromium 156 starts the omnibox popup's WebUI (two renderers of chrome:// pages) with
+    # every browser, headless too, where it never shows: on 2 cores it took a core for about
+    # 120 ms of each page's first load, in the tests and in the benchmarks' figures alike.
+    "--disable-features=Translate,OptimizationHints,MediaRouter,"
+    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+    # no host name resolves but the loopback ones: a second wall behind the route guard
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
 
 
 def logged_gets(log: Path) -> list[tuple[str, int]]:
@@ -80,8 +87,21 @@ class PlainServer:
         self.log = self.root / "requests.log"
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-u", "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(self.root)],
-                stdout=subprocess.PIPE, stderr=log, text=True)
+                [
+                    sys.executable,
+                    "-u",
+                    "-m",
+                    "http.server",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--directory",
+                    str(self.root),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
         line = self.process.stdout.readline()
         found = re.search(r"port (\d+)", line)
         if not found:

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import CHROMIUM, CHROMIUM_ARGS, PlainServer, SiteServer  # noqa: E402,F401 (re-exported for the tests)
-from learner import serve_without_isolation  # noqa: E402
+from browser import CHROMIUM, CHROMIUM_ARGS, PlainServer, SiteServer  # noqa: F401 (re-exported for the tests)
+from learner import serve_without_isolation
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
@@ -47,6 +47,7 @@ def serve(folder: Path, port: int = 0):
     """The built site in `folder`, served as this run serves it (E2E_HOST); `.url`, `.stop()`."""
     return PlainServer(folder, port) if PLAIN else SiteServer(folder, port)
 
+
 # Service workers' own requests go through the context's routes only with this set (Chromium).
 os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
 
@@ -55,8 +56,17 @@ expect.set_options(timeout=15_000)
 
 def build_site(out: Path, *more_lessons: Path) -> None:
     folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures", *more_lessons]
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    *[arg for folder in folders for arg in ("--lessons", str(folder))]], check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_site.py"),
+            "--out",
+            str(out),
+            *[arg for folder in folders for arg in ("--lessons", str(folder))],
+        ],
+        check=True,
+        cwd=ROOT,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +105,7 @@ OUTSIDE: list[str] = []
 
 def guard(context) -> None:
     """Abort and record any request to a host other than 127.0.0.1 / localhost."""
+
     def handle(route):
         url = route.request.url
         parts = urlsplit(url)
@@ -103,6 +114,7 @@ def guard(context) -> None:
             route.abort()
         else:
             route.fallback()
+
     context.route("**/*", handle)
 
 
@@ -143,8 +155,8 @@ def page(context):
 def fresh_profile(playwright, tmp_path):
     """A persistent context on a brand-new profile: no HTTP cache, no service worker, no storage."""
     context = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-        viewport={"width": 1280, "height": 800})
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800}
+    )
     guard(context)
     yield context
     try:
@@ -156,5 +168,6 @@ def fresh_profile(playwright, tmp_path):
 @pytest.fixture
 def fake():
     from fakeserver import FakeServer
+
     with FakeServer() as server:
         yield server

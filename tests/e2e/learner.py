@@ -87,7 +87,9 @@ def stop_kept_python(page: Page, press=None, ended=None, timeout: float = 10_000
         wait_run_end(page, timeout=timeout)
     took = page.evaluate("() => performance.now()") - stop_at
     after = status(page)
-    assert after.get("restarts", "0") == before and "Starting Python again" not in after["text"], after  # the same worker
+    assert after.get("restarts", "0") == before and "Starting Python again" not in after["text"], (
+        after
+    )  # the same worker
     print(f"Stop: the run ended {took:.0f} ms after it")
     return took
 
@@ -115,11 +117,15 @@ class Shown(tuple):
 
 def checks(page: Page) -> list[Shown]:
     """(ok, name, message) for each check shown, each with its `.status`."""
-    return [Shown(*item) for item in page.eval_on_selector_all(
-        "[data-testid=checks] li.check",
-        """items => items.map(li => [li.dataset.ok === 'true', li.querySelector('.check-name').textContent,
+    return [
+        Shown(*item)
+        for item in page.eval_on_selector_all(
+            "[data-testid=checks] li.check",
+            """items => items.map(li => [li.dataset.ok === 'true', li.querySelector('.check-name').textContent,
                                      (li.querySelector('.check-message') || {}).textContent || '',
-                                     li.dataset.status])""")]
+                                     li.dataset.status])""",
+        )
+    ]
 
 
 def status(page: Page) -> dict:
@@ -128,8 +134,16 @@ def status(page: Page) -> dict:
         return {text: s.innerText, ...s.dataset}; }""")
 
 
-def configure_live(page: Page, base_url: str, model: str = "fake-model", key: str = "", remember: bool = False,
-                   api: str = "chat", max_tokens: int | None = None, stream: bool | None = None) -> None:
+def configure_live(
+    page: Page,
+    base_url: str,
+    model: str = "fake-model",
+    key: str = "",
+    remember: bool = False,
+    api: str = "chat",
+    max_tokens: int | None = None,
+    stream: bool | None = None,
+) -> None:
     """Fill the settings dialog (custom endpoint) and save; leaves the mode as it was."""
     page.get_by_test_id("settings").click()
     dialog = page.locator("dialog[open]")
@@ -183,6 +197,7 @@ def wait_code_warmed(page: Page, timeout_ms: int = 20_000) -> None:
 def serve_without_isolation(context, site_url: str) -> None:
     """Drop COOP/COEP from every response of the site to this context (block its service workers
     too, or sw.js adds them back): the page is then not cross-origin isolated and Stop restarts Python."""
+
     def strip(route):
         try:
             response = route.fetch()
@@ -190,4 +205,5 @@ def serve_without_isolation(context, site_url: str) -> None:
             route.fulfill(response=response, headers=headers)
         except PlaywrightError:
             pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
+
     context.route(f"{site_url}**", strip)

@@ -32,6 +32,7 @@ PHONE = {"width": 390, "height": 844}
 
 # --- the audit -------------------------------------------------------------------------------------
 
+
 def audit(page: Page) -> list[dict]:
     """axe-core's WCAG A/AA violations on the page as it is now: rule, impact, help, and each element."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
@@ -40,12 +41,15 @@ def audit(page: Page) -> list[dict]:
         session.send("Runtime.evaluate", {"expression": AXE.read_text()})
         session.detach()
     settle(page)
-    return page.evaluate("""async ([tags, exclude]) => {
+    return page.evaluate(
+        """async ([tags, exclude]) => {
         const context = exclude.length ? { include: [document], exclude: exclude.map((s) => [s]) } : document;
         const result = await axe.run(context, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
         return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, url: v.helpUrl,
             nodes: v.nodes.map((n) => ({ target: n.target.join(" "), html: n.html.slice(0, 160), fix: n.failureSummary })) }));
-    }""", [TAGS, list(EXCLUDED)])
+    }""",
+        [TAGS, list(EXCLUDED)],
+    )
 
 
 def settle(page: Page) -> None:
@@ -68,10 +72,12 @@ def report(state: str, violations: list[dict]) -> str:
 
 # --- the states --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class State:
     """A page state to audit: `enter` brings an open page (Python ready) to it, `leave` undoes what
     would get in the next state's way (an open dialog). `layouts`: "desktop", "phone" or both."""
+
     name: str
     enter: Callable[[Page, str], None]
     leave: Callable[[Page], None] = lambda page: None
@@ -95,6 +101,7 @@ def after_run(panel: str, code: str | None = None) -> Callable[[Page, str], None
         run(page)
         if page.locator(".panel-tabs").is_visible():
             page.locator(f".panel-tabs [data-panel={panel}]").click()
+
     return enter
 
 
@@ -132,6 +139,7 @@ def phone_tab(tab: str) -> Callable[[Page, str], None]:
         else:
             show(page, site_url, FIXTURE)
         page.locator(f".phone-tabs [data-tab={tab}]").click()
+
     return enter
 
 
@@ -248,9 +256,11 @@ LOOKS = [("desktop", "light"), ("desktop", "dark"), ("phone", "light"), ("phone"
 @pytest.mark.parametrize(("layout", "scheme"), LOOKS, ids=[f"{a}-{b}" for a, b in LOOKS])
 def test_no_wcag_violations_in_any_state(browser, site_url, layout, scheme):
     phone = layout == "phone"
-    context = browser.new_context(viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone,
-                                  color_scheme=scheme)
+    context = browser.new_context(
+        viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone, color_scheme=scheme
+    )
     from conftest import guard
+
     guard(context)
     try:
         page = context.new_page()
@@ -275,12 +285,12 @@ def test_no_wcag_violations_in_any_state(browser, site_url, layout, scheme):
 # --- syntax colours -----------------------------------------------------------------------------------
 
 # Every kind of token the Python highlighting colours, on lines long enough to select.
-SNIPPET = '''import sys  # a comment
+SNIPPET = """import sys  # a comment
 @decorator
 class Greeter(Base):
     def greet(self, name="x", n=42, flag=True, none=None):
         print(f"hi {name}\\n", n * 2 >= 1 and not flag, file=sys.stderr)
-        return name.upper()'''
+        return name.upper()"""
 
 COLOURS = """(role) => {
     const cell = document.querySelector(`[data-testid="editor"].cell-${role}`);
@@ -300,7 +310,7 @@ COLOURS = """(role) => {
 
 def rgba(text: str) -> tuple[float, float, float, float]:
     """A computed CSS colour, "rgb(r, g, b)" or "rgba(r, g, b, a)", as (r, g, b, a)."""
-    parts = [float(p) for p in text[text.index("(") + 1:-1].replace("/", ",").split(",")]
+    parts = [float(p) for p in text[text.index("(") + 1 : -1].replace("/", ",").split(",")]
     return (*parts[:3], parts[3] if len(parts) > 3 else 1.0)
 
 
@@ -312,12 +322,15 @@ def over(top, below):
 
 def contrast(fg, bg) -> float:
     """WCAG 2 contrast ratio of two opaque colours."""
+
     def luminance(colour):
         def channel(c):
             c /= 255
             return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
         r, g, b = (channel(c) for c in colour[:3])
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
     light, dark = sorted((luminance(fg), luminance(bg)), reverse=True)
     return (light + 0.05) / (dark + 0.05)
 
@@ -332,6 +345,7 @@ def test_contrast_is_computed_as_wcag_defines_it():
 def test_every_syntax_colour_meets_4_5_to_1_on_the_editor_its_active_line_and_selection(browser, site_url, scheme):
     context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
     from conftest import guard
+
     guard(context)
     try:
         page = context.new_page()
@@ -344,8 +358,12 @@ def test_every_syntax_colour_meets_4_5_to_1_on_the_editor_its_active_line_and_se
         base = rgba(seen["editor"])
         assert base[3] == 1.0, seen["editor"]
         active, selection = over(seen["active"], base), over(seen["selection"], base)
-        backgrounds = {"editor": base, "active line": active, "selection": selection,
-                       "selection on the active line": over(seen["active"], selection)}
+        backgrounds = {
+            "editor": base,
+            "active line": active,
+            "selection": selection,
+            "selection on the active line": over(seen["active"], selection),
+        }
         worst = {}
         for text, colour in seen["tokens"] + seen["lines"]:
             for name, background in backgrounds.items():
@@ -361,7 +379,19 @@ def test_every_syntax_colour_meets_4_5_to_1_on_the_editor_its_active_line_and_se
         assert len(worst) >= 8, f"the highlighting should colour at least 7 kinds of token: {worst}"
         by_text = dict(seen["tokens"])
         plain = dict(seen["lines"])["import sys  # a comm"]
-        for token in ("import", "# a comment", "class", "Greeter", "greet", "42", '"x"', "True", "None", "print", "upper"):
+        for token in (
+            "import",
+            "# a comment",
+            "class",
+            "Greeter",
+            "greet",
+            "42",
+            '"x"',
+            "True",
+            "None",
+            "print",
+            "upper",
+        ):
             assert by_text.get(token, plain) != plain, f"{token!r} is not highlighted"
         low = {c: v for c, v in worst.items() if v[0] < 4.5}
         assert not low, f"below 4.5:1: {low}"
@@ -416,10 +446,17 @@ def scroll_of(page: Page, scroller: str, until: str) -> dict:
     `left`: CodeMirror scrolls on its next frame), then return {top, left}. By selector, not by
     position: the lesson's other editors are still being made in idle time (lazyeditor.js)."""
     try:
-        wait_until(page, f"""(q) => {{ const s = document.querySelector(q);
-            const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""", 5_000, arg=scroller)
+        wait_until(
+            page,
+            f"""(q) => {{ const s = document.querySelector(q);
+            const top = s.scrollTop, left = s.scrollLeft; return {until}; }}""",
+            5_000,
+            arg=scroller,
+        )
     except PlaywrightTimeoutError:
-        raise AssertionError(f"the editor's scroll never met {until}: {page.evaluate(SCROLL_STATE, scroller)}") from None
+        raise AssertionError(
+            f"the editor's scroll never met {until}: {page.evaluate(SCROLL_STATE, scroller)}"
+        ) from None
     return page.evaluate(SCROLL_STATE, scroller)
 
 
@@ -438,6 +475,7 @@ CHECKS = ".cell-check .cm-scroller"
 def test_keys_scroll_a_long_editor_and_a_read_only_one(browser, site_url):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)  # narrow: long lines overflow
     from conftest import guard
+
     guard(context)
     try:
         page = context.new_page()
@@ -499,7 +537,11 @@ def test_a_run_is_announced_once_in_one_sentence_and_the_output_is_not_a_live_re
     page.evaluate(HEARD)
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("line 499")
-    expect(announcer).to_have_text(re.compile(r"^Done in \d+\.\d\d s, E2E fixture: a tiny agent: 1 of 2 checks passed\. Failed: the answer mentions 5\.$"))
+    expect(announcer).to_have_text(
+        re.compile(
+            r"^Done in \d+\.\d\d s, E2E fixture: a tiny agent: 1 of 2 checks passed\. Failed: the answer mentions 5\.$"
+        )
+    )
     page.wait_for_timeout(300)  # nothing more is said after the run
     assert page.evaluate("() => window.__heard") == [announcer.text_content()]
 
@@ -599,8 +641,12 @@ def test_pass_and_fail_are_said_in_words_and_shapes_not_colour_alone(page, site_
     stderr = page.get_by_test_id("output").locator(".out-stderr").first
     expect(stderr).to_contain_text("oops")
     assert stderr.evaluate("(e) => parseFloat(getComputedStyle(e).borderLeftWidth)") >= 1
-    assert page.get_by_test_id("output").locator(".out-stdout").first.evaluate(
-        "(e) => parseFloat(getComputedStyle(e).borderLeftWidth)") == 0
+    assert (
+        page.get_by_test_id("output")
+        .locator(".out-stdout")
+        .first.evaluate("(e) => parseFloat(getComputedStyle(e).borderLeftWidth)")
+        == 0
+    )
 
 
 # --- long output ------------------------------------------------------------------------------------
@@ -608,10 +654,14 @@ def test_pass_and_fail_are_said_in_words_and_shapes_not_colour_alone(page, site_
 CUT = "\n… output cut here: more than 200,000 characters\n"
 
 
-@pytest.mark.parametrize(("code", "printed"), [
-    ("for i in range(200_000):\n    print(i)", "".join(f"{i}\n" for i in range(200_000))),
-    ('print("x" * 5_000_000)', "x" * 200_000),
-], ids=["200000 lines", "one 5 MB line"])
+@pytest.mark.parametrize(
+    ("code", "printed"),
+    [
+        ("for i in range(200_000):\n    print(i)", "".join(f"{i}\n" for i in range(200_000))),
+        ('print("x" * 5_000_000)', "x" * 200_000),
+    ],
+    ids=["200000 lines", "one 5 MB line"],
+)
 def test_a_flood_is_drawn_in_pieces_whole_and_in_order_up_to_the_cut(page, site_url, code, printed):
     open_lesson(page, site_url)
     set_code(page, code)

@@ -20,8 +20,8 @@ def test_approve_runs_the_tool_and_the_run_ends_final(page, site_url):
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("Step 1: the model asks to run delete_note")
     expect(dialog).to_contain_text('"note_id": "n5"')
-    expect(page.get_by_test_id("output")).to_contain_text("asking…")        # the run is paused, not done
-    expect(page.get_by_test_id("reject")).to_be_focused()                   # the safe choice has the focus
+    expect(page.get_by_test_id("output")).to_contain_text("asking…")  # the run is paused, not done
+    expect(page.get_by_test_id("reject")).to_be_focused()  # the safe choice has the focus
     page.get_by_test_id("approve").click()
     wait_run_end(page)
     expect(dialog).to_be_hidden()
@@ -50,7 +50,9 @@ def test_escape_rejects_without_a_reason(page, site_url):
     page.keyboard.press("Escape")
     wait_run_end(page)
     expect(page.get_by_test_id("output")).to_contain_text("stopped: needs_person | deleted: []")
-    expect(page.get_by_test_id("output")).to_contain_text("tool message: ['error: a person has not approved delete_note']")
+    expect(page.get_by_test_id("output")).to_contain_text(
+        "tool message: ['error: a person has not approved delete_note']"
+    )
 
 
 @pytest.mark.plain_host
@@ -58,12 +60,12 @@ def test_stop_during_a_pause_ends_the_run_and_closes_the_dialog(page, site_url):
     open_lesson(page, site_url, APPROVAL)
     start_run(page)
     expect(page.get_by_test_id("approval")).to_be_visible()
-    stop_kept_python(page, press=lambda: page.keyboard.press("Control+."))   # the Stop shortcut works in the dialog
+    stop_kept_python(page, press=lambda: page.keyboard.press("Control+."))  # the Stop shortcut works in the dialog
     expect(page.get_by_test_id("approval")).to_be_hidden()
     output = page.get_by_test_id("output")
-    expect(output).to_contain_text("Stopped: KeyboardInterrupt.")              # an interrupt, not a restart
+    expect(output).to_contain_text("Stopped: KeyboardInterrupt.")  # an interrupt, not a restart
     expect(output).not_to_contain_text("stopped: final")
-    start_run(page)                                                          # Python is still there: it asks again
+    start_run(page)  # Python is still there: it asks again
     expect(page.get_by_test_id("approval")).to_be_visible()
     page.get_by_test_id("approve").click()
     wait_run_end(page)
@@ -82,7 +84,7 @@ def test_a_page_that_is_not_isolated_refuses_by_default_and_says_so(browser, sit
         wait_ready(page, APPROVAL)
         assert page.evaluate("crossOriginIsolated") is False
         assert "Stop restarts Python (page is not cross-origin isolated" in status(page)["text"]
-        page.get_by_test_id("run").click()                                   # no pause: the run goes on at once
+        page.get_by_test_id("run").click()  # no pause: the run goes on at once
         wait_run_end(page)
         dialog = page.get_by_test_id("approval")
         expect(dialog).to_be_visible()

@@ -22,22 +22,26 @@ def test_lesson_25_runs_on_the_learners_saved_lesson_02_and_says_whose_parts_the
     page.on("dialog", lambda dialog: dialog.accept())
     try:
         open_lesson(page, site_url, "25-coding-agent")
-        run(page)                                              # nothing saved for lesson 02 yet
+        run(page)  # nothing saved for lesson 02 yet
         assert "From lesson 02: the reference solution: MyToolbox" in output_of(page)
         assert "its exercises still hold the starter code" in output_of(page)
 
         open_lesson(page, site_url, "02-tools")
-        put_solutions(page)                                    # the learner solves lesson 02 ...
-        set_code(page, "# my own toolbox, solved in the page\n" + page.evaluate(
-            "() => document.querySelector('[data-testid=editor].cell-exercise .cm-content').innerText"), nth=0)
-        open_lesson(page, site_url, "25-coding-agent")         # ... and lesson 25 uses it
+        put_solutions(page)  # the learner solves lesson 02 ...
+        set_code(
+            page,
+            "# my own toolbox, solved in the page\n"
+            + page.evaluate("() => document.querySelector('[data-testid=editor].cell-exercise .cm-content').innerText"),
+            nth=0,
+        )
+        open_lesson(page, site_url, "25-coding-agent")  # ... and lesson 25 uses it
         run(page)
         said = output_of(page)
         assert "From lesson 02: MyToolbox" in said and "all yours" in said, said[:1500]
         assert "the reference solution" not in said.split("From lesson 02:")[1].split("\n")[0]
 
         open_lesson(page, site_url, "02-tools")
-        set_code(page, BROKEN, nth=0)                          # now lesson 02's toolbox is broken
+        set_code(page, BROKEN, nth=0)  # now lesson 02's toolbox is broken
         open_lesson(page, site_url, "25-coding-agent")
         run(page)
         said = output_of(page)

@@ -24,7 +24,7 @@ def open_chat(page: Page) -> None:
 
 
 def assistant(page: Page):
-    return page.locator('[data-testid=chat-turn][data-role=assistant]:not([data-state=pending])')
+    return page.locator("[data-testid=chat-turn][data-role=assistant]:not([data-state=pending])")
 
 
 def say(page: Page, text: str, timeout: float = TURN_MS):
@@ -39,29 +39,32 @@ def say(page: Page, text: str, timeout: float = TURN_MS):
 
 def test_lesson_15_remembers_alice_blocks_a_delete_and_forgets_in_a_new_conversation(page, site_url):
     open_lesson(page, site_url, FIFTEEN)
-    put_solutions(page)                                  # a learner who finished the lesson's exercises
+    put_solutions(page)  # a learner who finished the lesson's exercises
     tab = page.get_by_test_id("chat-tab")
     expect(tab).to_be_visible()
     open_chat(page)
     chips = page.get_by_test_id("chat-suggestion")
-    expect(chips).to_have_count(3)                       # the scripted brain's prompts, from chat_with
-    assert chips.all_inner_texts() == ["remember my name is Alice, then add 10 and 5", "what is my name?",
-                                       "delete the database"]
+    expect(chips).to_have_count(3)  # the scripted brain's prompts, from chat_with
+    assert chips.all_inner_texts() == [
+        "remember my name is Alice, then add 10 and 5",
+        "what is my name?",
+        "delete the database",
+    ]
 
     first = say(page, "remember my name is Alice, then add 10 and 5")
-    expect(page.locator("[data-role=chat-empty]")).to_have_count(0)   # the empty log's hint went
+    expect(page.locator("[data-role=chat-empty]")).to_have_count(0)  # the empty log's hint went
     expect(first.locator(".chat-text")).to_contain_text("15")
     assert first.get_attribute("data-stopped") == "final" and first.get_attribute("data-kind") == "answer"
-    printed = first.locator(".chat-printed")             # the learner's loop printed its own trace
+    printed = first.locator(".chat-printed")  # the learner's loop printed its own trace
     printed.locator("summary").click()
     expect(printed).to_contain_text("remember")
-    user = page.locator('[data-testid=chat-turn][data-role=user]')
+    user = page.locator("[data-testid=chat-turn][data-role=user]")
     expect(user.first).to_have_text("You" + "remember my name is Alice, then add 10 and 5")
 
     before = assistant(page).count()
-    chips.nth(1).click()                                 # a suggestion sends itself
+    chips.nth(1).click()  # a suggestion sends itself
     expect(assistant(page)).to_have_count(before + 1, timeout=TURN_MS)
-    expect(assistant(page).last.locator(".chat-text")).to_contain_text("Alice")   # the namespace was kept
+    expect(assistant(page).last.locator(".chat-text")).to_contain_text("Alice")  # the namespace was kept
 
     blocked = say(page, "delete the database")
     expect(blocked.locator(".chat-text")).to_contain_text("BLOCKED")
@@ -77,7 +80,7 @@ def test_lesson_15_remembers_alice_blocks_a_delete_and_forgets_in_a_new_conversa
     expect(page.locator(".insp-task")).to_contain_text("what is my name?")
     expect(page.locator(".insp-outcome")).to_contain_text("final")
     page.locator(".panel-tabs [data-panel=chat]").click()
-    blocked.locator("[data-role=chat-run]").click()      # a reply's link opens its run
+    blocked.locator("[data-role=chat-run]").click()  # a reply's link opens its run
     expect(page.locator(".insp-task")).to_contain_text("delete the database")
 
     # the conversation is kept with the lesson's edits: a reload shows it again
@@ -91,7 +94,7 @@ def test_lesson_15_remembers_alice_blocks_a_delete_and_forgets_in_a_new_conversa
     forgot = say(page, "what is my name?")
     expect(forgot.locator(".chat-text")).not_to_contain_text("Alice")
     assert forgot.get_attribute("data-stopped") == "final"
-    box = page.get_by_test_id("chat-input")             # ↑ recalls the last message; Shift+Enter a new line
+    box = page.get_by_test_id("chat-input")  # ↑ recalls the last message; Shift+Enter a new line
     box.press("ArrowUp")
     expect(box).to_have_value("what is my name?")
     box.press("Shift+Enter")
@@ -108,7 +111,7 @@ def test_stop_ends_a_turn_without_restarting_python_and_the_next_message_works(p
     page.get_by_test_id("chat-send").click()
     expect(page.get_by_test_id("stop")).to_be_enabled()
     expect(page.locator("[data-testid=chat-turn][data-state=pending]")).to_have_count(1)
-    time.sleep(1)                                        # the nap tool is running
+    time.sleep(1)  # the nap tool is running
     stop_kept_python(page, ended=lambda: expect(assistant(page)).to_have_count(1, timeout=10_000))
     stopped = assistant(page).last
     assert stopped.get_attribute("data-kind") == "interrupted"
@@ -120,13 +123,15 @@ def test_stop_ends_a_turn_without_restarting_python_and_the_next_message_works(p
     page.locator(".panel-tabs [data-panel=trace]").click()
     runs = page.get_by_test_id("trace-runs").locator("button")
     expect(runs).to_have_count(2)
-    expect(runs.first).to_contain_text("Stop was pressed")             # the cut run got its stop
+    expect(runs.first).to_contain_text("Stop was pressed")  # the cut run got its stop
     runs.last.click()
     page.get_by_test_id("fork").click()
     page.locator(".insp-forkbox select").select_option(label="the model's reply")
     page.get_by_test_id("fork-editor").fill("Forked hello.")
     page.get_by_test_id("fork-run").click()
-    expect(page.get_by_test_id("trace-fork").locator("[data-role=fork] [data-field=answer]")).to_have_text("Forked hello.")
+    expect(page.get_by_test_id("trace-fork").locator("[data-role=fork] [data-field=answer]")).to_have_text(
+        "Forked hello."
+    )
     expect(runs.last).to_contain_text("fork of #")
 
 
@@ -138,8 +143,8 @@ def test_an_approval_asks_inline_and_the_tool_call_shows_folded(page, site_url):
     box.press("Enter")
     approve = page.get_by_test_id("chat-approve")
     expect(approve).to_be_visible()
-    expect(page.get_by_test_id("chat-reject")).to_be_focused()         # the safe choice first
-    expect(page.get_by_test_id("approval")).to_be_hidden()             # inline, not the dialog
+    expect(page.get_by_test_id("chat-reject")).to_be_focused()  # the safe choice first
+    expect(page.get_by_test_id("approval")).to_be_hidden()  # inline, not the dialog
     expect(page.locator(".chat-approval")).to_contain_text('"note_id": "n5"')
     approve.click()
     expect(assistant(page)).to_have_count(1, timeout=TURN_MS)
@@ -183,6 +188,7 @@ def test_a_lesson_without_chat_with_has_no_chat_tab(page, site_url):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_chats_states_have_no_wcag_violations_and_a_reply_is_announced_once(browser, site_url, scheme):
     from conftest import guard
+
     context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
     guard(context)
     try:
@@ -207,7 +213,9 @@ def test_the_chats_states_have_no_wcag_violations_and_a_reply_is_announced_once(
         assistant(page).last.locator(".chat-tools summary").click()
         found["a reply with its tool call open"] = audit(page)
         page.wait_for_timeout(500)
-        assert [t for t in announced if "replied" in t] == [announced[-1]] and "The tool said: deleted n5" in announced[-1], announced
+        assert [t for t in announced if "replied" in t] == [announced[-1]] and "The tool said: deleted n5" in announced[
+            -1
+        ], announced
         box.fill("wait for me")
         box.press("Enter")
         expect(page.get_by_test_id("stop")).to_be_enabled()
@@ -227,9 +235,9 @@ def test_a_live_chat_sends_the_kept_conversation_to_the_endpoint(page, site_url,
     open_lesson(page, site_url, CHAT)
     configure_live(page, fake.url, key="sk-chat-test-0123456789")
     set_mode(page, "live")
-    wait_ready(page)                                     # saved settings start Python again
+    wait_ready(page)  # saved settings start Python again
     open_chat(page)
-    expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)     # suggestions are the scripted brain's
+    expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)  # suggestions are the scripted brain's
     fake.script(chat_text("Hello from the endpoint."), chat_text("You said hi before."))
     first = say(page, "hi")
     expect(first.locator(".chat-text")).to_have_text("Hello from the endpoint.")
@@ -238,5 +246,5 @@ def test_a_live_chat_sends_the_kept_conversation_to_the_endpoint(page, site_url,
     assert second.get_attribute("data-stopped") == "final"
     posts = fake.posts("/v1/chat/completions")
     sent = [[m.get("content") for m in post.body["messages"] if m["role"] != "system"] for post in posts]
-    assert sent == [["hi"], ["hi", "Hello from the endpoint.", "what did I say?"]]   # one memory across messages
+    assert sent == [["hi"], ["hi", "Hello from the endpoint.", "what did I say?"]]  # one memory across messages
     assert "sk-chat-test" not in page.get_by_test_id("chat-log").inner_text()

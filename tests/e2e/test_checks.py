@@ -13,12 +13,15 @@ TITLE = "E2E fixture: hints and predictions"
 
 
 def checklist(page) -> list[dict]:
-    return page.eval_on_selector_all("[data-testid=checks] li.check", """items => items.map(li => ({
+    return page.eval_on_selector_all(
+        "[data-testid=checks] li.check",
+        """items => items.map(li => ({
         status: li.dataset.status, mark: li.querySelector('.check-mark').textContent,
         said: li.querySelector('.sr-only').textContent, name: li.querySelector('.check-name').textContent,
         label: (li.querySelector('.check-unchecked-label') || {}).textContent || '',
         message: (li.querySelector('.check-message') || {}).textContent || '',
-        color: getComputedStyle(li.querySelector('.check-mark')).color}))""")
+        color: getComputedStyle(li.querySelector('.check-mark')).color}))""",
+    )
 
 
 def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live(page, site_url, fake):
@@ -35,7 +38,9 @@ def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live
     run(page)
     live = checklist(page)
     assert [(c["status"], c["mark"], c["said"], c["label"]) for c in live] == [
-        ("passed", "✓", "passed: ", ""), ("not checked", "–", "not checked: ", "not checked")]
+        ("passed", "✓", "passed: ", ""),
+        ("not checked", "–", "not checked: ", "not checked"),
+    ]
     assert live[1]["name"] == "the scripted model says hi"
     assert [(c.ok, c.status) for c in checks(page)] == [(True, "passed"), (False, "not checked")]
     assert live[1]["message"] == "the model answered 'hello there'; the scripted model answers 'hi'"
@@ -46,4 +51,6 @@ def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live
     line = status(page)
     assert line["state"] == "passed"
     assert f"{TITLE}: 1 of 1 checks passed · 1 not checked with a live model" in line["text"]
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FORMAT}"]')).to_have_attribute("data-state", "passed")
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FORMAT}"]')).to_have_attribute(
+        "data-state", "passed"
+    )

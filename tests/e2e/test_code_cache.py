@@ -31,15 +31,23 @@ def traced_visit(context, page, url: str) -> list[dict]:
 
 
 def module_compiles(events: list[dict], name: str) -> list[dict]:
-    return [e.get("args", {}).get("data", {}) for e in events
-            if e.get("name") == "v8.compileModule" and str(e.get("args", {}).get("data", {}).get("url", "")).endswith(name)]
+    return [
+        e.get("args", {}).get("data", {})
+        for e in events
+        if e.get("name") == "v8.compileModule" and str(e.get("args", {}).get("data", {}).get("url", "")).endswith(name)
+    ]
 
 
 def test_the_first_visit_warms_the_code_and_the_next_visit_compiles_nothing_of_pyodide(fresh_profile, site_url):
     page = fresh_profile.new_page()
     warmers, ended = [], []
-    page.on("worker", lambda worker: "warm=code" in worker.url and (
-        warmers.append(worker.url), worker.on("close", lambda _: ended.append(worker.url))))
+    page.on(
+        "worker",
+        lambda worker: (
+            "warm=code" in worker.url
+            and (warmers.append(worker.url), worker.on("close", lambda _: ended.append(worker.url)))
+        ),
+    )
     open_lesson(page, site_url, LESSON)
     wait_until(page, "() => !!navigator.serviceWorker.controller")
     wait_until(page, "() => performance.getEntriesByName('looplab:code-warm').length === 1")
@@ -48,7 +56,7 @@ def test_the_first_visit_warms_the_code_and_the_next_visit_compiles_nothing_of_p
             break
         page.wait_for_timeout(50)
     assert len(warmers) == 1 and ended == warmers, (warmers, ended)
-    assert "connect=" not in warmers[0]                               # no endpoint: it never holds a key
+    assert "connect=" not in warmers[0]  # no endpoint: it never holds a key
     page.close()
 
     page = fresh_profile.new_page()
@@ -56,7 +64,7 @@ def test_the_first_visit_warms_the_code_and_the_next_visit_compiles_nothing_of_p
     compiled = module_compiles(events, "pyodide.asm.mjs")
     assert compiled, "the trace has no compile of pyodide.asm.mjs"
     assert all(data.get("consumedCacheSize", 0) > 0 and not data.get("cacheRejected") for data in compiled), compiled
-    assert performance_marks(page, "looplab:code-warm") == 0          # a page the service worker controls: no warming again
+    assert performance_marks(page, "looplab:code-warm") == 0  # a page the service worker controls: no warming again
     assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
 
 

@@ -19,7 +19,8 @@ def test_injected_scripts_and_eval_do_not_run_and_lessons_still_do(context, site
     page = context.new_page()
     open_lesson(page, site_url, FIXTURE)
     other = site_url.replace("127.0.0.1", "localhost")  # another origin, same server
-    page.evaluate("""(other) => {
+    page.evaluate(
+        """(other) => {
         const inline = document.createElement("script");
         inline.textContent = "window.__injected = 'inline'";
         document.head.append(inline);
@@ -31,7 +32,9 @@ def test_injected_scripts_and_eval_do_not_run_and_lessons_still_do(context, site
         img.setAttribute("onerror", "window.__handler = 'ran'");
         img.src = "data:,";
         document.body.append(img);
-    }""", other)
+    }""",
+        other,
+    )
     page.wait_for_timeout(500)
     assert page.evaluate("window.__injected") is None
     assert page.evaluate("window.__handler") == "unset"
@@ -52,4 +55,8 @@ def test_injected_scripts_and_eval_do_not_run_and_lessons_still_do(context, site
     assert worker.evaluate("self.__timer") == "unset"
     assert all(ok for ok, _, _ in run(page))
     expect(page.get_by_test_id("output")).to_contain_text("answer: The sum is 5.")
-    assert not [v for v in page.evaluate("window.__violations") if v[0] not in ("script-src-elem", "script-src-attr", "script-src")]
+    assert not [
+        v
+        for v in page.evaluate("window.__violations")
+        if v[0] not in ("script-src-elem", "script-src-attr", "script-src")
+    ]

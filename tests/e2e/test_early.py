@@ -48,9 +48,9 @@ def test_the_worker_starts_before_the_app_and_the_app_uses_it(context, site_url,
     open_lesson(page, site_url, LESSON)
     times = page.evaluate(TIMES)
     assert times["early"] is not None and times["app"] is not None, times
-    assert times["early"] < times["app"], times                      # started before app.js ran
-    assert len(asked) == 1, asked                                    # the app took that worker, no second
-    shown = run(page)                                                # that worker runs the lesson
+    assert times["early"] < times["app"], times  # started before app.js ran
+    assert len(asked) == 1, asked  # the app took that worker, no second
+    shown = run(page)  # that worker runs the lesson
     assert shown, "the run showed no checks"
     assert {check.status for check in shown} <= {"passed", "failed", "not checked"}, shown
     assert any(check.status != "not checked" for check in shown), shown
@@ -62,10 +62,10 @@ def test_early_off_starts_the_worker_from_the_app(context, site_url, site_dir):
     page.goto(f"{site_url}?early=off#/{LESSON}")
     wait_ready(page, LESSON)
     times = page.evaluate(TIMES)
-    assert times["early"] is None, times                             # nothing started before the app
+    assert times["early"] is None, times  # nothing started before the app
     assert times["app"] is not None
     assert len(asked) == 1, asked
-    assert times["prestart"] is None, times                          # nor from the page's first script
+    assert times["prestart"] is None, times  # nor from the page's first script
     assert "prestarted" not in times["given"], times
 
 
@@ -76,14 +76,16 @@ def test_on_a_first_visit_the_page_s_first_script_starts_the_worker_at_first_pai
     times = page.evaluate(TIMES)
     assert times["prestart"] is not None and times["paint"] is not None, times
     assert times["paint"] <= times["prestart"] < times["early"], times  # the prose first, then before boot.js's pool
-    assert "prestarted" in times["given"], times                     # what it began served the start
-    assert len(asked) == 1 and "connect=" in asked[0], asked         # the pool took it: the default endpoint's origin
+    assert "prestarted" in times["given"], times  # what it began served the start
+    assert len(asked) == 1 and "connect=" in asked[0], asked  # the pool took it: the default endpoint's origin
     assert run(page), "the run showed no checks"
 
 
 def test_the_first_script_names_a_saved_endpoint_s_origin_as_the_pool_would(context, site_url, site_dir):
     page = context.new_page()
-    page.add_init_script("""localStorage.setItem('looplab:v1:settings', JSON.stringify({ baseUrl: 'http://127.0.0.1:9/v1', mode: 'scripted' }));""")
+    page.add_init_script(
+        """localStorage.setItem('looplab:v1:settings', JSON.stringify({ baseUrl: 'http://127.0.0.1:9/v1', mode: 'scripted' }));"""
+    )
     asked = worker_requests(page, site_dir)
     open_lesson(page, site_url, LESSON)
     times = page.evaluate(TIMES)
@@ -113,7 +115,7 @@ def test_a_prestarted_worker_that_failed_is_replaced_by_the_pool(context, site_u
     open_lesson(page, site_url, LESSON)
     times = page.evaluate(TIMES)
     assert failed and times["prestart"] is not None, (failed, times)
-    assert len(asked) == 2, asked                                    # the failed one, then the pool's own
+    assert len(asked) == 2, asked  # the failed one, then the pool's own
     assert "prestarted" not in times["given"], times
     assert run(page), "the run showed no checks"
 
@@ -131,9 +133,9 @@ def test_the_worker_restores_python_before_the_app_sends_init(context, site_url,
     open_lesson(page, site_url, LESSON)
     times = worker_times(page)
     assert "prestarted" in given(page), given(page)
-    assert times["init"] - times["prefetch"] > 1000, times           # init came late, as delayed
-    assert times["pyodide"] < times["init"], times                   # Python was restored meanwhile
-    assert times["looplab"] > times["init"], times                   # looplab starts only with init
+    assert times["init"] - times["prefetch"] > 1000, times  # init came late, as delayed
+    assert times["pyodide"] < times["init"], times  # Python was restored meanwhile
+    assert times["looplab"] > times["init"], times  # looplab starts only with init
     shown = run(page)
     assert shown and any(check.status == "passed" for check in shown), shown
 
@@ -142,7 +144,7 @@ def warm_page(profile, site_url, query: str = ""):
     """A second visit: the first one's service worker controls the page."""
     page = profile.new_page()
     open_lesson(page, site_url, LESSON)
-    assert "pageCompiled" not in given(page), given(page)           # a first visit: the worker compiles
+    assert "pageCompiled" not in given(page), given(page)  # a first visit: the worker compiles
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.close()
     page = profile.new_page()
@@ -160,7 +162,7 @@ def test_a_warm_visit_s_page_compiles_the_wasm_after_its_first_paint(fresh_profi
     marks = page.evaluate("""() => ({ compile: performance.getEntriesByName('looplab:page-compile')[0]?.startTime,
         paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime })""")
     assert marks["compile"] is not None and marks["paint"] is not None, marks
-    assert marks["compile"] >= marks["paint"], marks                 # the prose never waited for it
+    assert marks["compile"] >= marks["paint"], marks  # the prose never waited for it
     shown = run(page)
     assert shown and any(check.status == "passed" for check in shown), shown
 
@@ -169,11 +171,11 @@ def test_a_warm_visit_reads_the_wasm_from_the_site_s_cache_by_static_route(fresh
     page = warm_page(fresh_profile, site_url)
     entry = page.evaluate("""() => { const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('pyodide.asm.wasm'));
         return e && { matched: e.workerMatchedSourceType, final: e.workerFinalSourceType, size: e.decodedBodySize }; }""")
-    assert entry is not None, "the page did not fetch the wasm"         # the page compiled it (prestart.js)
+    assert entry is not None, "the page did not fetch the wasm"  # the page compiled it (prestart.js)
     if not page.evaluate("'workerMatchedSourceType' in PerformanceResourceTiming.prototype"):
         pytest.skip("this Chromium reports no static routing in Resource Timing")
     assert entry["matched"] == "cache" and entry["final"] == "cache", entry  # no trip through sw.js's handler
-    assert entry["size"] > 1_000_000, entry                             # the whole file came
+    assert entry["size"] > 1_000_000, entry  # the whole file came
 
 
 def test_a_page_compile_that_fails_leaves_the_worker_to_compile_its_own(fresh_profile, site_url):

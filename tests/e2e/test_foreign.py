@@ -25,8 +25,8 @@ def runs_scripted(page, fake) -> None:
     """A run of the lesson on screen: its checks pass on the scripted model; the endpoint hears nothing."""
     results = run(page)
     assert [ok for ok, _, _ in results] == [True, True], results
-    assert fake.requests == []                                           # live mode is on, yet nothing went out
-    expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "live")   # the learner's choice stands
+    assert fake.requests == []  # live mode is on, yet nothing went out
+    expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "live")  # the learner's choice stands
 
 
 def test_a_link_starts_on_the_scripted_model_until_one_click_chooses_live(page, site_url, site_dir, fake):
@@ -48,11 +48,11 @@ def test_a_link_starts_on_the_scripted_model_until_one_click_chooses_live(page, 
     expect(banner).to_have_count(0)
     fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."), path="/v1/chat/completions")
     assert [ok for ok, _, _ in run(page)] == [True, True]
-    posts = fake.posts("/v1/chat/completions")                           # now the live model, as chosen,
+    posts = fake.posts("/v1/chat/completions")  # now the live model, as chosen,
     assert len(posts) == 2 and posts[0].headers["authorization"] == f"Bearer {KEY}"
-    models = [r for r in fake.requests if r.path == "/v1/models"]        # and the link's own call gets the key too
+    models = [r for r in fake.requests if r.path == "/v1/models"]  # and the link's own call gets the key too
     assert [r.headers.get("authorization") for r in models] == [f"Bearer {KEY}"]
-    page.reload()                                                        # chosen once: not asked again
+    page.reload()  # chosen once: not asked again
     wait_ready(page, FIXTURE)
     expect(page.get_by_test_id("lesson-text")).to_contain_text("E2E fixture")
     expect(page.get_by_test_id("foreign-code")).to_have_count(0)
@@ -65,7 +65,7 @@ def test_own_edits_show_no_banner_but_the_same_edits_imported_from_a_file_do(pag
     expect(page.get_by_test_id("foreign-code")).to_have_count(0)
     page.reload()
     wait_ready(page, FIXTURE)
-    expect(page.get_by_test_id("foreign-code")).to_have_count(0)          # own edits, kept: still no banner
+    expect(page.get_by_test_id("foreign-code")).to_have_count(0)  # own edits, kept: still no banner
     assert "my own code" in code_of(page)
     with page.expect_download() as download:
         page.locator("[data-role=export]").click()

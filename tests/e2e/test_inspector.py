@@ -44,10 +44,10 @@ def test_step_through_lesson_15s_run_forward_and_back(page, site_url):
     inspector = trace_tab(page)
     runs = page.get_by_test_id("trace-runs").locator("button")
     expect(runs).to_have_count(2)
-    open_run(page, 0)                                      # the reply with a call that has no id
+    open_run(page, 0)  # the reply with a call that has no id
     expect(page.get_by_test_id("trace-step")).to_have_text("step 1 of 2")
     step = inspector.locator(".insp-step")
-    expect(step).to_contain_text("add")                      # the call, given an id of looplab's
+    expect(step).to_contain_text("add")  # the call, given an id of looplab's
     expect(step).to_contain_text("error: the tool call had no id")
     expect(step).to_contain_text("Context sent: 2 messages")
     page.get_by_test_id("trace-next").click()
@@ -56,7 +56,7 @@ def test_step_through_lesson_15s_run_forward_and_back(page, site_url):
     expect(page.get_by_test_id("trace-next")).to_be_disabled()
     page.get_by_test_id("trace-prev").click()
     expect(page.get_by_test_id("trace-step")).to_have_text("step 1 of 2")
-    page.get_by_test_id("trace-next").focus()                # the keys work where the focus is in the inspector
+    page.get_by_test_id("trace-next").focus()  # the keys work where the focus is in the inspector
     page.keyboard.press("ArrowRight")
     expect(page.get_by_test_id("trace-step")).to_have_text("step 2 of 2")
     page.keyboard.press("ArrowLeft")
@@ -88,10 +88,10 @@ def test_fork_a_tool_result_and_see_the_outcome_change(page, site_url):
     run(page)
     inspector = trace_tab(page)
     for nth, before, after in ((0, "2 + 3 = 5.", "2 + 3 = 7."), (1, "It is 5.", "It is 7.")):
-        open_run(page, nth)                                   # the rule-based model, then a scripted one
+        open_run(page, nth)  # the rule-based model, then a scripted one
         page.get_by_test_id("fork").click()
         editor = page.get_by_test_id("fork-editor")
-        expect(editor).to_have_value("5")                     # step 1's tool result
+        expect(editor).to_have_value("5")  # step 1's tool result
         editor.fill("7")
         page.get_by_test_id("fork-run").click()
         compare = page.get_by_test_id("trace-fork")
@@ -111,7 +111,9 @@ def test_fork_a_tool_result_and_see_the_outcome_change(page, site_url):
     page.get_by_test_id("fork-editor").fill("Forty-two.")
     page.get_by_test_id("fork-run").click()
     expect(page.get_by_test_id("trace-fork").locator("[data-role=fork] [data-field=answer]")).to_have_text("Forty-two.")
-    expect(page.get_by_test_id("trace-fork").locator("[data-role=first-difference]")).to_have_text("first differs at step 2")
+    expect(page.get_by_test_id("trace-fork").locator("[data-role=first-difference]")).to_have_text(
+        "first differs at step 2"
+    )
 
 
 def test_an_approval_pause_shows_on_the_timeline(page, site_url):
@@ -119,7 +121,7 @@ def test_an_approval_pause_shows_on_the_timeline(page, site_url):
     start_run(page)
     expect(page.get_by_test_id("approval")).to_be_visible()
     pause = page.locator("[data-role=inspector] [data-role=approval-pause]")
-    expect(pause).to_have_count(1)                            # drawn while the dialog waits
+    expect(pause).to_have_count(1)  # drawn while the dialog waits
     assert "delete_note waits for a person" in pause.text_content()
     expect(page.get_by_test_id("trace-runs")).to_contain_text("paused: asking a person")
     page.get_by_test_id("approve").click()
@@ -148,13 +150,15 @@ def test_export_then_import_gives_the_same_run(browser, site_url, tmp_path):
     name, text = download(page, "export-run")
     data = json.loads(text)
     assert name == f"loop-lab-{INSPECT}-run-3.json" and data["format"] == "looplab-run" and data["run"] == 3
-    assert [e["type"] for e in data["events"]][:2] == ["run_start", "model_call"] and data["events"][-1]["type"] == "stop"
+    assert [e["type"] for e in data["events"]][:2] == ["run_start", "model_call"] and data["events"][-1][
+        "type"
+    ] == "stop"
     context.close()
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     guard(context)
     page = context.new_page()
-    open_lesson(page, site_url, "90-e2e-agent")               # another lesson, nothing run
+    open_lesson(page, site_url, "90-e2e-agent")  # another lesson, nothing run
     trace_tab(page)
     path = tmp_path / "run.json"
     path.write_text(text, encoding="utf-8")
@@ -165,9 +169,9 @@ def test_export_then_import_gives_the_same_run(browser, site_url, tmp_path):
     expect(page.get_by_test_id("trace-step")).to_have_text("step 1 of 4")
     page.get_by_test_id("trace-next").click()
     expect(page.get_by_test_id("trace-step")).to_have_text("step 2 of 4")
-    expect(page.get_by_test_id("fork")).to_be_disabled()       # its model and tools are not in this page
+    expect(page.get_by_test_id("fork")).to_be_disabled()  # its model and tools are not in this page
     _, again = download(page, "export-run")
-    assert json.loads(again) == data                           # lossless: the same document
+    assert json.loads(again) == data  # lossless: the same document
     context.close()
 
 
@@ -187,8 +191,11 @@ def test_the_opentelemetry_export_parses_as_otlp(browser, site_url):
     attrs = {s.span_id: {a.key: a.value for a in s.attributes} for s in spans}
     ops = [attrs[s.span_id]["gen_ai.operation.name"].string_value for s in spans]
     assert {"invoke_agent", "chat", "execute_tool"} <= set(ops)
-    agents = {attrs[s.span_id]["gen_ai.agent.name"].string_value: s for s in spans
-              if attrs[s.span_id]["gen_ai.operation.name"].string_value == "invoke_agent"}
+    agents = {
+        attrs[s.span_id]["gen_ai.agent.name"].string_value: s
+        for s in spans
+        if attrs[s.span_id]["gen_ai.operation.name"].string_value == "invoke_agent"
+    }
     assert {"writer", "researcher"} <= set(agents)
     by_id = {s.span_id: s for s in spans}
     # the researcher's run sits under the writer's tool call that asked it
@@ -214,9 +221,12 @@ def test_a_share_link_opens_in_a_fresh_profile_with_the_edits_and_no_key(page, s
     page.evaluate(f"() => sessionStorage.setItem('looplab:v1:api-key', '{KEY}')")
     page.reload()
     wait_ready(page, "90-e2e-agent")
-    set_code(page, f'model = pick_model([call("add", a=20, b=22), final("The sum is 42.")])  # {KEY}\n'
-                   'result = run_agent("What is 20 + 22?", model, box, Memory("You add numbers."), max_steps=4)\n'
-                   'answer = result["answer"]')
+    set_code(
+        page,
+        f'model = pick_model([call("add", a=20, b=22), final("The sum is 42.")])  # {KEY}\n'
+        'result = run_agent("What is 20 + 22?", model, box, Memory("You add numbers."), max_steps=4)\n'
+        'answer = result["answer"]',
+    )
     run(page)
     page.get_by_test_id("share").click()
     expect(page.get_by_test_id("share-url")).to_have_value(re.compile(r"\?share="))  # the link is made async
@@ -228,34 +238,37 @@ def test_a_share_link_opens_in_a_fresh_profile_with_the_edits_and_no_key(page, s
     assert payload["run"]["events"][0]["type"] == "run_start"
 
     other = fresh_profile.new_page()
-    other.goto(f"{site_url}#/90-e2e-agent")                     # the other learner's own edit first
+    other.goto(f"{site_url}#/90-e2e-agent")  # the other learner's own edit first
     wait_ready(other, "90-e2e-agent")
-    set_code(other, 'model = pick_model([call("add", a=1, b=1), final("Mine.")])', )
+    set_code(
+        other,
+        'model = pick_model([call("add", a=1, b=1), final("Mine.")])',
+    )
     wait_until(other, "() => JSON.stringify(localStorage).includes('Mine.')")  # the own edit is saved
     other.goto(link)
     wait_ready(other, "90-e2e-agent")
     code = cell(other).locator(".cm-content")
-    expect(code).to_contain_text("a=20, b=22")                 # the shared code is in the lesson
+    expect(code).to_contain_text("a=20, b=22")  # the shared code is in the lesson
     note = other.locator("[data-role=aside-note]")
     expect(note).to_contain_text("Your own edits to it are kept aside")
     assert "?share=" not in other.url
     assert KEY not in other.content()
     expect(other.get_by_test_id("trace-runs")).to_contain_text("imported")  # the run came too
     note.get_by_role("button", name="Bring back my own edits").click()
-    expect(code).to_contain_text("Mine.")                     # one click, nothing overwritten
+    expect(code).to_contain_text("Mine.")  # one click, nothing overwritten
     expect(other.locator("[data-role=aside-note]")).to_contain_text("kept aside")
     storage = other.evaluate("() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)")
-    assert KEY not in storage and "a=20, b=22" in storage       # the shared code is kept aside in turn
+    assert KEY not in storage and "a=20, b=22" in storage  # the shared code is kept aside in turn
 
 
 def test_a_link_over_32_kb_is_refused_with_a_message(page, site_url):
     open_lesson(page, site_url, "90-e2e-agent")
     noise = base64.b64encode(os.urandom(40_000)).decode()  # does not compress
-    lines = "\n".join(noise[i:i + 100] for i in range(0, len(noise), 100))
+    lines = "\n".join(noise[i : i + 100] for i in range(0, len(noise), 100))
     content = cell(page).locator(".cm-content")
     content.click()
     page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.insert_text(f'blob = """\n{lines}\n"""')   # (the editor draws only the lines in view)
+    page.keyboard.insert_text(f'blob = """\n{lines}\n"""')  # (the editor draws only the lines in view)
     page.get_by_test_id("share").click()
     dialog = page.locator("[data-role=share-dialog]")
     expect(dialog).to_contain_text("over the 32 KB a link may hold")

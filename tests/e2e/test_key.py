@@ -33,7 +33,9 @@ class CatcherHandler(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
-        self.server.caught.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
+        self.server.caught.append(
+            {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+        )
         self.send_response(200)
         self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("Access-Control-Allow-Headers", "*")
@@ -58,7 +60,9 @@ def catcher():
 def lesson_of(site_dir, slug: str = FIXTURE) -> tuple[dict, str]:
     """A lesson's JSON as the site serves it, and its hash from the index."""
     index = json.loads((site_dir / "lessons" / "index.json").read_text())["lessons"]
-    return json.loads((site_dir / "lessons" / f"{slug}.json").read_text()), next(m["hash"] for m in index if m["slug"] == slug)
+    return json.loads((site_dir / "lessons" / f"{slug}.json").read_text()), next(
+        m["hash"] for m in index if m["slug"] == slug
+    )
 
 
 def share_link(site_url: str, site_dir, code: str, slug: str = FIXTURE) -> str:
@@ -86,7 +90,9 @@ def report_of(page) -> tuple[list[str], dict]:
 
 @pytest.mark.plain_host
 @pytest.mark.parametrize("api", ["chat", "sdk"])
-def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_gets_it(page, site_url, site_dir, fake, catcher, api):
+def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_gets_it(
+    page, site_url, site_dir, fake, catcher, api
+):
     open_lesson(page, site_url)
     configure_live(page, fake.url, key=KEY, api=api)
     set_mode(page, "live")
@@ -99,36 +105,55 @@ def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_ge
     fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."), path="/v1/chat/completions")
 
     results = run(page)
-    assert [ok for ok, _, _ in results] == [True, True], results      # the lesson's checks pass live
+    assert [ok for ok, _, _ in results] == [True, True], results  # the lesson's checks pass live
     seen, tried = report_of(page)
-    page.wait_for_timeout(1500)                                         # what went out asynchronously arrives
+    page.wait_for_timeout(1500)  # what went out asynchronously arrives
     assert catcher.caught == [], [(c["method"], c["path"]) for c in catcher.caught]
     # The worker's policy refused them: every way out to the catcher, and every worker of Python's own.
     refused = page.workers[0].evaluate("self.__refused")
     host = catcher.url.split("//")[1]
     to_catcher = [(directive, uri.split("?")[0]) for directive, uri in refused if f"//{host}/" in uri]
     assert {directive for directive, _ in to_catcher} == {"connect-src"}, refused
-    assert {f"ws://{host}/ws", f"http://{host}/events", f"http://{host}/pyfetch", f"http://{host}/xhr"} <= {uri for _, uri in to_catcher}
-    assert len([1 for directive, _ in refused if directive == "worker-src"]) == 2, refused   # the site's worker.js, a blob
+    assert {f"ws://{host}/ws", f"http://{host}/events", f"http://{host}/pyfetch", f"http://{host}/xhr"} <= {
+        uri for _, uri in to_catcher
+    }
+    assert len([1 for directive, _ in refused if directive == "worker-src"]) == 2, (
+        refused
+    )  # the site's worker.js, a blob
     # The endpoint got the lesson's requests with the key, set by the worker.
     posts = fake.posts("/v1/chat/completions")
     assert len(posts) == 2 and all(p.headers["authorization"] == f"Bearer {KEY}" for p in posts)
     outside = [r for r in fake.requests if r.path == "/outside" and r.method == "GET"]
-    assert [r.headers.get("authorization") for r in outside] == [f"Bearer {PLACEHOLDER}"]   # outside the prefix: Python's own
+    assert [r.headers.get("authorization") for r in outside] == [
+        f"Bearer {PLACEHOLDER}"
+    ]  # outside the prefix: Python's own
     # Python never had the key: not in the environment, the globals, the modules, the spies' catch.
     assert PLACEHOLDER in seen and len(seen) > 100
     assert not [s for s in seen if KEY in s]
-    for way in ("XMLHttpRequest", "open_url", "looplab.http to the catcher", "importScripts", "import()",
-                "run_js import()", "Cache API", "private files"):
+    for way in (
+        "XMLHttpRequest",
+        "open_url",
+        "looplab.http to the catcher",
+        "importScripts",
+        "import()",
+        "run_js import()",
+        "Cache API",
+        "private files",
+    ):
         assert tried[way].startswith("refused"), (way, tried[way])
     assert tried["looplab_transport to the catcher"] == "ok: blocked"
-    for kind in ("key", "settings"):   # the page answers only the questions it defines
-        assert f'the page has no answer to a \\"{kind}\\" question' in tried[f"ask the page for the {kind}" if kind == "key" else f"ask the page for {kind}"], tried
+    for kind in ("key", "settings"):  # the page answers only the questions it defines
+        assert (
+            f'the page has no answer to a \\"{kind}\\" question'
+            in tried[f"ask the page for the {kind}" if kind == "key" else f"ask the page for {kind}"]
+        ), tried
     text = page.get_by_test_id("output").inner_text()
     assert KEY not in text and KEY not in page.content()
 
 
-def test_test_connection_sends_the_key_to_the_endpoint_only_and_a_new_endpoint_restarts_python(page, site_url, fake, catcher):
+def test_test_connection_sends_the_key_to_the_endpoint_only_and_a_new_endpoint_restarts_python(
+    page, site_url, fake, catcher
+):
     open_lesson(page, site_url)
     configure_live(page, fake.url, key=KEY)
     outcome, message = try_connection(page)
@@ -136,18 +161,20 @@ def test_test_connection_sends_the_key_to_the_endpoint_only_and_a_new_endpoint_r
     assert [p.headers["authorization"] for p in fake.posts("/v1/chat/completions")] == [f"Bearer {KEY}"]
     assert catcher.caught == []
 
-    probe = ("import js\ndef reach(url):\n    x = js.XMLHttpRequest.new()\n    try:\n        x.open('GET', url, False)\n"
-             "        x.send()\n        return x.status\n    except Exception as exc:\n        return type(exc).__name__\n"
-             f"print('REACH', reach({catcher.url!r} + '/v1/models'), reach({fake.url!r} + '/models'))\n")
+    probe = (
+        "import js\ndef reach(url):\n    x = js.XMLHttpRequest.new()\n    try:\n        x.open('GET', url, False)\n"
+        "        x.send()\n        return x.status\n    except Exception as exc:\n        return type(exc).__name__\n"
+        f"print('REACH', reach({catcher.url!r} + '/v1/models'), reach({fake.url!r} + '/models'))\n"
+    )
     set_code(page, probe)
     run(page)
-    expect(page.get_by_test_id("output")).to_contain_text("REACH JsException 200")   # the catcher is fenced off
+    expect(page.get_by_test_id("output")).to_contain_text("REACH JsException 200")  # the catcher is fenced off
     assert catcher.caught == []
 
-    configure_live(page, catcher.url + "/v1", key=KEY)                   # a new endpoint: Python starts again
+    configure_live(page, catcher.url + "/v1", key=KEY)  # a new endpoint: Python starts again
     wait_ready(page)
     run(page)
-    expect(page.get_by_test_id("output")).to_contain_text("REACH 200 JsException")   # now the other way round
+    expect(page.get_by_test_id("output")).to_contain_text("REACH 200 JsException")  # now the other way round
     assert [c["path"] for c in catcher.caught] == ["/v1/models"]
     assert "authorization" not in {k.lower() for k in catcher.caught[0]["headers"]}  # scripted mode: no key
 

@@ -14,10 +14,18 @@ from playwright.sync_api import Page, expect
 
 from learner import FIXTURE, READY_MS, checks, open_lesson, set_code, start_run
 
-FIRST = {"slug": FIXTURE, "title": "E2E fixture: a tiny agent", "line": "hello from the lesson",
-         "checks": ["the run stopped with a final answer", "the answer mentions 5"]}
-SECOND = {"slug": "91-e2e-second", "title": "E2E fixture: a second lesson", "line": "hello from the second lesson",
-          "checks": ["the second lesson's code ran", "it paused as long as it was asked to"]}
+FIRST = {
+    "slug": FIXTURE,
+    "title": "E2E fixture: a tiny agent",
+    "line": "hello from the lesson",
+    "checks": ["the run stopped with a final answer", "the answer mentions 5"],
+}
+SECOND = {
+    "slug": "91-e2e-second",
+    "title": "E2E fixture: a second lesson",
+    "line": "hello from the second lesson",
+    "checks": ["the second lesson's code ran", "it paused as long as it was asked to"],
+}
 
 SLOW_LESSON_FILES = """(() => {
   const realFetch = window.fetch.bind(window);
@@ -61,8 +69,12 @@ def test_run_clicked_right_after_a_lesson_link_runs_that_lesson(page, site_url):
     open_in_list(page, SECOND)
     page.get_by_test_id("run").click()
     assert_ends_on(page, SECOND, FIRST)
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{SECOND["slug"]}"]')).to_have_attribute("data-state", "passed")
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIRST["slug"]}"]')).to_have_attribute("data-state", "new")
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{SECOND["slug"]}"]')).to_have_attribute(
+        "data-state", "passed"
+    )
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIRST["slug"]}"]')).to_have_attribute(
+        "data-state", "new"
+    )
 
 
 def test_ctrl_enter_right_after_a_lesson_link_runs_that_lesson(page, site_url):
@@ -97,7 +109,9 @@ def test_switching_during_a_run_stops_it_and_runs_the_new_lesson(page, site_url)
     page.get_by_test_id("run").click()
     assert_ends_on(page, SECOND, {**FIRST, "line": "sleeping in the first lesson"})
     # the first lesson's run was stopped, not finished: no progress was saved for it
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIRST["slug"]}"]')).to_have_attribute("data-state", "new")
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIRST["slug"]}"]')).to_have_attribute(
+        "data-state", "new"
+    )
 
 
 def test_a_run_of_a_lesson_that_sleeps_can_be_left_for_one_that_sleeps_too(page, site_url):

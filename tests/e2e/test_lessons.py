@@ -11,8 +11,11 @@ from playwright.sync_api import expect
 from conftest import guard
 from learner import checks, put_solutions, wait_ready, wait_until
 
-LESSONS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
-                 if re.match(r"^\d+[a-z]?-[a-z0-9-]+$", p.stem))
+LESSONS = sorted(
+    p.stem
+    for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
+    if re.match(r"^\d+[a-z]?-[a-z0-9-]+$", p.stem)
+)
 
 
 @pytest.fixture(scope="module")

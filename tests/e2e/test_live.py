@@ -8,8 +8,18 @@ import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
-from learner import (configure_live, open_lesson, run, set_mode, start_run, status, try_connection,
-                     wait_ready, wait_run_end, wait_until)
+from learner import (
+    configure_live,
+    open_lesson,
+    run,
+    set_mode,
+    start_run,
+    status,
+    try_connection,
+    wait_ready,
+    wait_run_end,
+    wait_until,
+)
 
 KEY = "e2e-secret-key-4242"  # not shaped like a real key: only redaction by value can hide it
 
@@ -45,7 +55,7 @@ def test_live_mode_runs_a_lesson_against_a_cross_origin_endpoint(page, site_url,
 
     outcome, message = try_connection(page)
     assert outcome == "works" and message.startswith("Works: fake-model answered")
-    assert all(p.body["max_tokens"] == 512 for p in posts)   # the default limit
+    assert all(p.body["max_tokens"] == 512 for p in posts)  # the default limit
 
 
 def test_max_reply_tokens_bounds_the_reply_and_a_cut_shows_in_the_trace(page, site_url, fake):
@@ -60,15 +70,15 @@ def test_max_reply_tokens_bounds_the_reply_and_a_cut_shows_in_the_trace(page, si
     expect(trace.locator(".ev-cut")).to_have_count(1)
     expect(trace.locator(".ev-cut")).to_contain_text("cut short by the token limit")
 
-    fake.script(chat_call("add", '{"a": 2, "b', finish_reason="length"))   # the limit broke the call
+    fake.script(chat_call("add", '{"a": 2, "b', finish_reason="length"))  # the limit broke the call
     results = run(page)
     assert results[0][0] is False and "max_tokens=7" in results[0][2] and "LLM_MAX_TOKENS" in results[0][2], results
     assert "not valid JSON" not in results[0][2]
     expect(trace).to_contain_text("error after 1 step: the model call failed: the model's reply was cut")
 
     page.get_by_test_id("settings").click()
-    expect(page.get_by_test_id("max-tokens")).to_have_value("7")   # kept with the settings
-    page.get_by_test_id("max-tokens").fill("0")                    # not a limit: Save refuses it
+    expect(page.get_by_test_id("max-tokens")).to_have_value("7")  # kept with the settings
+    page.get_by_test_id("max-tokens").fill("0")  # not a limit: Save refuses it
     page.locator("dialog[open]").get_by_role("button", name="Save").click()
     expect(page.locator("dialog[open]")).to_have_count(1)
     assert page.get_by_test_id("max-tokens").evaluate("e => e.validity.rangeUnderflow") is True
@@ -105,7 +115,8 @@ def test_the_key_never_shows_and_is_kept_in_session_storage_unless_remembered(pa
         assert KEY not in page.get_by_test_id(testid).text_content(), testid
     assert KEY not in page.content()  # the whole DOM: the key input's value is a property, not markup
     other_values = page.eval_on_selector_all(
-        "input, textarea, select", "els => els.filter(e => e.name !== 'apiKey').map(e => e.value)")
+        "input, textarea, select", "els => els.filter(e => e.name !== 'apiKey').map(e => e.value)"
+    )
     assert all(KEY not in value for value in other_values)
     assert page.evaluate("() => document.querySelector('input[name=apiKey]').value") == KEY
     storage = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
@@ -157,6 +168,7 @@ def test_a_cors_refusal_is_explained(page, site_url, fake):
 
 def test_an_endpoint_that_is_not_there_is_explained(page, site_url):
     import socket
+
     with socket.socket() as sock:  # a port with nothing listening
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

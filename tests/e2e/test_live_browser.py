@@ -107,16 +107,22 @@ def test_lesson_14_runs_its_sdk_part_live(page, site_url, fake):
     set_mode(page, "live")
     tool_then_text = [chat_call("add", {"a": 1002, "b": 4002}), chat_text("1002 + 4002 = 5004.")]
     fake.script(*tool_then_text, *tool_then_text)  # the raw-HTTP run, then the SDK's
-    fake.script(responses_call("add", {"a": 1002, "b": 4002}), responses_text("1002 + 4002 = 5004."),
-                path="/v1/responses")
+    fake.script(
+        responses_call("add", {"a": 1002, "b": 4002}), responses_text("1002 + 4002 = 5004."), path="/v1/responses"
+    )
 
     results = run(page)
     text = output(page)
     # Claims about the recorded replies (expect(...)) are not checked with a live model: never a ✓,
     # and their message says what the model did. Every other check passes.
     lesson = Path(__file__).resolve().parents[2] / "lessons" / f"{slug}.py"
-    claims = {name for cell in parse(lesson.read_text(encoding="utf-8")) if cell.role == "check"
-              for name, stmt in check_statements(cell) if is_expect(stmt)}
+    claims = {
+        name
+        for cell in parse(lesson.read_text(encoding="utf-8"))
+        if cell.role == "check"
+        for name, stmt in check_statements(cell)
+        if is_expect(stmt)
+    }
     assert claims and results, (results, text)
     assert all(ok for ok, name, _ in results if name not in claims), (results, text)
     assert [(ok, bool(message)) for ok, name, message in results if name in claims] == [(False, True)] * len(claims)

@@ -31,20 +31,25 @@ def test_lesson_15s_three_turns_with_the_local_model_each_end_with_a_stop_reason
         put_solutions(page)
         codes = page.locator('[data-testid="editor"].cell-code')
         queue = next(n for n in range(codes.count()) if "task_queue.extend(TASKS)" in code_of(page, "code", n))
-        set_code(page, code_of(page, "code", queue).replace("task_queue.extend(TASKS)", "task_queue.extend([])"), "code", queue)
+        set_code(
+            page,
+            code_of(page, "code", queue).replace("task_queue.extend(TASKS)", "task_queue.extend([])"),
+            "code",
+            queue,
+        )
         expect(cell(page, "code", queue)).to_contain_text("task_queue.extend([])")
         choose_local(page)
         page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
         expect(local_status(page)).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
         close_settings(page)
         open_chat(page)
-        expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)   # suggestions are the scripted brain's
+        expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)  # suggestions are the scripted brain's
         stops = []
         for message in ("remember my name is Alice, then add 10 and 5", "what is my name?", "delete the database"):
             reply = say(page, message, timeout=TURN_MS)
             stops.append(reply.get_attribute("data-stopped"))
         assert all(stop in STOPS for stop in stops), stops
-        assert stops[2] == "blocked"                                      # the input gate needs no model
+        assert stops[2] == "blocked"  # the input gate needs no model
         expect(page.get_by_test_id("chat-log")).to_contain_text("stopped: ")
         page.locator(".panel-tabs [data-panel=trace]").click()
         expect(page.get_by_test_id("trace-runs").locator("button")).to_have_count(3)

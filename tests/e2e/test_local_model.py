@@ -69,7 +69,7 @@ def test_the_engine_is_not_part_of_the_first_load(context, site_url):
     page.on("request", lambda request: requests.append(request.url))
     open_lesson(page, site_url, LOCAL)
     expect(page.get_by_test_id("model-toggle")).to_have_attribute("data-mode", "scripted")
-    assert any(url.endswith("/app.js") for url in requests)                # the page did load
+    assert any(url.endswith("/app.js") for url in requests)  # the page did load
     assert not [url for url in requests if "localengine" in url or "wllama" in url], requests
 
 
@@ -82,7 +82,7 @@ def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(lo
     expect(status_line).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
     text = status_line.inner_text()
     assert "98.4 MB" in text and "tokens/s" in text and "loaded in" in text, text
-    assert "Smollm2 135M" in text, text                                   # the name from the file's metadata
+    assert "Smollm2 135M" in text, text  # the name from the file's metadata
     close_settings(page)
 
     page.get_by_test_id("run").click()
@@ -94,12 +94,14 @@ def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(lo
     calls = trace.locator("li[data-type=tool_call] code:first-of-type").all_inner_texts()
     assert calls and set(calls) <= {"add_numbers", "get_temperature"}, calls  # constrained: calls of listed tools
     results = trace.locator("li[data-type=tool_result]")
-    assert results.count() == len(calls)                                   # run_agent ran each one
+    assert results.count() == len(calls)  # run_agent ran each one
     stop = trace.locator("li[data-type=stop]").inner_text()
-    assert stopped in stop, stop                                           # the trace ends with the same stop
+    assert stopped in stop, stop  # the trace ends with the same stop
     # each reply says how much of its prompt the engine read; after the first, the KV cache held the rest
-    read = [re.search(r"evaluated (\d+) of (\d+) prompt tokens", text)
-            for text in trace.locator("li[data-type=model_reply]").all_inner_texts()]
+    read = [
+        re.search(r"evaluated (\d+) of (\d+) prompt tokens", text)
+        for text in trace.locator("li[data-type=model_reply]").all_inner_texts()
+    ]
     assert read and all(read), read
     assert all(int(m[1]) < int(m[2]) for m in read[1:]), [m[0] for m in read]
     assert "2 of 2 checks passed" in status(page)["text"]
@@ -109,11 +111,11 @@ def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(lo
 def test_a_second_run_reuses_the_loaded_model_and_stop_ends_a_reply_without_a_restart(local_page):
     page = local_page
     start_run(page)
-    expect(local_status(page)).to_have_attribute("data-busy", "true", timeout=60_000)   # the engine is writing
+    expect(local_status(page)).to_have_attribute("data-busy", "true", timeout=60_000)  # the engine is writing
     stop_kept_python(page)
     expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt.")  # no restart of Python
     expect(local_status(page)).to_have_attribute("data-busy", "false", timeout=10_000)  # the generation ended too
-    assert local_status(page).get_attribute("data-loads") == "1"          # the same engine: no second load
+    assert local_status(page).get_attribute("data-loads") == "1"  # the same engine: no second load
     assert local_status(page).get_attribute("data-state") == "ready"
 
 
@@ -122,7 +124,7 @@ def test_with_the_cache_later_steps_read_only_their_new_tokens_and_the_replies_a
     with its fixed prefix cached from that run, then without (tests/e2e/fixtures/93b-e2e-local-cache.py)."""
     page = local_page
     open_lesson(page, site_url, CACHE)
-    if local_status(page).get_attribute("data-state") != "ready":   # run alone (-k): load the model here
+    if local_status(page).get_attribute("data-state") != "ready":  # run alone (-k): load the model here
         choose_local(page)
         page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
         expect(local_status(page)).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
@@ -132,21 +134,21 @@ def test_with_the_cache_later_steps_read_only_their_new_tokens_and_the_replies_a
     output = page.get_by_test_id("output").inner_text()
     line = next((row for row in output.splitlines() if row.startswith("BENCH ")), None)
     assert line, output
-    runs = json.loads(line[len("BENCH "):])
+    runs = json.loads(line[len("BENCH ") :])
     cached, later, uncached = runs["cached"], runs["later"], runs["uncached"]
-    assert len(cached) == len(later) == len(uncached) == 4, runs           # four steps, in one or more turns
+    assert len(cached) == len(later) == len(uncached) == 4, runs  # four steps, in one or more turns
     # Greedy decoding and logits that do not depend on how the prompt was split into batches
     # (localengine.js turns the CPU's flash attention off): the same reply at every step, cache or not.
     replies = [r["reply"] for r in uncached]
     assert [r["reply"] for r in cached] == replies and [r["reply"] for r in later] == replies, runs
-    assert [r["tokens"] for r in cached] == [r["tokens"] for r in uncached], runs   # the same prompts
+    assert [r["tokens"] for r in cached] == [r["tokens"] for r in uncached], runs  # the same prompts
     assert all(r["evaluated"] == r["tokens"] for r in uncached), uncached  # without: the whole prompt each step
-    assert cached[0]["evaluated"] > cached[0]["tokens"] // 2, cached       # the first run read its prefix
-    for before, step in zip(cached, cached[1:]):                           # with: only what is new
+    assert cached[0]["evaluated"] > cached[0]["tokens"] // 2, cached  # the first run read its prefix
+    for before, step in zip(cached, cached[1:]):  # with: only what is new
         assert 0 < step["evaluated"] < step["tokens"] - before["tokens"] // 2, cached
     # the later run found the agent's system message and tools in the cache: its first step read only the task
     assert 0 < later[0]["evaluated"] < later[0]["tokens"] // 4, later
-    assert local_status(page).get_attribute("data-loads") == "1"          # the model loaded once for all of it
+    assert local_status(page).get_attribute("data-loads") == "1"  # the model loaded once for all of it
     open_lesson(page, site_url, LOCAL)
 
 
@@ -158,7 +160,7 @@ def test_after_a_reload_the_model_loads_from_the_browser_without_the_picker(loca
     expect(local_status(page)).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
     assert "Smollm2 135M" in local_status(page).inner_text()
     assert page.get_by_test_id("local-model-file").evaluate("input => input.files.length") == 0
-    assert page.locator("dialog[open]").count() == 0                       # nothing was asked
+    assert page.locator("dialog[open]").count() == 0  # nothing was asked
     # Forget deletes the kept copy: the next visit has no model and says so
     page.get_by_test_id("settings").click()
     page.locator("dialog[open] [data-role=local-forget]").click()
@@ -184,17 +186,18 @@ def test_a_file_that_is_not_gguf_and_a_truncated_gguf_each_get_a_clear_message(c
     with MODEL.open("rb") as source:
         cut.write_bytes(source.read(MODEL.stat().st_size * 6 // 10))
     picker.set_input_files(str(cut))
-    expect(local_status(page)).to_contain_text("cut.gguf could not be loaded: the file is incomplete or damaged",
-                                               timeout=LOAD_MS)
+    expect(local_status(page)).to_contain_text(
+        "cut.gguf could not be loaded: the file is incomplete or damaged", timeout=LOAD_MS
+    )
     assert local_status(page).get_attribute("data-state") == "failed"
     close_settings(page)
-    page.get_by_test_id("run").click()                                    # nothing usable was kept: Run asks for a model
+    page.get_by_test_id("run").click()  # nothing usable was kept: Run asks for a model
     expect(page.locator("dialog[open]")).to_have_count(1)
     expect(page.locator("[data-role=toast]")).to_contain_text("pick a .gguf file")
 
 
 def test_a_model_at_a_url_on_the_learners_own_host_is_fetched_kept_and_loaded(context, site_url, site_dir):
-    served = site_dir / "my-models" / "tiny.gguf"          # the learner's own host: here the site's own server
+    served = site_dir / "my-models" / "tiny.gguf"  # the learner's own host: here the site's own server
     served.parent.mkdir(exist_ok=True)
     if not served.exists():
         served.symlink_to(MODEL)
@@ -218,6 +221,7 @@ def test_a_model_at_a_url_on_the_learners_own_host_is_fetched_kept_and_loaded(co
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -225,8 +229,11 @@ def free_port() -> int:
 
 def test_a_page_that_is_not_isolated_says_local_mode_needs_it(browser, site_dir):
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                               "--directory", str(site_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site_dir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     context = browser.new_context(service_workers="block")  # sw.js would isolate the page after one reload
     guard(context)
     try:
@@ -244,7 +251,7 @@ def test_a_page_that_is_not_isolated_says_local_mode_needs_it(browser, site_dir)
         close_settings(page)
         page.get_by_test_id("run").click()
         expect(page.get_by_test_id("status")).to_contain_text("The local model needs a cross-origin isolated page")
-        assert page.get_by_test_id("stop").is_disabled()                     # nothing was started
+        assert page.get_by_test_id("stop").is_disabled()  # nothing was started
     finally:
         context.close()
         server.terminate()

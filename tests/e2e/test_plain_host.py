@@ -34,7 +34,7 @@ def test_the_first_visit_reloads_once_and_is_isolated_from_then_on(fresh_profile
     page.goto(f"{site_url}#/{FIXTURE}")
     expect(page.get_by_test_id("lesson-text")).to_contain_text("E2E fixture: a tiny agent")  # the lesson shows at once
     wait_ready(page, FIXTURE)
-    assert len(loads) == 2, loads                                    # the visit and one reload
+    assert len(loads) == 2, loads  # the visit and one reload
     assert page.evaluate("crossOriginIsolated") is True
     assert "not cross-origin isolated" not in status(page)["text"]
     assert page.evaluate("() => navigator.serviceWorker.controller.scriptURL") == f"{site_url}sw.js"
@@ -44,7 +44,7 @@ def test_the_first_visit_reloads_once_and_is_isolated_from_then_on(fresh_profile
     page.wait_for_timeout(300)
     assert worker.evaluate("self.__timer") == "unset"
 
-    page.reload()                                                    # a later visit: no reload of its own
+    page.reload()  # a later visit: no reload of its own
     wait_ready(page, FIXTURE)
     assert len(loads) == 3, loads
     assert page.evaluate("crossOriginIsolated") is True
@@ -63,7 +63,9 @@ class UnsafeNoneHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def test_a_host_whose_headers_win_gets_one_reload_and_a_page_that_says_so(fresh_profile, site_dir):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(UnsafeNoneHandler, directory=str(site_dir)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(UnsafeNoneHandler, directory=str(site_dir))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
@@ -71,14 +73,14 @@ def test_a_host_whose_headers_win_gets_one_reload_and_a_page_that_says_so(fresh_
         loads = loads_of(page)
         page.goto(f"{url}#/{FIXTURE}")
         wait_ready(page, FIXTURE)
-        assert len(loads) == 2, loads                                # it tried once ...
+        assert len(loads) == 2, loads  # it tried once ...
         assert page.evaluate("crossOriginIsolated") is False
         text = status(page)["text"]
         assert "Stop restarts Python (page is not cross-origin isolated: it was reloaded once" in text, text
-        page.reload()                                                # ... and not again in this tab
+        page.reload()  # ... and not again in this tab
         wait_ready(page, FIXTURE)
         assert len(loads) == 3, loads
-        assert all(ok for ok, _, _ in run(page))                     # the site still works, without shared memory
+        assert all(ok for ok, _, _ in run(page))  # the site still works, without shared memory
     finally:
         server.shutdown()
         server.server_close()

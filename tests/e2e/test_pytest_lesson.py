@@ -28,12 +28,15 @@ def test_pytest_loads_from_the_site_and_each_test_is_a_check(page, site_url):
     assert not failed, failed
     assert "the agent does the task [add 10 and 5]" in names
     assert "the judge grades a free-text answer [It is 14°C in Paris.]" in names
-    assert names[-3:] == ["no order went through without a person's yes", "every run stayed within MAX_STEPS steps",
-                          "the grader reports a forbidden tool"]
+    assert names[-3:] == [
+        "no order went through without a person's yes",
+        "every run stayed within MAX_STEPS steps",
+        "the grader reports a forbidden tool",
+    ]
     assert sum(name.startswith("the agent does the task [") for name in names) == 12
     output = page.get_by_test_id("output").inner_text()
     assert re.search(r"\(loading [^)]*pytest[^)]* from this site", output), output[:500]
-    assert re.search(r"^pytest ran 19 tests: 19 passed \(", output, re.M)   # the run, summed up in the page
+    assert re.search(r"^pytest ran 19 tests: 19 passed \(", output, re.M)  # the run, summed up in the page
     # every request went to this site; the pytest wheels among them, and not hypothesis
     assert seen and all(url.startswith(site_url) for url in seen), [u for u in seen if not u.startswith(site_url)]
     wheels = {wheel_name(url) for url in seen if url.endswith(".whl")}
@@ -51,22 +54,26 @@ def test_pytest_loads_from_the_site_and_each_test_is_a_check(page, site_url):
     assert "assert 3 <= 2" in broken["every run stayed within MAX_STEPS steps"]
     assert "where 3 = max(" in broken["every run stayed within MAX_STEPS steps"]
     expect(page.get_by_test_id("status")).to_contain_text(f"{len(results) - 1} of {len(results)} checks passed")
-    assert "(loading" not in page.get_by_test_id("output").inner_text()   # loaded once per worker
+    assert "(loading" not in page.get_by_test_id("output").inner_text()  # loaded once per worker
     assert status(page)["text"]
 
 
 def test_stop_ends_a_test_pytest_is_running_and_the_next_run_works(page, site_url):
     open_lesson(page, site_url, SLUG)
     put_solutions(page)
-    set_code(page, 'def test_forever():\n    print("inside pytest", flush=True)\n    while True:\n        pass\n',
-             "exercise", 4)
+    set_code(
+        page,
+        'def test_forever():\n    print("inside pytest", flush=True)\n    while True:\n        pass\n',
+        "exercise",
+        4,
+    )
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("inside pytest", timeout=60_000)
     stop_at = page.evaluate("() => performance.now()")
     page.get_by_test_id("stop").click()
     wait_run_end(page, timeout=10_000)
     took = float(status(page)["runEnded"]) - stop_at
-    assert took < 2000, f"Stop took {took:.0f} ms"                 # the page's one time bound
+    assert took < 2000, f"Stop took {took:.0f} ms"  # the page's one time bound
     assert status(page)["state"] == "stopped"
     expect(page.get_by_test_id("output")).to_contain_text("Stopped")
     # pytest's session ended cleanly: the same Python runs the lesson's tests again

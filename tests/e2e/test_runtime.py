@@ -89,7 +89,7 @@ def test_stop_ends_a_run_waiting_on_run_syncs_loop_within_2_s(page, site_url):
     assert status(page)["state"] == "stopped"
     wait_ready(page)
     page.get_by_test_id("reset").click()
-    assert all(ok for ok, _, _ in run(page))                       # the next run works
+    assert all(ok for ok, _, _ in run(page))  # the next run works
 
 
 def test_the_trace_shows_each_calls_tokens_marked_as_estimates_offline(page, site_url):

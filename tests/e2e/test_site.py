@@ -9,8 +9,21 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
 from conftest import serve
-from learner import (FIXTURE, KEPT_SNAPSHOTS, cell, checks, code_of, open_lesson, run, set_code, start_run, status,
-                     wait_ready, wait_run_end, wait_until)
+from learner import (
+    FIXTURE,
+    KEPT_SNAPSHOTS,
+    cell,
+    checks,
+    code_of,
+    open_lesson,
+    run,
+    set_code,
+    start_run,
+    status,
+    wait_ready,
+    wait_run_end,
+    wait_until,
+)
 
 STOP_LIMIT_MS = 2000  # the issue's one time bound: Stop ends any run within 2 s
 
@@ -33,15 +46,25 @@ def test_cold_start_runs_a_lesson_scripted_with_every_check_passing(fresh_profil
     expect(output).to_contain_text("hello from the lesson")
     expect(output).to_contain_text("answer: The sum is 5.")
     kinds = page.eval_on_selector_all("[data-testid=trace] li.ev", "items => items.map(i => i.dataset.type)")
-    assert kinds == ["run_start", "model_call", "model_reply", "tool_call", "tool_result", "model_call",
-                     "model_reply", "stop"]
+    assert kinds == [
+        "run_start",
+        "model_call",
+        "model_reply",
+        "tool_call",
+        "tool_result",
+        "model_call",
+        "model_reply",
+        "stop",
+    ]
     expect(page.get_by_test_id("trace")).to_contain_text('add {"a": 2, "b": 3}')
     expect(page.get_by_test_id("context-view")).to_contain_text("Step 2")
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIXTURE}"]')).to_have_attribute("data-state", "passed")
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIXTURE}"]')).to_have_attribute(
+        "data-state", "passed"
+    )
     assert "2 of 2 checks passed" in status(page)["text"]
     # Pyodide, the stdlib and the wheels came from the site itself.
     assert any("/pyodide/" in url and url.endswith("pyodide.asm.wasm") for url in seen)
-    lock = json.loads((site_dir / "build.json").read_text())["lockFileURL"]   # named by its bytes
+    lock = json.loads((site_dir / "build.json").read_text())["lockFileURL"]  # named by its bytes
     assert re.fullmatch(r"py/pyodide-lock-[0-9a-f]{12}\.json", lock), lock
     assert any(url == site_url + lock for url in seen), seen
     assert all(url.startswith(site_url) for url in seen)
@@ -61,7 +84,9 @@ def test_an_edit_survives_a_reload_and_reset_restores_the_lesson(page, site_url)
     results = run(page)
     assert results[0][0] is True and results[1][0] is False
     assert "the answer was 'six'" in results[1][2]
-    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIXTURE}"]')).to_have_attribute("data-state", "tried")
+    expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FIXTURE}"]')).to_have_attribute(
+        "data-state", "tried"
+    )
 
     page.get_by_test_id("reset").click()  # the confirm is accepted by the page fixture
     assert code_of(page) == original
@@ -100,8 +125,11 @@ def test_stop_waits_for_python_that_heard_it_and_restarts_python_that_will_not_s
     KeyboardInterrupt is still on its way out (here a slow `finally`) is given a little longer; a
     run that swallows the interrupt is ended."""
     open_lesson(page, site_url)
-    set_code(page, "import time\nprint('looping')\ntry:\n    while True: pass\nfinally:\n"
-                   "    t = time.monotonic()\n    while time.monotonic() - t < 1.1: pass\n    print('cleaned up')")
+    set_code(
+        page,
+        "import time\nprint('looping')\ntry:\n    while True: pass\nfinally:\n"
+        "    t = time.monotonic()\n    while time.monotonic() - t < 1.1: pass\n    print('cleaned up')",
+    )
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("looping")
     took = stop_and_measure(page)
@@ -111,7 +139,10 @@ def test_stop_waits_for_python_that_heard_it_and_restarts_python_that_will_not_s
     assert status(page).get("restarts", "0") == "0" and took > 1000, (took, status(page))
 
     wait_ready(page)
-    set_code(page, "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass")
+    set_code(
+        page,
+        "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass",
+    )
     start_run(page)
     expect(output).to_contain_text("looping")
     took = stop_and_measure(page)
@@ -159,6 +190,7 @@ def test_dark_mode_follows_the_system_and_the_toggle(browser, site_url):
     context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800})
     try:
         from conftest import guard
+
         guard(context)
         page = context.new_page()
         page.goto(f"{site_url}#/{FIXTURE}")
@@ -214,6 +246,7 @@ def test_phone_layout_has_read_code_output_tabs(browser, site_url):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
         from conftest import guard
+
         guard(context)
         page = context.new_page()
         open_lesson(page, site_url)
@@ -246,6 +279,7 @@ def test_export_and_import_progress(page, site_url, tmp_path):
     path = tmp_path / "progress.json"
     download.value.save_as(path)
     import json
+
     data = json.loads(path.read_text())
     assert data["format"] == "looplab-progress"
     assert "five = 5" in json.dumps(data["edits"][FIXTURE])
@@ -276,6 +310,7 @@ def test_edits_from_an_older_lesson_are_set_aside_not_misplaced(page, site_url, 
     path = tmp_path / "progress.json"
     download.value.save_as(path)
     import json
+
     stale = json.loads(path.read_text())["edits"][FIXTURE]["stale"]
     assert [e["source"] for e in stale] == ["answer = 'made for an older version'"]
     page.get_by_test_id("reset").click()  # Reset restores the lesson and keeps what was set aside
@@ -304,6 +339,7 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
     import shutil
     import socket
     from conftest import build_site
+
     extra = tmp_path / "extra"
     extra.mkdir()
     text = (site_dir / "lessons" / f"{FIXTURE}.py").read_text().replace("a tiny agent", "the new build")
@@ -337,7 +373,9 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
         expect(page.get_by_test_id("lesson-list")).to_contain_text("the new build")
         assert all(ok for ok, _, _ in run(page))
         # the new build's first start fetched its snapshot and kept it inflated, in place of the old build's
-        wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1 && kept[0][0] === '{versions[1]}.inflated')")
+        wait_until(
+            page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1 && kept[0][0] === '{versions[1]}.inflated')"
+        )
     finally:
         server.stop()
     shutil.rmtree(new_dir)
@@ -345,15 +383,19 @@ def test_a_new_build_replaces_the_old_cache_cleanly(fresh_profile, site_dir, tmp
 
 def json_of(path):
     import json
+
     return json.loads(path.read_text())
 
 
 def test_the_network_guard_catches_a_request_to_another_host(page, site_url):
     # https: the page's CSP lets connect-src reach any https: host (a live endpoint), not http: ones
     import conftest
+
     page.goto(site_url)
     before = len(conftest.OUTSIDE)
-    failed = page.evaluate("() => fetch('https://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)")
+    failed = page.evaluate(
+        "() => fetch('https://guard-check.invalid/x', {mode: 'no-cors'}).then(() => false, () => true)"
+    )
     assert failed is True
     assert conftest.OUTSIDE[before:] == ["https://guard-check.invalid/x"]
     del conftest.OUTSIDE[before:]  # caught on purpose
@@ -388,8 +430,18 @@ def test_every_control_outside_the_editors_is_reachable_by_keyboard(page, site_u
         if name in reached and name == "Skip to the lesson":
             break  # once round the page
         reached.add(name)
-    for name in ("Skip to the lesson", "▶ Run", "Reset", "Settings", "Keyboard shortcuts", "Export progress",
-                 "Import progress", "Output", "Trace", "Next lesson →"):
+    for name in (
+        "Skip to the lesson",
+        "▶ Run",
+        "Reset",
+        "Settings",
+        "Keyboard shortcuts",
+        "Export progress",
+        "Import progress",
+        "Output",
+        "Trace",
+        "Next lesson →",
+    ):
         assert name in reached, (name, sorted(reached))
     page.locator("[data-role=export]").focus()
     page.keyboard.press("Tab")
@@ -421,7 +473,10 @@ def test_python_that_cannot_load_is_reported_and_not_retried_in_a_loop(context, 
 def test_leaving_a_lesson_during_a_run_stops_it_without_touching_the_next_lesson(page, site_url):
     open_lesson(page, site_url)
     # Python ignores the interrupt, so the run ends (terminated) after the next lesson is shown.
-    set_code(page, "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass")
+    set_code(
+        page,
+        "print('looping')\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass",
+    )
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("looping")
     page.locator("[data-role=prev]").click()
@@ -437,14 +492,17 @@ def test_key_shaped_text_the_code_prints_is_redacted_everywhere_on_the_page(page
     looplab.trace): no key was configured here, the shapes alone hide what the code prints."""
     open_lesson(page, site_url)
     key, token = "sk-proj-" + "Ab3x" * 6, "ghp_" + "9Zq" * 12
-    set_code(page, "import sys\n"
-                   "key = 'sk-' + 'proj-' + 'Ab3x' * 6\n"  # built at run time: the code shows no key
-                   "token = 'gh' + 'p_' + '9Zq' * 12\n"
-                   "print('the key is', key)\n"
-                   "print('Authorization: Bearer', 'token.' * 4, file=sys.stderr)\n"
-                   "model = pick_model([final('use ' + token)])\n"
-                   "result = run_agent('What is 2 + 3?', model, box, Memory('s'))\n"
-                   "print('answer:', result['answer'])")
+    set_code(
+        page,
+        "import sys\n"
+        "key = 'sk-' + 'proj-' + 'Ab3x' * 6\n"  # built at run time: the code shows no key
+        "token = 'gh' + 'p_' + '9Zq' * 12\n"
+        "print('the key is', key)\n"
+        "print('Authorization: Bearer', 'token.' * 4, file=sys.stderr)\n"
+        "model = pick_model([final('use ' + token)])\n"
+        "result = run_agent('What is 2 + 3?', model, box, Memory('s'))\n"
+        "print('answer:', result['answer'])",
+    )
     results = run(page)
     assert results[0][0] is True and results[1] == (False, "the answer mentions 5", "the answer was 'use [redacted]'")
     output = page.get_by_test_id("output")

@@ -22,7 +22,18 @@ from playwright.sync_api import expect
 
 from browser import wait_until
 from conftest import ROOT, serve
-from learner import KEPT_SNAPSHOTS, READY_MS, open_lesson, put_solutions, run, set_code, start_run, status, stop_kept_python, wait_ready
+from learner import (
+    KEPT_SNAPSHOTS,
+    READY_MS,
+    open_lesson,
+    put_solutions,
+    run,
+    set_code,
+    start_run,
+    status,
+    stop_kept_python,
+    wait_ready,
+)
 
 LESSON = "04-the-loop"
 
@@ -62,13 +73,29 @@ def test_the_snapshot_holds_nothing_of_the_machine_that_built_it_and_builds_repr
     bytes, and none of those made-up values (nor the folders) appear in them."""
     home = tmp_path / "home-of-builder-q7x"
     home.mkdir()
-    env = {**os.environ, "HOME": str(home), "USER": "builder-q7x", "LOGNAME": "builder-q7x",
-           "PATH": f"{tmp_path / 'bin-of-builder-q7x'}:{os.environ['PATH']}", "LLM_API_KEY": "sk-builder-q7x"}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "USER": "builder-q7x",
+        "LOGNAME": "builder-q7x",
+        "PATH": f"{tmp_path / 'bin-of-builder-q7x'}:{os.environ['PATH']}",
+        "LLM_API_KEY": "sk-builder-q7x",
+    }
     out = tmp_path / "again"
     folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures"]
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out),
-                    *[arg for folder in folders for arg in ("--lessons", str(folder))]],
-                   check=True, cwd=tmp_path, env=env, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_site.py"),
+            "--out",
+            str(out),
+            *[arg for folder in folders for arg in ("--lessons", str(folder))],
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+    )
     assert snapshot_file(site_dir) == snapshot_file(out), "two builds of the same sources named their snapshots apart"
     first = (site_dir / snapshot_file(site_dir)).read_bytes()
     second = (out / snapshot_file(out)).read_bytes()
@@ -96,14 +123,16 @@ def test_a_visit_restores_python_from_the_sites_snapshot_and_says_so(page, site_
 def test_a_restored_python_is_fresh_and_has_its_files(page, site_url):
     """The environment is the page's own (nothing of the builder), the RNG is reseeded per visit,
     looplab's sources can be read (inspect, tracebacks) and its metadata found."""
-    code = ("import os, random, inspect, importlib.metadata, looplab.loop\n"
-            "print('env', sorted(os.environ))\n"
-            "print('home', os.environ['HOME'], os.getcwd())\n"
-            "print('draw', random.random())\n"
-            "print('source', len(inspect.getsource(looplab.loop.run_agent)) > 100)\n"
-            "print('version', importlib.metadata.version('looplab'))\n"
-            "import looplab_bridge as bridge\n"  # the worker laid its files again (worker.js layFiles)
-            "print('files', len(bridge._FILES), all(open(p, 'rb').read() == d for p, d in bridge._FILES.items()))\n")
+    code = (
+        "import os, random, inspect, importlib.metadata, looplab.loop\n"
+        "print('env', sorted(os.environ))\n"
+        "print('home', os.environ['HOME'], os.getcwd())\n"
+        "print('draw', random.random())\n"
+        "print('source', len(inspect.getsource(looplab.loop.run_agent)) > 100)\n"
+        "print('version', importlib.metadata.version('looplab'))\n"
+        "import looplab_bridge as bridge\n"  # the worker laid its files again (worker.js layFiles)
+        "print('files', len(bridge._FILES), all(open(p, 'rb').read() == d for p, d in bridge._FILES.items()))\n"
+    )
     draws = []
     for _ in range(2):
         open_lesson(page, site_url, LESSON)
@@ -125,7 +154,7 @@ def test_after_a_restore_stop_ends_a_sleep_and_extras_still_load(page, site_url)
     set_code(page, "import time\nprint('asleep')\ntime.sleep(30)")
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("asleep")
-    stop_kept_python(page)   # the sleep was interrupted, not waited out or ended with the worker
+    stop_kept_python(page)  # the sleep was interrupted, not waited out or ended with the worker
     expect(page.get_by_test_id("output")).to_contain_text("Stopped: KeyboardInterrupt")
     text = run_code(page, "import openai\nprint('openai', openai.__version__)")
     assert "(loading " in text and "openai" in text, text
@@ -144,8 +173,9 @@ def test_without_isolation_stop_restarts_python_from_the_snapshot(not_isolated_c
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("asleep")
     page.get_by_test_id("stop").click()
-    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'",
-               READY_MS)
+    wait_until(
+        page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'", READY_MS
+    )
     expect(page.get_by_test_id("status")).to_contain_text("from a snapshot")
     assert started_from(page) == "snapshot:build"
     page.get_by_test_id("reset").click()
@@ -158,8 +188,9 @@ def test_a_crashed_worker_restarts_from_the_snapshot(page, site_url):
     set_code(page, "import os\nos.abort()")
     page.get_by_test_id("run").click()
     expect(page.get_by_test_id("output")).to_contain_text("restarted", timeout=READY_MS)
-    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'",
-               READY_MS)
+    wait_until(
+        page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first_ready}'", READY_MS
+    )
     wait_ready(page)
     assert started_from(page) == "snapshot:build"
     assert "ready" in run_code(page, "print('ready again')")
@@ -174,9 +205,20 @@ def test_a_snapshot_bigger_than_the_initial_memory_restores_with_pytest_ready(br
     pytest at once, with no wheel fetched."""
     out = tmp_path / "with-pytest"
     folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures"]
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), "--snapshot-with", "pytest",
-                    *[arg for folder in folders for arg in ("--lessons", str(folder))]], check=True, cwd=ROOT,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_site.py"),
+            "--out",
+            str(out),
+            "--snapshot-with",
+            "pytest",
+            *[arg for folder in folders for arg in ("--lessons", str(folder))],
+        ],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+    )
     build = json.loads((out / "build.json").read_text())
     assert build["snapshot"]["rawBytes"] - 2**16 > build["heapLimit"] == 30 * 2**20, build["snapshot"]["rawBytes"]
     assert "pytest" in build["snapshot"]["packages"]
@@ -215,7 +257,9 @@ def test_a_missing_snapshot_falls_back_and_says_so(context, site_url, site_dir):
     context.route(f"**/{snapshot_file(site_dir)}", lambda route: route.fulfill(status=404, body="gone"))
     page = context.new_page()
     open_lesson(page, site_url, LESSON)
-    expect(page.get_by_test_id("status")).to_contain_text("(snapshot refused: the site's snapshot: the site's snapshot is missing (HTTP 404))")
+    expect(page.get_by_test_id("status")).to_contain_text(
+        "(snapshot refused: the site's snapshot: the site's snapshot is missing (HTTP 404))"
+    )
     assert started_from(page) == "load:refused"
     assert_lesson_passes(page)
 
@@ -236,11 +280,14 @@ def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_p
     assert cache and cache.startswith("looplab-"), cache
     # The inflated copy a visit keeps for the next (worker/inflated.js) would be read instead: gone too.
     wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1)")
-    page.evaluate("""async ([name, snapshot]) => { const cache = await caches.open(name);
+    page.evaluate(
+        """async ([name, snapshot]) => { const cache = await caches.open(name);
         const kept = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
         for await (const file of kept.keys()) await kept.removeEntry(file);
         const gzipHead = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 255, 1, 2, 3, 4, 5, 6, 7, 8]);
-        await cache.put(snapshot, new Response(gzipHead)); }""", [cache, snapshot])
+        await cache.put(snapshot, new Response(gzipHead)); }""",
+        [cache, snapshot],
+    )
     page.reload()
     wait_ready(page, LESSON)
     text = status(page)["text"]

@@ -56,17 +56,17 @@ def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolate
     fetched = requests_of(page)
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is False
-    assert status(page)["spare"] == "false"                          # the first worker is no spare
-    assert [url for url in fetched if url.endswith(snapshot)]        # its worker fetched the snapshot
+    assert status(page)["spare"] == "false"  # the first worker is no spare
+    assert [url for url in fetched if url.endswith(snapshot)]  # its worker fetched the snapshot
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
-    assert len(page.workers) == 2                                    # the one in use and the spare
+    assert len(page.workers) == 2  # the one in use and the spare
     fetched.clear()
 
     after = stop_a_sleep(page)
     assert after["spare"] == "true", after
     assert "a spare, restored while the page was idle" in after["text"], after["text"]
     assert after["startedFrom"] == "snapshot:build"
-    assert after["given"] == "module snapshot"                      # the spare got both kept parts
+    assert after["given"] == "module snapshot"  # the spare got both kept parts
     # The second Stop, at once: the next spare may still be restoring; Python is ready again either way.
     again = stop_a_sleep(page)
     assert again["startedFrom"] == "snapshot:build"
@@ -75,11 +75,11 @@ def test_stop_swaps_in_the_spare_and_a_second_stop_right_after_works(not_isolate
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("ready again 42")
     assert not [url for url in fetched if snapshot in url or url.endswith(".wasm")], fetched
-    for _ in range(50):                                              # a terminated worker leaves the list soon after
+    for _ in range(50):  # a terminated worker leaves the list soon after
         if len(page.workers) <= 2:
             break
         page.wait_for_timeout(100)
-    assert len(page.workers) <= 2, page.workers                      # never more than one spare
+    assert len(page.workers) <= 2, page.workers  # never more than one spare
 
 
 def test_a_failed_spare_leaves_a_normal_restore_from_the_kept_parts(not_isolated_context, site_url, site_dir):
@@ -92,8 +92,10 @@ def test_a_failed_spare_leaves_a_normal_restore_from_the_kept_parts(not_isolated
     assert after["spare"] == "false", after
     assert "a spare" not in after["text"]
     assert after["startedFrom"] == "snapshot:build"
-    assert after["given"] == "module snapshot"                      # restored from what the first worker kept
-    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # not fetched (nor inflated) again
+    assert after["given"] == "module snapshot"  # restored from what the first worker kept
+    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], (
+        fetched
+    )  # not fetched (nor inflated) again
     set_code(page, "print('still', 'here')")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("still here")
@@ -103,8 +105,8 @@ def test_without_a_spare_a_restart_still_uses_the_kept_module_and_snapshot(not_i
     page = not_isolated_context.new_page()
     open_with(page, site_url, "?spare=off")
     first = status(page)
-    assert first["given"] == ""                                      # the first worker compiled and fetched
-    page.wait_for_timeout(1500)                                      # time a spare would have had
+    assert first["given"] == ""  # the first worker compiled and fetched
+    page.wait_for_timeout(1500)  # time a spare would have had
     assert marked(page, "spare-ready") == 0 and len(page.workers) == 1
     after = stop_a_sleep(page)
     assert after["spare"] == "false" and after["given"] == "module snapshot", after
@@ -118,15 +120,17 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", READY_MS)  # kept once Python is ready
     [(name, size)] = page.evaluate(KEPT_SNAPSHOTS)
     build = page.evaluate("fetch('build.json').then((r) => r.json())")
-    assert name == f"{build['version']}.inflated"                   # this build's copy, in the origin's private files
+    assert name == f"{build['version']}.inflated"  # this build's copy, in the origin's private files
     raw = build["snapshot"]["rawBytes"]
-    assert raw // 10 < size < raw, (size, raw)                      # kept without its zero pages (worker/sparse.js)
+    assert raw // 10 < size < raw, (size, raw)  # kept without its zero pages (worker/sparse.js)
     fetched = requests_of(page)
     page.reload()
     wait_ready(page, LESSON)
     shown = status(page)
     assert shown["startedFrom"] == "snapshot:build" and "cached" in shown["given"].split(), shown
-    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # not fetched, nor inflated
+    assert not [url for url in fetched if built(site_dir, "snapshot", "file") in url], (
+        fetched
+    )  # not fetched, nor inflated
     set_code(page, "print('from the kept copy', 2 + 2)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("from the kept copy 4")
@@ -139,12 +143,15 @@ def test_a_kept_copy_cut_short_is_not_restored_and_a_whole_one_replaces_it(fresh
     open_lesson(page, site_url, LESSON)
     wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", READY_MS)
     [(name, size)] = page.evaluate(KEPT_SNAPSHOTS)
-    page.evaluate("""async ([name, cut]) => {
+    page.evaluate(
+        """async ([name, cut]) => {
         const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
         const file = await dir.getFileHandle(name);
         const writable = await file.createWritable({ keepExistingData: true });
         await writable.truncate(cut);
-        await writable.close(); }""", [name, size - 1000])
+        await writable.close(); }""",
+        [name, size - 1000],
+    )
     assert page.evaluate(KEPT_SNAPSHOTS) == [[name, size - 1000]]
     fetched = requests_of(page)
     page.reload()
@@ -152,8 +159,11 @@ def test_a_kept_copy_cut_short_is_not_restored_and_a_whole_one_replaces_it(fresh
     shown = status(page)
     assert shown["startedFrom"] == "snapshot:build" and "cached" not in shown["given"].split(), shown
     assert [url for url in fetched if built(site_dir, "snapshot", "file") in url], fetched  # fetched again
-    wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => JSON.stringify(kept) === '{json.dumps([[name, size]], separators=(',', ':'))}')",
-               READY_MS)                                              # a whole copy, in its place
+    wait_until(
+        page,
+        f"({KEPT_SNAPSHOTS})().then((kept) => JSON.stringify(kept) === '{json.dumps([[name, size]], separators=(',', ':'))}')",
+        READY_MS,
+    )  # a whole copy, in its place
     set_code(page, "print('after the spoilt copy', 3 * 3)")
     run(page)
     expect(page.get_by_test_id("output")).to_contain_text("after the spoilt copy 9")
@@ -165,11 +175,13 @@ def test_on_an_isolated_page_a_new_worker_shares_the_kept_snapshot(page, site_ur
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is True
     first = status(page)
-    assert first["given"] == "prestarted"                            # the first worker fetched its own (page/prestart.js)
+    assert first["given"] == "prestarted"  # the first worker fetched its own (page/prestart.js)
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
     fetched = requests_of(page)
-    configure_live(page, fake.url)                                   # a new endpoint: a new worker holds it
-    wait_until(page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'", READY_MS)
+    configure_live(page, fake.url)  # a new endpoint: a new worker holds it
+    wait_until(
+        page, f"() => document.querySelector('[data-testid=status]').dataset.readyAt !== '{first['readyAt']}'", READY_MS
+    )
     after = status(page)
     assert after["given"].split() == ["module", "snapshot", "shared"], after
     assert after["startedFrom"] == "snapshot:build"

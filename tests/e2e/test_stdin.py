@@ -67,6 +67,8 @@ def test_without_isolation_input_raises_eof_error_saying_why(not_isolated_contex
     page.get_by_test_id("run").click()
     wait_run_end(page)
     output = page.get_by_test_id("output").inner_text()
-    assert "EOFError: input() cannot wait for your answer here: this page is not cross-origin isolated" in output, output
+    assert "EOFError: input() cannot wait for your answer here: this page is not cross-origin isolated" in output, (
+        output
+    )
     assert "reload" in output and page.get_by_test_id("stdin").count() == 0
     assert not checks(page)[0].ok

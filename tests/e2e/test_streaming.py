@@ -12,7 +12,19 @@ import pytest
 from playwright.sync_api import expect
 
 from fakeserver import chat_call, chat_text
-from learner import checks, configure_live, open_lesson, run, set_code, set_mode, start_run, status, stop_kept_python, wait_ready, wait_run_end
+from learner import (
+    checks,
+    configure_live,
+    open_lesson,
+    run,
+    set_code,
+    set_mode,
+    start_run,
+    status,
+    stop_kept_python,
+    wait_ready,
+    wait_run_end,
+)
 
 ANSWER = "The sum is 5. Two and three make five, as the add tool said, and nothing else was needed."
 
@@ -98,10 +110,13 @@ def test_stop_mid_stream_ends_the_run_within_1_s_and_python_goes_on(page, site_u
     assert answer_in_trace(page) == "The sum is 5."
 
 
-@pytest.mark.parametrize("fault, words", [
-    ("hangup", "broke: the connection closed in the middle of it"),
-    ("not_json", "broke: a data: line was not JSON"),
-])
+@pytest.mark.parametrize(
+    "fault, words",
+    [
+        ("hangup", "broke: the connection closed in the middle of it"),
+        ("not_json", "broke: a data: line was not JSON"),
+    ],
+)
 @pytest.mark.parametrize("api", ["chat", "sdk"])
 def test_a_broken_stream_ends_the_run_with_its_sentence(page, site_url, fake, api, fault, words):
     live(page, site_url, fake, api=api)
@@ -125,7 +140,9 @@ def test_the_sdk_paths_reply_streams_too_and_ends_as_the_unstreamed_one(page, si
     streamed = answer_in_trace(page)
     assert streamed == ANSWER
     posts = fake.posts("/v1/chat/completions")
-    assert [(p.body.get("stream"), p.body.get("stream_options")) for p in posts] == [(True, {"include_usage": True})] * 2
+    assert [(p.body.get("stream"), p.body.get("stream_options")) for p in posts] == [
+        (True, {"include_usage": True})
+    ] * 2
     assert all(p.headers["authorization"] == f"Bearer {key}" for p in posts)  # the worker keyed the fetch
     assert key not in page.get_by_test_id("output").inner_text() + page.get_by_test_id("trace").inner_text()
 

@@ -40,6 +40,7 @@ def run_tool(box, name, **arguments):
 
 # ── paths ────────────────────────────────────────────────────────────────────────────────────
 
+
 def test_every_tool_refuses_dotdot_absolute_and_symlinked_paths(coding, tmp_path):
     root = coding["new_project"]()
     secret = tmp_path / "secret.txt"
@@ -79,12 +80,12 @@ def test_inside_never_gives_a_path_outside_the_root(coding, parts, absolute):
 
 # ── edits ────────────────────────────────────────────────────────────────────────────────────
 
+
 def test_an_old_found_twice_is_refused_and_the_file_is_byte_for_byte_unchanged(coding):
     root = coding["new_project"]()
     stock = root / "inventory" / "stock.py"
     before = stock.read_bytes()
-    answer = run_tool(coding["make_toolbox"](root), "edit_file", path="inventory/stock.py",
-                      old="return", new="yield")
+    answer = run_tool(coding["make_toolbox"](root), "edit_file", path="inventory/stock.py", old="return", new="yield")
     assert answer.startswith("error:") and re.search(r"found \d+ times", answer), answer
     assert stock.read_bytes() == before
 
@@ -94,8 +95,13 @@ def test_a_breaking_edit_is_refused_with_its_line_and_a_text_file_may_change_fre
     box = coding["make_toolbox"](root)
     stock = root / "inventory" / "stock.py"
     before = stock.read_bytes()
-    answer = run_tool(box, "edit_file", path="inventory/stock.py", old="def low_stock(items, threshold=5):",
-                      new="def low_stock(items, threshold=5)")
+    answer = run_tool(
+        box,
+        "edit_file",
+        path="inventory/stock.py",
+        old="def low_stock(items, threshold=5):",
+        new="def low_stock(items, threshold=5)",
+    )
     assert answer.startswith("error:") and "line 12" in answer and "unchanged" in answer, answer
     assert stock.read_bytes() == before
     readme = run_tool(box, "edit_file", path="README.md", old="# inventory", new="# inventory (")
@@ -112,6 +118,7 @@ def test_write_file_creates_a_new_file_and_refuses_to_overwrite(coding):
 
 
 # ── the project's tests, in-process ──────────────────────────────────────────────────────────
+
 
 def test_run_tests_on_a_test_file_with_a_syntax_error_returns_a_sentence(coding):
     root = coding["new_project"]()
@@ -149,11 +156,19 @@ ACTIONS = st.sampled_from(["edit", "test", "final", "read"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(plan=st.lists(ACTIONS, min_size=1, max_size=8))
 def test_coding_agent_never_ends_final_with_the_tests_unrun_after_an_edit(coding, plan):
-    replies = [{"edit": GOOD_EDIT, "test": call("run_tests"), "final": final("Done."),
-                "read": call("read_file", path="README.md")}[a] for a in plan]
+    replies = [
+        {
+            "edit": GOOD_EDIT,
+            "test": call("run_tests"),
+            "final": final("Done."),
+            "read": call("read_file", path="README.md"),
+        }[a]
+        for a in plan
+    ]
     model = scripted(replies + [call("run_tests"), final("Done, tested.")] * 2)
-    result, messages = coding["coding_agent"]("Fix it.", model, coding["new_project"](), max_steps=12,
-                                             approve=coding["yes"])
+    result, messages = coding["coding_agent"](
+        "Fix it.", model, coding["new_project"](), max_steps=12, approve=coding["yes"]
+    )
     assert result["stopped"] in ("final", "step_limit")
     if result["stopped"] == "final":
         assert coding["tests_after_last_edit"](messages), coding["tools_called"](messages)
@@ -175,16 +190,32 @@ def test_coding_agent_never_ends_final_with_the_tests_unrun_after_an_edit(coding
 def test_a_refused_edit_leaves_the_file_and_answers_every_call(coding):
     root = coding["new_project"]()
     before = (root / "inventory" / "stock.py").read_bytes()
-    model = scripted([{"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "edit_file", "arguments": json.dumps(
-            {"path": "inventory/stock.py", "old": "items[1:]", "new": "items"})}},
-        {"id": "c2", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}]}])
+    model = scripted(
+        [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {
+                            "name": "edit_file",
+                            "arguments": json.dumps({"path": "inventory/stock.py", "old": "items[1:]", "new": "items"}),
+                        },
+                    },
+                    {"id": "c2", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}},
+                ],
+            }
+        ]
+    )
     result, messages = coding["coding_agent"]("Fix it.", model, root, approve=lambda name, arguments: False)
     assert result["stopped"] == "needs_person" and (root / "inventory" / "stock.py").read_bytes() == before
     assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["c1", "c2"]
 
 
 # ── mine(N) ──────────────────────────────────────────────────────────────────────────────────
+
 
 def lesson_with(number: str, replacements: dict[int, str]) -> str:
     """Lesson `number`'s text with its k-th exercise cells (0-based) replaced by the given code."""
@@ -239,8 +270,9 @@ def test_mine_reads_the_edited_lesson_file_in_the_folder_in_use(tmp_path, monkey
     monkeypatch.setenv("LOOPLAB_LESSONS", str(folder))
     found = carried.mine(4)
     assert found.yours == ["my_run_agent", "step_limit_problems"] and not found.reference
-    (folder / "04-the-loop.py").write_text(lesson_with("04", {0: "def my_run_agent(*args):\n    return None\n",
-                                                              1: solution_of("04", 1)}))
+    (folder / "04-the-loop.py").write_text(
+        lesson_with("04", {0: "def my_run_agent(*args):\n    return None\n", 1: solution_of("04", 1)})
+    )
     again = carried.mine(4)
     assert again.reference == ["my_run_agent"] and again.yours == ["step_limit_problems"]
     assert "my_run_agent" in capsys.readouterr().out
@@ -256,6 +288,7 @@ def test_mine_of_a_lesson_that_is_not_there_says_so(tmp_path, monkeypatch):
 
 def test_mine_does_not_leak_into_the_trace_or_the_model_mode(provided, monkeypatch):
     from looplab import trace
+
     heard = []
     stop = trace.listen(heard.append)
     monkeypatch.setenv("LOOPLAB_MODEL", "live")
@@ -268,6 +301,7 @@ def test_mine_does_not_leak_into_the_trace_or_the_model_mode(provided, monkeypat
 
 
 # ── wrong answers ────────────────────────────────────────────────────────────────────────────
+
 
 def wrong_answers(path: Path):
     """(exercise index, wrong cell index, mistake, expected words) for each wrong cell of a lesson."""
@@ -295,8 +329,9 @@ def test_every_exercise_of_chapter_3_has_two_wrong_answers_or_more():
         assert exercises and all(n >= 2 for n in counts.values()), (path.name, counts)
 
 
-@pytest.mark.parametrize("path,exercise,index,mistake,words", WRONG,
-                         ids=[f"{p.stem[:2]}-cell{i + 1}" for p, _, i, _, _ in WRONG])
+@pytest.mark.parametrize(
+    "path,exercise,index,mistake,words", WRONG, ids=[f"{p.stem[:2]}-cell{i + 1}" for p, _, i, _, _ in WRONG]
+)
 def test_a_wrong_answer_fails_a_plain_check_that_names_its_cause(path, exercise, index, mistake, words, capsys):
     cells = parse(path.read_text(encoding="utf-8"))
     answer = next(w for w in wrong.read(cells) if w.index == index)  # whole, `# replaces:` or `# patch:`
@@ -306,8 +341,12 @@ def test_a_wrong_answer_fails_a_plain_check_that_names_its_cause(path, exercise,
     assert failed, f"{mistake}: every check passed"
     naming = [c for c in failed if words.lower() in (c.name + " " + c.message).lower()]
     assert naming, f"{mistake}: no failing check says {words!r}: {[c.name for c in failed]}"
-    expects = {name for cell in cells if cell.role == "check" for name in re.findall(
-        r"^# (.+)\nexpect\(", cell.source, flags=re.M)}
+    expects = {
+        name
+        for cell in cells
+        if cell.role == "check"
+        for name in re.findall(r"^# (.+)\nexpect\(", cell.source, flags=re.M)
+    }
     assert any(c.name not in expects for c in naming), f"{mistake}: only expect() claims catch it"
 
 

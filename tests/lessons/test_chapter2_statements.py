@@ -25,7 +25,9 @@ def lesson_path(prefix: str) -> Path:
 def prose(prefix: str) -> str:
     """The lesson's markdown, comment marks taken off, lines joined."""
     cells = parse(lesson_path(prefix).read_text(encoding="utf-8"))
-    return " ".join(" ".join(line.lstrip("# ") for line in c.source.splitlines()) for c in cells if c.kind == "markdown")
+    return " ".join(
+        " ".join(line.lstrip("# ") for line in c.source.splitlines()) for c in cells if c.kind == "markdown"
+    )
 
 
 def test_17_tokens_sent_counts_the_tool_schemas_of_every_call(solved):
@@ -75,8 +77,9 @@ def test_20_cached_tokens_are_billed_at_the_cached_price_in_the_lessons_example(
     usages, prices = ns["USAGES"], ns["PRICES"]
     assert sum(u.get("cached", 0) for u in usages) == 7936 and sum(u["prompt"] for u in usages) == 10500
     cached_rate = ns["run_cost"](usages, prices)
-    full = sum(Budget(price_in=prices["in"], price_out=prices["out"]).cost_of(u["prompt"], u["completion"])
-               for u in usages)
+    full = sum(
+        Budget(price_in=prices["in"], price_out=prices["out"]).cost_of(u["prompt"], u["completion"]) for u in usages
+    )
     assert abs(cached_rate - 0.0010398) < 1e-12 and abs(full - 0.001635) < 1e-12
     assert ns["priced"]["usage"]["cost"] == round(cached_rate, 8)
     assert "paid by the token" not in prose("20") and "Seed" not in lesson_path("20").read_text(encoding="utf-8")

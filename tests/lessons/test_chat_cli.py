@@ -10,14 +10,15 @@ import pexpect
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer, chat_text  # noqa: E402
+from fakeserver import FakeServer, chat_text
 
 
 def chat(*args, **env) -> pexpect.spawn:
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
     environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", **env)
-    return pexpect.spawn(sys.executable, ["-m", "looplab", "chat", *args], cwd=str(ROOT), env=environment,
-                         encoding="utf-8", timeout=60)
+    return pexpect.spawn(
+        sys.executable, ["-m", "looplab", "chat", *args], cwd=str(ROOT), env=environment, encoding="utf-8", timeout=60
+    )
 
 
 def turn(child: pexpect.spawn, message: str) -> str:
@@ -31,9 +32,9 @@ def test_lesson_15_remembers_between_messages_and_blocks_delete():
     child = chat("15", "--solution")
     child.expect("you> ")
     assert "talking to agent()" in child.before and "· remember my name is Alice, then add 10 and 5" in child.before
-    assert "I don't know your name" in turn(child, "what is my name?")      # a fresh conversation
+    assert "I don't know your name" in turn(child, "what is my name?")  # a fresh conversation
     first = turn(child, "remember my name is Alice, then add 10 and 5")
-    assert "15" in first.split("agent>")[-1] and "add({\"a\": 10, \"b\": 5}) -> 15" in first
+    assert "15" in first.split("agent>")[-1] and 'add({"a": 10, "b": 5}) -> 15' in first
     assert "Your name is Alice" in turn(child, "what is my name?").split("agent>")[-1]  # the namespace persisted
     assert "agent> BLOCKED: blocked: no delete" in turn(child, "delete the database")
     child.sendline("quit")
@@ -46,12 +47,12 @@ def test_ctrl_c_ends_a_streaming_turn_and_the_conversation_goes_on_ctrl_d_leaves
     words = " ".join(f"word{i}" for i in range(60))
     with FakeServer(streaming={"split": 6, "chunk_delay": 0.1}) as fake:
         child = chat("1", "--live", "--solution", LLM_BASE_URL=fake.url, LLM_MODEL="fake-model")
-        child.expect("you> ")                      # the lesson ran (its own calls got the default replies)
+        child.expect("you> ")  # the lesson ran (its own calls got the default replies)
         fake.reset()
         fake.script(chat_text(words), chat_text("second answer"))
         child.sendline("tell me a long story")
-        child.expect("word3")                      # the reply is on the screen as it is written
-        child.kill(signal.SIGINT)                  # what Ctrl+C sends
+        child.expect("word3")  # the reply is on the screen as it is written
+        child.kill(signal.SIGINT)  # what Ctrl+C sends
         sent = time.perf_counter()
         child.expect(r"\(turn stopped")
         stopped_in = time.perf_counter() - sent
@@ -60,7 +61,7 @@ def test_ctrl_c_ends_a_streaming_turn_and_the_conversation_goes_on_ctrl_d_leaves
         child.expect("you> ")
         after = turn(child, "and now?")
         assert "second answer" in after and child.isalive()
-        child.sendeof()                            # Ctrl+D
+        child.sendeof()  # Ctrl+D
         child.expect(pexpect.EOF)
         child.close()
         bodies = [p.body for p in fake.posts("/v1/chat/completions")]

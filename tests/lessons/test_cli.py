@@ -11,14 +11,15 @@ from looplab.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer  # noqa: E402
+from fakeserver import FakeServer
 
 
 def looplab(*args, cwd=ROOT, **env):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
     environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", **env)
-    return subprocess.run([sys.executable, "-m", "looplab", *args], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "looplab", *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_list_names_every_lesson_with_its_title():
@@ -35,13 +36,13 @@ def test_a_solved_lesson_passes_and_exits_zero():
     done = looplab("run", "lessons/04-the-loop.py", "--solution")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "scripted model · solution code" in done.stdout
-    assert "Eastside, by 205." in done.stdout           # the lesson's own output is shown
+    assert "Eastside, by 205." in done.stdout  # the lesson's own output is shown
     assert "✗" not in done.stdout and done.stdout.count("✓") == 19
     assert "19 of 19 checks passed." in done.stdout
 
 
 def test_a_starter_fails_its_checks_and_says_why():
-    done = looplab("run", "4")                           # a lesson number works too
+    done = looplab("run", "4")  # a lesson number works too
     assert done.returncode == 1
     assert "✗ your test catches the loop that makes one call too many" in done.stdout
     assert "count the model's calls, and use a model that never runs out" in done.stdout
@@ -50,8 +51,11 @@ def test_a_starter_fails_its_checks_and_says_why():
 
 def test_a_cell_that_raises_fails_the_run(tmp_path):
     lesson = tmp_path / "99-broken.py"
-    lesson.write_text('# %% [markdown]\n# # Broken\n\n# %%\nraise ValueError("boom")\n\n'
-                      '# %% tags=["check"]\n# never reached\nassert True\n', encoding="utf-8")
+    lesson.write_text(
+        '# %% [markdown]\n# # Broken\n\n# %%\nraise ValueError("boom")\n\n'
+        '# %% tags=["check"]\n# never reached\nassert True\n',
+        encoding="utf-8",
+    )
     done = looplab("run", str(lesson))
     assert done.returncode == 1
     assert "A cell raised an exception" in done.stdout and "ValueError: boom" in done.stdout
@@ -73,8 +77,9 @@ def test_trace_prints_the_events():
 def test_live_runs_against_the_configured_endpoint_and_never_prints_the_key():
     key = "sk-cli-test-key-0123456789abcdef"
     with FakeServer(key=key) as fake:
-        done = looplab("run", "1", "--live", "--solution", LLM_BASE_URL=fake.url, LLM_API_KEY=key,
-                       LLM_MODEL="fake-model")
+        done = looplab(
+            "run", "1", "--live", "--solution", LLM_BASE_URL=fake.url, LLM_API_KEY=key, LLM_MODEL="fake-model"
+        )
         posts = fake.posts("/v1/chat/completions")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "live model" in done.stdout
@@ -88,7 +93,7 @@ def test_live_without_settings_says_what_to_set():
     assert "LLM_BASE_URL" in done.stdout
 
 
-FORMAT_LESSON = '''# %% [markdown]
+FORMAT_LESSON = """# %% [markdown]
 # # Format
 
 # %% [markdown] tags=["predict"]
@@ -121,7 +126,7 @@ reply = "Chris"
 expect("Chris" in reply, f"the reply was {reply!r}", observed=f"the model answered {reply!r}")
 # the reply is text
 assert isinstance(reply, str)
-'''
+"""
 
 
 def test_predictions_print_before_the_code_and_hints_on_request(tmp_path):
@@ -133,7 +138,7 @@ def test_predictions_print_before_the_code_and_hints_on_request(tmp_path):
     assert out.index("? Predict: How many greetings will print?") < out.index("hello from the cell")
     assert "    b) two\n  Answer: b) two\n  The loop runs twice." in out
     assert "Hints for exercise 1 (cell 4):\n  1. The name is in the first message." in out
-    assert 'Write `reply = "Chris"`' not in out                        # only the first hint asked for
+    assert 'Write `reply = "Chris"`' not in out  # only the first hint asked for
     every = looplab("run", str(lesson), "--hints").stdout
     assert '  2. Write `reply = "Chris"`.' in every and "Hints for exercise 1" not in looplab("run", str(lesson)).stdout
 
@@ -158,10 +163,18 @@ def test_ask_person_asks_on_the_terminal(tmp_path):
         "box.register('send', 'Send a mail.', None, lambda: 'sent', needs_approval=True)\n"
         "for _ in range(2):\n"
         "    r = run_agent('Send it.', scripted([call('send'), final('Sent.')]), box, Memory('s'), approve=ask_person)\n"
-        "    print(r['stopped'], r.get('detail', ''))\n", encoding="utf-8")
+        "    print(r['stopped'], r.get('detail', ''))\n",
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
-    done = subprocess.run([sys.executable, str(script)], input="y\nnot today\n", capture_output=True, text=True,
-                          env={**env, "PYTHONPATH": str(ROOT / "py")}, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        input="y\nnot today\n",
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT / "py")},
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "Allow send({})? Type y to approve, or a reason to refuse: final" in done.stdout
     assert "needs_person send needs a person's approval: not today" in done.stdout
@@ -186,16 +199,17 @@ def test_run_with_lessons_dir_makes_mine_read_that_folder(tmp_path):
     elsewhere.mkdir()
     (folder / "02-tools.py").write_text(solved_02(), encoding="utf-8")
     (folder / "03-uses.py").write_text(
-        '# %% [markdown]\n# # Uses lesson 02\n\n# %%\nfrom looplab.mine import mine\nmy = mine(2)\n'
+        "# %% [markdown]\n# # Uses lesson 02\n\n# %%\nfrom looplab.mine import mine\nmy = mine(2)\n"
         'print("NOTE:", my.note)\n\n# %% tags=["check"]\n# the toolbox is mine\nassert "MyToolbox" in my.yours\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     done = looplab("--lessons", str(folder), "run", "3", cwd=elsewhere)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[0] == f"lessons: {folder.resolve()} (given with --lessons)"
     assert "NOTE: From lesson 02: MyToolbox" in done.stdout and "all yours" in done.stdout
 
     (folder / "02-tools.py").write_text(solved_02(broken=True), encoding="utf-8")
-    done = looplab("--lessons", "../mine", "run", "3", cwd=elsewhere)   # relative to where it is typed
+    done = looplab("--lessons", "../mine", "run", "3", cwd=elsewhere)  # relative to where it is typed
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the reference solution: MyToolbox" in done.stdout and "once it passes in lesson 02" in done.stdout
     assert "✗ the toolbox is mine" in done.stdout

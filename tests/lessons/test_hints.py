@@ -16,9 +16,9 @@ from looplab.lessonfile import Cell, hints, parse, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")
-SHORTEST = 20                                   # characters a solution line needs to say something
+SHORTEST = 20  # characters a solution line needs to say something
 HEADER = re.compile(r"^(try|else|finally|except\b.*|elif\b.*)\s*:$")  # a bare block header
-INLINE_LONGEST = 30                             # an inline name in a nudge, not a line of code
+INLINE_LONGEST = 30  # an inline name in a nudge, not a line of code
 
 
 def flat(text: str) -> str:
@@ -50,9 +50,13 @@ def code_in_a_nudge(hint: str) -> list[str]:
     return found
 
 
-EXERCISES = [(path, i) for path in LESSONS for cells in [parse(path.read_text(encoding="utf-8"))]
-             for i, cell in enumerate(cells) if cell.role == "exercise" and hints(cells, i)
-             and solution_index(cells, i) is not None]
+EXERCISES = [
+    (path, i)
+    for path in LESSONS
+    for cells in [parse(path.read_text(encoding="utf-8"))]
+    for i, cell in enumerate(cells)
+    if cell.role == "exercise" and hints(cells, i) and solution_index(cells, i) is not None
+]
 
 
 def test_every_lesson_with_exercises_is_looked_at():
@@ -64,23 +68,29 @@ def test_hint_one_is_a_nudge_and_no_hint_before_the_last_gives_a_line_of_the_sol
     cells = parse(path.read_text(encoding="utf-8"))
     found = hints(cells, index)
     assert not code_in_a_nudge(found[0]), (
-        f"{path.name}, exercise cell {index + 1}: hint 1 holds code {code_in_a_nudge(found[0])}; make it a nudge")
+        f"{path.name}, exercise cell {index + 1}: hint 1 holds code {code_in_a_nudge(found[0])}; make it a nudge"
+    )
     lines = telling_lines(cells, index)  # none for a solution of a few short lines: nothing can leak
     for number, hint in enumerate(found[:-1], start=1):
         given = [line for line in lines if line in flat(hint)]
-        assert not given, (f"{path.name}, exercise cell {index + 1}: hint {number} of {len(found)} already holds "
-                           f"the solution's {given}; keep the exact code for the last hint")
+        assert not given, (
+            f"{path.name}, exercise cell {index + 1}: hint {number} of {len(found)} already holds "
+            f"the solution's {given}; keep the exact code for the last hint"
+        )
 
 
 def test_the_rule_catches_a_leak_and_lets_a_nudge_through():
-    cells = parse('# %% tags=["exercise"]\ndef f(x):\n    return 0\n\n'
-                  '# %% [markdown] tags=["hint"]\n# Return a bigger number; `f` is yours.\n\n'
-                  '# %% [markdown] tags=["hint"]\n# Use `return x * 2 + len(str(x))`.\n\n'
-                  '# %% [markdown] tags=["hint"]\n# ```python\n# def f(x):\n#     return x * 2 + len(str(x))\n# ```\n\n'
-                  '# %% tags=["solution"]\ndef f(x):\n    return x * 2 + len(str(x))  # twice, and its width\n')
-    assert telling_lines(cells, 0) == ["return x * 2 + len(str(x))"]      # the def line is the starter's
+    cells = parse(
+        '# %% tags=["exercise"]\ndef f(x):\n    return 0\n\n'
+        '# %% [markdown] tags=["hint"]\n# Return a bigger number; `f` is yours.\n\n'
+        '# %% [markdown] tags=["hint"]\n# Use `return x * 2 + len(str(x))`.\n\n'
+        '# %% [markdown] tags=["hint"]\n# ```python\n# def f(x):\n#     return x * 2 + len(str(x))\n# ```\n\n'
+        '# %% tags=["solution"]\ndef f(x):\n    return x * 2 + len(str(x))  # twice, and its width\n'
+    )
+    assert telling_lines(cells, 0) == ["return x * 2 + len(str(x))"]  # the def line is the starter's
     assert code_in_a_nudge(hints(cells, 0)[0]) == []
     assert code_in_a_nudge("Try `total = 0` first.") == ["total = 0"]
     assert code_in_a_nudge("```python\nx = 1\n```") and code_in_a_nudge("Like this:\n\n    x = 1\n")
     assert [line for line in telling_lines(cells, 0) if line in flat(hints(cells, 0)[1])] == [
-        "return x * 2 + len(str(x))"]
+        "return x * 2 + len(str(x))"
+    ]

@@ -49,8 +49,9 @@ def test_the_lesson_is_well_formed(path):
     assert "check" in roles, "a lesson needs a check cell"
     for i, role in enumerate(roles):
         if role == "exercise":
-            assert solution_index(cells, i) is not None, \
+            assert solution_index(cells, i) is not None, (
                 f"exercise cell {i + 1} must be followed by its solution (hint cells may come between)"
+            )
         if role == "solution":
             start = i - 1
             while roles[start] in ("hint", "wrong"):
@@ -59,8 +60,9 @@ def test_the_lesson_is_well_formed(path):
         if role == "hint":
             assert roles[i + 1] in ("hint", "wrong", "solution"), f"hint cell {i + 1} is not before a solution"
         if role == "wrong":
-            assert roles[i + 1] in ("wrong", "solution"), \
+            assert roles[i + 1] in ("wrong", "solution"), (
                 f"wrong-answer cell {i + 1} must come after its exercise's hints and before its solution"
+            )
         if role == "predict":
             read_prediction(cells[i].source)  # raises when its choices or answer are malformed
     for cell in cells:
@@ -91,10 +93,10 @@ def test_each_exercise_alone_fails_a_check(path, capsys):
         for i, cell in enumerate(cells):
             if cell.role == "exercise":
                 if i == keep:
-                    chosen.append(replace(cell, tags=[]))      # this starter runs as plain code
+                    chosen.append(replace(cell, tags=[]))  # this starter runs as plain code
             elif cell.role == "solution":
                 if i != solution_index(cells, keep):
-                    chosen.append(replace(cell, tags=[]))      # every other exercise is solved
+                    chosen.append(replace(cell, tags=[]))  # every other exercise is solved
             else:
                 chosen.append(cell)
         result = run_cells(chosen)
@@ -108,8 +110,7 @@ def test_the_file_runs_as_plain_python(path, tmp_path):
     if any("wrong" in c.tags for c in cells):  # a script runs every cell: without its wrong answers
         path = tmp_path / path.name
         path.write_text(to_text([c for c in cells if "wrong" not in c.tags]), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
 
 

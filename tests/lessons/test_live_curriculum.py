@@ -22,7 +22,7 @@ LESSONS = lesson_files(ROOT / "lessons")
 KEY = "sk-curriculum-test-key-0123456789abcdef"
 
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer  # noqa: E402
+from fakeserver import FakeServer
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +45,13 @@ def live(server, monkeypatch):
 
 def expect_names(path: Path) -> set[str]:
     """The names of a lesson's `expect(...)` checks: claims that hold only for prepared replies."""
-    return {name for cell in parse(path.read_text(encoding="utf-8")) if cell.role == "check"
-            for name, stmt in check_statements(cell) if is_expect(stmt)}
+    return {
+        name
+        for cell in parse(path.read_text(encoding="utf-8"))
+        if cell.role == "check"
+        for name, stmt in check_statements(cell)
+        if is_expect(stmt)
+    }
 
 
 def expecting_tests(path: Path) -> set[str]:
@@ -55,8 +60,11 @@ def expecting_tests(path: Path) -> set[str]:
     for cell in parse(path.read_text(encoding="utf-8")):
         if "tests" in cell.tags and cell.role != "exercise":
             for stmt in ast.parse(cell.source).body:
-                if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test") and any(
-                        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "expect" for n in ast.walk(stmt)):
+                if (
+                    isinstance(stmt, ast.FunctionDef)
+                    and stmt.name.startswith("test")
+                    and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "expect" for n in ast.walk(stmt))
+                ):
                     names.add(check_name(ast.get_docstring(stmt), stmt.name))
     return names
 

@@ -25,16 +25,23 @@ PROPERTY = settings(suppress_health_check=[HealthCheck.function_scoped_fixture],
 
 # --- lesson 02: MyToolbox ------------------------------------------------------------------------
 
+
 def my_toolbox(solved):
     return solved("02")["MyToolbox"]()
 
 
 def echo_box(solved):
     box = my_toolbox(solved)
-    box.register("echo", "Repeat a text.",
-                 {"type": "object", "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
-                  "required": ["text"]},
-                 lambda text, times=1: " ".join([text] * times))
+    box.register(
+        "echo",
+        "Repeat a text.",
+        {
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
+            "required": ["text"],
+        },
+        lambda text, times=1: " ".join([text] * times),
+    )
     box.register("now", "The time.", {"type": "object", "properties": {}}, lambda: {"h": 9})
     box.register("wipe", "Delete all.", {"type": "object", "properties": {}}, lambda: None, needs_approval=True)
     return box
@@ -46,8 +53,14 @@ def test_my_toolbox_schemas_follow_registration_order_and_a_second_register_repl
     box.register("now", "The time, in hours.", {"type": "object", "properties": {}}, lambda: 10)
     schemas = box.schemas()
     assert [s["function"]["name"] for s in schemas] == ["echo", "now", "wipe"]
-    assert schemas[1] == {"type": "function", "function": {
-        "name": "now", "description": "The time, in hours.", "parameters": {"type": "object", "properties": {}}}}
+    assert schemas[1] == {
+        "type": "function",
+        "function": {
+            "name": "now",
+            "description": "The time, in hours.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
     assert my_toolbox(solved).schemas() == []
 
 
@@ -60,13 +73,13 @@ def test_my_toolbox_needs_approval_is_false_for_anything_not_flagged(solved):
 def test_my_toolbox_turns_results_into_text_and_empty_arguments_into_none(solved):
     box = echo_box(solved)
     assert box.run("now", "") == "{'h': 9}" and box.run("now", "{}") == "{'h': 9}"
-    assert box.run("wipe", "{}") == "None"          # the toolbox runs it; asking a person is the loop's job
+    assert box.run("wipe", "{}") == "None"  # the toolbox runs it; asking a person is the loop's job
     assert box.run("echo", '{"text": "a b", "times": 3}') == "a b a b a b"
 
 
 def test_my_toolbox_errors_say_what_would_work(solved):
     box = echo_box(solved)
-    assert box.run("echo", '{"text": 1, "times": 0}') == ""   # types are not checked: looplab's Toolbox does that
+    assert box.run("echo", '{"text": 1, "times": 0}') == ""  # types are not checked: looplab's Toolbox does that
     unknown = my_toolbox(solved).run("anything", "{}")
     assert unknown.startswith("error:") and "anything" in unknown and "none" in unknown
     wrong = box.run("now", '{"x": 1}')
@@ -79,10 +92,16 @@ def test_my_toolbox_errors_say_what_would_work(solved):
 
 
 @PROPERTY
-@given(name=st.one_of(st.text(max_size=8), st.sampled_from(["echo", "now", "wipe"])),
-       arguments=st.one_of(st.text(max_size=30), st.sampled_from(['{"text": "x"}', "{}", "[1]", "null", '"x"']),
-                           st.dictionaries(st.sampled_from(["text", "times", "loud"]),
-                                           st.one_of(st.text(max_size=5), st.integers(0, 3))).map(json.dumps)))
+@given(
+    name=st.one_of(st.text(max_size=8), st.sampled_from(["echo", "now", "wipe"])),
+    arguments=st.one_of(
+        st.text(max_size=30),
+        st.sampled_from(['{"text": "x"}', "{}", "[1]", "null", '"x"']),
+        st.dictionaries(
+            st.sampled_from(["text", "times", "loud"]), st.one_of(st.text(max_size=5), st.integers(0, 3))
+        ).map(json.dumps),
+    ),
+)
 def test_my_toolbox_run_never_raises_and_errors_exactly_when_the_call_cannot_work(solved, name, arguments):
     box = echo_box(solved)
     result = box.run(name, arguments)
@@ -92,8 +111,9 @@ def test_my_toolbox_run_never_raises_and_errors_exactly_when_the_call_cannot_wor
     except ValueError:
         parsed = None
     takes = {"echo": ({"text", "times"}, {"text"}), "now": (set(), set()), "wipe": (set(), set())}
-    fits = (name in takes and isinstance(parsed, dict) and set(parsed) <= takes[name][0]
-            and takes[name][1] <= set(parsed))
+    fits = (
+        name in takes and isinstance(parsed, dict) and set(parsed) <= takes[name][0] and takes[name][1] <= set(parsed)
+    )
     if not fits:
         assert result.startswith("error:"), (name, arguments, result)
     elif name == "echo" and isinstance(parsed.get("times", 1), int) and isinstance(parsed["text"], str):
@@ -107,11 +127,13 @@ def test_my_toolbox_schemas_list_each_name_once_in_first_registration_order(solv
     for name in names:
         box.register(name, f"tool {name}", {"type": "object", "properties": {}}, lambda: name)
     assert [s["function"]["name"] for s in box.schemas()] == list(dict.fromkeys(names))
-    assert all(s["type"] == "function" and set(s["function"]) == {"name", "description", "parameters"}
-               for s in box.schemas())
+    assert all(
+        s["type"] == "function" and set(s["function"]) == {"name", "description", "parameters"} for s in box.schemas()
+    )
 
 
 # --- lesson 04: my_run_agent ---------------------------------------------------------------------
+
 
 def my_run_agent(solved, *args, **kwargs):
     return solved("04")["my_run_agent"](*args, **kwargs)
@@ -119,10 +141,19 @@ def my_run_agent(solved, *args, **kwargs):
 
 def loop_box(deleted: list) -> Toolbox:
     box = Toolbox()
-    box.register("echo", "Repeat a text.", {"type": "object", "properties": {"text": {"type": "string"}},
-                                             "required": ["text"]}, lambda text: text)
-    box.register("delete", "Delete a note.", {"type": "object", "properties": {"id": {"type": "string"}}},
-                 lambda id="n1": deleted.append(id) or "deleted", needs_approval=True)
+    box.register(
+        "echo",
+        "Repeat a text.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda text: text,
+    )
+    box.register(
+        "delete",
+        "Delete a note.",
+        {"type": "object", "properties": {"id": {"type": "string"}}},
+        lambda id="n1": deleted.append(id) or "deleted",
+        needs_approval=True,
+    )
     return box
 
 
@@ -141,10 +172,15 @@ def pairs_hold(messages: list[dict]) -> bool:
 
 def test_my_run_agent_runs_the_learners_own_toolbox_from_lesson_2(solved):
     box = solved("02")["MyToolbox"]()
-    box.register("double", "Double a number.", {"type": "object", "properties": {"x": {"type": "number"}},
-                                                 "required": ["x"]}, lambda x: x * 2)
-    result, messages = my_run_agent(solved, "Double 21.", scripted([call("double", x=21), call("triple", x=1),
-                                                            final("42.")]), box)
+    box.register(
+        "double",
+        "Double a number.",
+        {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+        lambda x: x * 2,
+    )
+    result, messages = my_run_agent(
+        solved, "Double 21.", scripted([call("double", x=21), call("triple", x=1), final("42.")]), box
+    )
     assert result == {"answer": "42.", "steps": 3, "stopped": "final"}
     assert [m["content"] for m in messages if m["role"] == "tool"][0] == "42"
     assert messages[4]["content"].startswith("error: no tool named 'triple'")
@@ -153,7 +189,9 @@ def test_my_run_agent_runs_the_learners_own_toolbox_from_lesson_2(solved):
 def test_my_run_agent_edges_no_steps_one_step_a_late_failure_and_an_empty_answer(solved):
     box = loop_box([])
     result, messages = my_run_agent(solved, "Hi.", scripted([final("never")]), box, max_steps=0)
-    assert result["stopped"] == "step_limit" and result["steps"] == 0 and messages == [{"role": "user", "content": "Hi."}]
+    assert (
+        result["stopped"] == "step_limit" and result["steps"] == 0 and messages == [{"role": "user", "content": "Hi."}]
+    )
     result, _ = my_run_agent(solved, "Hi.", scripted([call("echo", text="x"), final("x")]), box, max_steps=1)
     assert (result["stopped"], result["steps"], result["answer"]) == ("step_limit", 1, None)
     result, messages = my_run_agent(solved, "Hi.", scripted([call("echo", text="x"), call("echo", text="y")]), box)
@@ -166,8 +204,14 @@ def test_my_run_agent_edges_no_steps_one_step_a_late_failure_and_an_empty_answer
 def test_my_run_agent_asks_approve_with_the_tool_name_and_runs_only_what_it_allows(solved):
     deleted, asked = [], []
     box = loop_box(deleted)
-    model = scripted([calls(("echo", {"text": "before"}, "e1"), ("delete", {"id": "n2"}, "d1"),
-                            ("echo", {"text": "after"}, "e2")), final("Done.")])
+    model = scripted(
+        [
+            calls(
+                ("echo", {"text": "before"}, "e1"), ("delete", {"id": "n2"}, "d1"), ("echo", {"text": "after"}, "e2")
+            ),
+            final("Done."),
+        ]
+    )
     result, messages = my_run_agent(solved, "Clean up.", model, box, approve=lambda name: asked.append(name) or False)
     assert result["stopped"] == "needs_person" and asked == ["delete"] and deleted == []
     tool = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
@@ -182,14 +226,12 @@ def broken(messages, tools):
 
 
 REPLY = st.one_of(
-    st.just("final"),
-    st.lists(st.sampled_from(["echo", "delete", "nope"]), min_size=1, max_size=3),
-    st.just("raise"))
+    st.just("final"), st.lists(st.sampled_from(["echo", "delete", "nope"]), min_size=1, max_size=3), st.just("raise")
+)
 
 
 @PROPERTY
-@given(replies=st.lists(REPLY, max_size=6), max_steps=st.integers(0, 5),
-       approve=st.sampled_from([None, "yes", "no"]))
+@given(replies=st.lists(REPLY, max_size=6), max_steps=st.integers(0, 5), approve=st.sampled_from([None, "yes", "no"]))
 def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(solved, replies, max_steps, approve):
     script, n = [], 0
     for reply in replies:
@@ -198,11 +240,14 @@ def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(solved
         elif reply == "raise":
             script.append(broken)
         else:
-            script.append(calls(*[(name, {"text": "t"} if name == "echo" else {}, f"id{(n := n + 1)}")
-                                  for name in reply]))
+            script.append(
+                calls(*[(name, {"text": "t"} if name == "echo" else {}, f"id{(n := n + 1)}") for name in reply])
+            )
     deleted = []
     decide = {None: None, "yes": lambda name: True, "no": lambda name: False}[approve]
-    result, messages = my_run_agent(solved, "Go.", scripted(script), loop_box(deleted), max_steps=max_steps, approve=decide)
+    result, messages = my_run_agent(
+        solved, "Go.", scripted(script), loop_box(deleted), max_steps=max_steps, approve=decide
+    )
     assert result["stopped"] in {"final", "step_limit", "error", "needs_person"}
     assert pairs_hold(messages)
     assert messages[0] == {"role": "user", "content": "Go."}
@@ -222,6 +267,7 @@ def test_my_run_agent_always_ends_with_a_stop_and_answers_every_call_once(solved
 
 # --- lesson 08: MyMemory -------------------------------------------------------------------------
 
+
 def my_memory(solved, prompt: str = "Helper."):
     return solved("08")["MyMemory"](prompt)
 
@@ -234,11 +280,19 @@ def conversations(draw):
         kind = draw(st.sampled_from(["user", "assistant", "call"]))
         if kind == "call":
             ids = [f"c{(n := n + 1)}" for _ in range(draw(st.integers(1, 2)))]
-            messages.append({"role": "assistant", "content": None, "tokens": draw(st.integers(1, 200)),
-                             "tool_calls": [{"id": i, "type": "function",
-                                             "function": {"name": "t", "arguments": "{}"}} for i in ids]})
-            messages += [{"role": "tool", "tool_call_id": i, "content": "r", "tokens": draw(st.integers(1, 700))}
-                         for i in ids]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tokens": draw(st.integers(1, 200)),
+                    "tool_calls": [
+                        {"id": i, "type": "function", "function": {"name": "t", "arguments": "{}"}} for i in ids
+                    ],
+                }
+            )
+            messages += [
+                {"role": "tool", "tool_call_id": i, "content": "r", "tokens": draw(st.integers(1, 700))} for i in ids
+            ]
         else:
             messages.append({"role": kind, "content": kind, "tokens": draw(st.integers(1, 400))})
     return messages
@@ -255,7 +309,7 @@ def test_my_memory_window_fits_is_a_suffix_never_opens_on_a_tool_and_agrees_with
     window = mine.messages(budget)
     assert window[0]["role"] == "system" and window[0]["tokens"] == 400
     rest = window[1:]
-    assert rest == history[len(history) - len(rest):] if rest else True
+    assert rest == history[len(history) - len(rest) :] if rest else True
     assert not rest or rest[0]["role"] != "tool"
     if budget is not None and budget >= 400:
         assert sum(m["tokens"] for m in window) <= budget
@@ -290,12 +344,13 @@ def test_my_memory_edges_an_empty_history_an_exact_budget_and_tool_results_alone
 # === lessons 09-16 (cur2's sections; lessons 02-08 above are cur1's) ==============================
 
 
-import pytest  # noqa: E402
+import pytest
 
-from looplab.models.rules import rule_model  # noqa: E402
+from looplab.models.rules import rule_model
 
 
 # --- lesson 10: check_gate, the learner's rules, approve ---------------------------------------
+
 
 def check_gate(solved):
     return solved("10")["check_gate"]
@@ -340,6 +395,7 @@ def test_check_gate_first_refusal_wins(solved, plan, text):
         def rule(t):
             ran.append(index)
             return True if reason is None else reason
+
         return rule
 
     verdict = check_gate(solved)(text, [rule_for(i, r) for i, r in enumerate(plan)])
@@ -350,8 +406,11 @@ def test_check_gate_first_refusal_wins(solved, plan, text):
         assert verdict == (False, plan[first]) and ran == list(range(first + 1))
 
 
-@given(st.text(max_size=30), st.sampled_from(["delete", "DELETE", "Delete", "drop table", "DROP TABLE", "Drop Table"]),
-       st.text(max_size=30))
+@given(
+    st.text(max_size=30),
+    st.sampled_from(["delete", "DELETE", "Delete", "drop table", "DROP TABLE", "Drop Table"]),
+    st.text(max_size=30),
+)
 @PROPERTY
 def test_the_learners_input_rules_refuse_delete_and_drop_table_anywhere(solved, before, word, after):
     ns = solved("10")
@@ -364,8 +423,10 @@ def test_the_learners_input_rules_refuse_delete_and_drop_table_anywhere(solved, 
 def test_the_learners_output_rules_refuse_any_email_address(solved, address, around):
     ns = solved("10")
     assert ns["check_gate"](f"{around} {address} {around}", ns["OUTPUT_RULES"])[0] is False
-    assert ns["check_gate"](around.replace("@", "") + " no address here", ns["OUTPUT_RULES"]) == (True, None) \
+    assert (
+        ns["check_gate"](around.replace("@", "") + " no address here", ns["OUTPUT_RULES"]) == (True, None)
         or "password" in around.lower()
+    )
 
 
 @given(st.integers(min_value=0, max_value=500), st.floats(min_value=0, max_value=500, allow_nan=False))
@@ -388,6 +449,7 @@ def test_approve_never_raises_on_unreadable_arguments(solved, arguments):
 
 # --- lesson 15: agent(task, max_turns=5), written without run_agent ----------------------------
 
+
 def with_model(ns: dict, model, task: str, max_turns: int = 5) -> str:
     """Run the learner's agent with another model (the lesson's own swap)."""
     ns["ask_llm"] = model
@@ -402,6 +464,7 @@ def recording(replies: list) -> tuple:
         sent.append([dict(m) for m in messages])
         reply = replies[len(sent) - 1]
         return reply(messages, tools) if callable(reply) else reply
+
     return model, sent
 
 
@@ -429,7 +492,9 @@ def test_agent_blocks_before_any_model_call(solved, task):
 
 def test_agent_output_gate_and_the_other_endings(solved):
     ns = solved.fresh("15")
-    assert with_model(ns, scripted([final("The Password is 1234.")]), "tell me") == "REDACTED: redacted: contains password"
+    assert (
+        with_model(ns, scripted([final("The Password is 1234.")]), "tell me") == "REDACTED: redacted: contains password"
+    )
     assert with_model(ns, scripted([final("")]), "say nothing") == ""
     assert with_model(ns, failing("connection refused"), "add 1 and 2") == "ERROR: connection refused"
     looping = scripted([call("add", a=i, b=1) for i in range(3)])
@@ -450,8 +515,13 @@ CALL_KINDS = st.sampled_from(["add", "upper", "unknown", "bad_json", "raises"])
 
 
 def make_call(kind: str, index: int) -> dict:
-    arguments = {"add": '{"a": 2, "b": 3}', "upper": '{"text": "hi"}', "unknown": "{}",
-                 "bad_json": "{a: 1", "raises": '{"a": "x"}'}[kind]
+    arguments = {
+        "add": '{"a": 2, "b": 3}',
+        "upper": '{"text": "hi"}',
+        "unknown": "{}",
+        "bad_json": "{a: 1",
+        "raises": '{"a": "x"}',
+    }[kind]
     name = {"unknown": "fly", "bad_json": "add", "raises": "upper"}.get(kind, kind)
     return {"id": f"c{index}", "type": "function", "function": {"name": name, "arguments": arguments}}
 
@@ -481,16 +551,20 @@ def test_agent_answers_every_call_once_with_its_id_and_never_raises(solved, turn
 
 # --- lessons 16 and 16b: the project on the learner's own MyToolbox, my_run_agent, MyMemory ------
 
+
 def project(solved):
     return solved("16")
 
 
 def bench_box(ns: dict):
     box = ns["MyToolbox"]()
-    box.register("divide", "Divide a by b.", {"type": "object", "properties": {
-        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}, lambda a, b: a / b)
-    box.register("wipe", "Wipe everything.", {"type": "object", "properties": {}}, lambda: "wiped",
-                 needs_approval=True)
+    box.register(
+        "divide",
+        "Divide a by b.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: a / b,
+    )
+    box.register("wipe", "Wipe everything.", {"type": "object", "properties": {}}, lambda: "wiped", needs_approval=True)
     return box
 
 
@@ -498,25 +572,36 @@ def test_the_project_parts_are_the_learners_from_lessons_2_4_and_8(solved):
     one, two = project(solved), solved("16b")
     assert one["MyToolbox"] is mine(2).MyToolbox and one["my_run_agent"] is mine(4).my_run_agent
     assert two["MyMemory"] is mine(8).MyMemory and two["my_run_agent"] is one["my_run_agent"]
-    assert two["box"] is mine(16).box and set(two["box"].tools) == {"search_notes", "read_note", "calculate",
-                                                                    "delete_note"}
+    assert two["box"] is mine(16).box and set(two["box"].tools) == {
+        "search_notes",
+        "read_note",
+        "calculate",
+        "delete_note",
+    }
 
 
 def test_the_project_tools_answer_from_the_notes_and_say_what_would_work(solved):
     box = project(solved)["box"]
     run = lambda name, **arguments: box.run(name, json.dumps(arguments))  # noqa: E731
-    assert run("search_notes", keyword="VISITS").splitlines() == ["n1: Eastside branch: visits",
-                                                                  "n2: Westside branch: visits"]
+    assert run("search_notes", keyword="VISITS").splitlines() == [
+        "n1: Eastside branch: visits",
+        "n2: Westside branch: visits",
+    ]
     assert "parking" in run("search_notes", keyword="parking") and "n1" not in run("search_notes", keyword="zebra")
     unknown = run("read_note", note_id="n42")
     assert unknown.startswith("error:") and "n42" in unknown and all(i in unknown for i in ("n1", "n6"))
     assert run("calculate", a=1310, b=1105, operation="subtract") == "205"
     assert run("calculate", a=1, b=0, operation="divide").startswith("error:") and "zero" in run(
-        "calculate", a=1, b=0, operation="divide")
+        "calculate", a=1, b=0, operation="divide"
+    )
     enum = box.schemas()[2]["function"]["parameters"]["properties"]["operation"]["enum"]
     assert sorted(enum) == ["add", "divide", "multiply", "subtract"]
     assert [box.needs_approval(n) for n in ("search_notes", "read_note", "calculate", "delete_note")] == [
-        False, False, False, True]
+        False,
+        False,
+        False,
+        True,
+    ]
 
 
 def pairing_holds(messages: list[dict]) -> bool:
@@ -525,19 +610,22 @@ def pairing_holds(messages: list[dict]) -> bool:
     while i < len(messages):
         message = messages[i]
         if message["role"] == "tool":
-            return False                     # a result with no call just before it
+            return False  # a result with no call just before it
         asked = sorted(c["id"] for c in message.get("tool_calls") or []) if message["role"] == "assistant" else []
         j = i + 1
         while j < len(messages) and messages[j]["role"] == "tool":
             j += 1
-        if sorted(m["tool_call_id"] for m in messages[i + 1:j]) != asked:
+        if sorted(m["tool_call_id"] for m in messages[i + 1 : j]) != asked:
             return False
         i = j
     return True
 
 
-STEP = st.one_of(st.just("final"), st.just("raise"),
-                 st.lists(st.sampled_from(["divide", "wipe", "fly", "zero"]), min_size=1, max_size=3))
+STEP = st.one_of(
+    st.just("final"),
+    st.just("raise"),
+    st.lists(st.sampled_from(["divide", "wipe", "fly", "zero"]), min_size=1, max_size=3),
+)
 
 
 def replies_for(steps: list) -> list:
@@ -552,36 +640,49 @@ def replies_for(steps: list) -> list:
             batch = []
             for kind in step:
                 index += 1
-                name, args = {"divide": ("divide", {"a": 6, "b": 3}), "wipe": ("wipe", {}),
-                              "fly": ("fly", {}), "zero": ("divide", {"a": 1, "b": 0})}[kind]
+                name, args = {
+                    "divide": ("divide", {"a": 6, "b": 3}),
+                    "wipe": ("wipe", {}),
+                    "fly": ("fly", {}),
+                    "zero": ("divide", {"a": 1, "b": 0}),
+                }[kind]
                 batch.append((name, args, f"c{index}"))
             replies.append(calls(*batch))
     return replies + [final("spare")] * 6
 
 
-@given(st.lists(STEP, min_size=1, max_size=6), st.integers(min_value=1, max_value=5), st.booleans(),
-       st.integers(min_value=400, max_value=900))
+@given(
+    st.lists(STEP, min_size=1, max_size=6),
+    st.integers(min_value=1, max_value=5),
+    st.booleans(),
+    st.integers(min_value=400, max_value=900),
+)
 @PROPERTY
 def test_the_memory_in_front_of_the_loop_fits_every_request_and_keeps_each_message_once(
-        solved, steps, max_steps, approving, budget):
+    solved, steps, max_steps, approving, budget
+):
     ns = solved("16b")
     sent = []
 
     def model(messages, tools):
         sent.append(messages)
         return inner(messages, tools)
+
     inner = scripted(replies_for(steps))
     memory = ns["MyMemory"]("Test the loop.")
     approve = (lambda name: True) if approving else None
-    result, messages = ns["my_run_agent"]("go on", ns["with_memory"](model, memory, budget), bench_box(ns),
-                                          max_steps, approve)
+    result, messages = ns["my_run_agent"](
+        "go on", ns["with_memory"](model, memory, budget), bench_box(ns), max_steps, approve
+    )
     assert result["stopped"] in ("final", "step_limit", "error", "needs_person")
     assert pairing_holds(messages)
     assert sent and all(r[0]["role"] == "system" and "go on" in r[0]["content"] for r in sent)
     assert all(ns["request_tokens"](r) <= budget for r in sent)
-    assert all(pairing_holds(r[1:]) or r[1]["role"] != "tool" for r in sent)   # a window never opens on a result
+    assert all(pairing_holds(r[1:]) or r[1]["role"] != "tool" for r in sent)  # a window never opens on a result
     history = [{k: v for k, v in m.items() if k != "tokens"} for m in memory.history]
-    assert history == messages[:len(history)] and len(messages) - len(history) <= 1 + 3   # the last reply and its results
+    assert (
+        history == messages[: len(history)] and len(messages) - len(history) <= 1 + 3
+    )  # the last reply and its results
     assert not any("tokens" in m for r in sent for m in r)
 
 
@@ -591,8 +692,8 @@ def test_the_memory_in_front_of_the_loop_sends_only_the_newest_that_fit(solved):
     sizes = [ns["request_tokens"](r) for r in ns["sent"]]
     assert len(sizes) == 5 and max(sizes) <= ns["BUDGET"] == 520
     assert [m["role"] for m in ns["sent"][0]] == ["system", "user"]
-    assert "user" not in [m["role"] for m in ns["sent"][-1]]           # the window moved past the task
-    assert ns["APRIL"] in ns["sent"][-1][0]["content"]                  # which the system message keeps
+    assert "user" not in [m["role"] for m in ns["sent"][-1]]  # the window moved past the task
+    assert ns["APRIL"] in ns["sent"][-1][0]["content"]  # which the system message keeps
 
 
 def window_oracle(tokens_and_roles: list[tuple[str, int]], budget: int) -> list[int]:
@@ -609,8 +710,12 @@ def window_oracle(tokens_and_roles: list[tuple[str, int]], budget: int) -> list[
     return kept
 
 
-@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.integers(min_value=0, max_value=700)),
-                max_size=15), st.integers(min_value=0, max_value=4000))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.integers(min_value=0, max_value=700)), max_size=15
+    ),
+    st.integers(min_value=0, max_value=4000),
+)
 @PROPERTY
 def test_the_project_memory_keeps_the_newest_messages_that_fit(solved, rows, budget):
     memory = solved("16b")["MyMemory"]("Be brief.")
@@ -621,16 +726,22 @@ def test_the_project_memory_keeps_the_newest_messages_that_fit(solved, rows, bud
         memory.add(message)
     kept = [m["position"] for m in memory.messages(budget)[1:]]
     assert kept == window_oracle(rows, budget)
-    assert kept == list(range(len(rows) - len(kept) + 1, len(rows) + 1))            # a suffix, no gaps
+    assert kept == list(range(len(rows) - len(kept) + 1, len(rows) + 1))  # a suffix, no gaps
 
 
 def test_the_project_budgets_give_the_seeds_windows(solved):
     ns = solved("16b")
-    assert ns["windows"] == {1300: ([10, 11, 12], 1290), 1500: ([9, 10, 11, 12], 1380),
-                             2100: ([8, 9, 10, 11, 12], 1530)}
+    assert ns["windows"] == {
+        1300: ([10, 11, 12], 1290),
+        1500: ([9, 10, 11, 12], 1380),
+        2100: ([8, 9, 10, 11, 12], 1530),
+    }
     # a budget that is exactly the total keeps it; one token less loses 10, so 11 is an orphan and goes
     assert {b: ns["window"](ns["helper_memory"], b)[0] for b in (1290, 1289, 5000)} == {
-        1290: [10, 11, 12], 1289: [12], 5000: list(range(1, 13))}
+        1290: [10, 11, 12],
+        1289: [12],
+        5000: list(range(1, 13)),
+    }
 
 
 def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_both_questions(solved):
@@ -639,7 +750,8 @@ def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_b
     table = next(i for i, c in enumerate(cells) if c.role == "solution" and "APPROVALS = {" in c.source)
     other = cells[table].source.replace(
         '"rename_note": (False, "It changes a title outside the program, but the change can be undone by renaming it back."),',
-        '"rename_note": (True, "It changes a title outside the program; it can be undone, yet we want a person to see it."),')
+        '"rename_note": (True, "It changes a title outside the program; it can be undone, yet we want a person to see it."),',
+    )
     other = other.replace('"send_summary": (True,', '"send_summary": (True,')
     assert other != cells[table].source
     cells[table] = type(cells[table])(cells[table].kind, other, cells[table].tags)
@@ -648,12 +760,13 @@ def test_the_approvals_check_accepts_another_decision_with_reasons_that_answer_b
     assert result.ok, [(c.name, c.message) for c in result.checks if not c.ok]
     ns = solved("16b")
     assert ns["answers_both"]("It reaches people outside the program and cannot be taken back.")
-    assert not ns["answers_both"]("It changes nothing outside the program.")            # one question only
+    assert not ns["answers_both"]("It changes nothing outside the program.")  # one question only
     assert not ns["well_formed"]((1, "It changes nothing outside the program, nothing to undo."))
-    assert not ns["well_formed"]((False, "Changes nothing; nothing to undo"))            # no full stop
+    assert not ns["well_formed"]((False, "Changes nothing; nothing to undo"))  # no full stop
 
 
 # --- lessons 12 and 13: read_action, to_message, check_react --------------------------------------
+
 
 @given(st.text(max_size=80))
 @PROPERTY
@@ -672,8 +785,9 @@ def test_to_message_makes_a_call_the_loop_accepts(solved, name, arguments):
     assert json.loads(call_["function"]["arguments"]) == arguments
 
 
-@given(st.sampled_from(["tool_call", "final_answer"]), st.text(min_size=1, max_size=20).filter(str.strip),
-       st.booleans())
+@given(
+    st.sampled_from(["tool_call", "final_answer"]), st.text(min_size=1, max_size=20).filter(str.strip), st.booleans()
+)
 @PROPERTY
 def test_check_react_accepts_a_thought_first_and_refuses_it_last(solved, kind, thought, type_first):
     check_react = solved("13")["check_react"]

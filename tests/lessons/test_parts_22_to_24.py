@@ -20,6 +20,7 @@ PROPERTY = settings(suppress_health_check=[HealthCheck.function_scoped_fixture],
 
 # --- lesson 22: compact -----------------------------------------------------------------------
 
+
 @st.composite
 def histories(draw):
     """A task, then turns: a reply asking for 1-3 tools followed by their results, or a plain reply or user turn."""
@@ -28,8 +29,15 @@ def histories(draw):
         if kind == "calls":
             ids = [f"c{n + i}" for i in range(draw(st.integers(1, 3)))]
             n += len(ids)
-            history.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": "read_note", "arguments": "{}"}} for i in ids]})
+            history.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": i, "type": "function", "function": {"name": "read_note", "arguments": "{}"}} for i in ids
+                    ],
+                }
+            )
             history += [{"role": "tool", "tool_call_id": i, "content": f"result {i}: 42"} for i in ids]
         else:
             history.append({"role": "assistant" if kind == "text" else "user", "content": f"{kind} {len(history)}"})
@@ -59,11 +67,18 @@ def test_compact_keeps_the_task_a_suffix_and_every_pair(solved, history, keep_la
         assert after == history and len(sent) <= 1
         return
     tail = after[2:]
-    assert returned == "the summary" and after[1] == {"role": "user", "content": "Summary of the earlier steps: the summary"}
-    assert tail == history[len(history) - len(tail):] and len(tail) >= min(keep_last, len(history) - 1)
+    assert returned == "the summary" and after[1] == {
+        "role": "user",
+        "content": "Summary of the earlier steps: the summary",
+    }
+    assert tail == history[len(history) - len(tail) :] and len(tail) >= min(keep_last, len(history) - 1)
     assert not tail or tail[0]["role"] != "tool"
-    old = history[1:len(history) - len(tail)]
-    assert len(sent) == 1 and sent[0][-1]["content"] == ns["transcript"](old) and sent[0][0]["content"] == ns["SUMMARY_PROMPT"]
+    old = history[1 : len(history) - len(tail)]
+    assert (
+        len(sent) == 1
+        and sent[0][-1]["content"] == ns["transcript"](old)
+        and sent[0][0]["content"] == ns["SUMMARY_PROMPT"]
+    )
 
 
 def test_compact_leaves_a_history_alone_when_the_summariser_says_nothing_useful(solved):
@@ -86,6 +101,7 @@ def test_the_compacting_strategy_keeps_answering_right_on_a_longer_run(solved):
 
 
 # --- lesson 23: add_agent_tool and route ------------------------------------------------------
+
 
 def test_an_agent_tool_passes_the_question_and_tags_its_events(solved):
     ns = solved("23")
@@ -119,7 +135,9 @@ def test_a_hand_off_loop_always_stops_after_max_handoffs(solved, max_handoffs, a
     ring = {}
     for i, name in enumerate(names):
         other = names[(i + 1) % len(names)]
-        replies = [r for _ in range(max_handoffs + 2) for r in (call(f"transfer_to_{other}", reason="yours"), final("ok"))]
+        replies = [
+            r for _ in range(max_handoffs + 2) for r in (call(f"transfer_to_{other}", reason="yours"), final("ok"))
+        ]
         ring[name] = ns["Agent"](name, f"I am {name}.", Toolbox(), scripted(replies), 3)
     events = Collector()
     result = ns["route"]("go", ring, "a0", max_handoffs=max_handoffs, tracer=events)
@@ -133,41 +151,62 @@ def test_a_hand_off_loop_always_stops_after_max_handoffs(solved, max_handoffs, a
 def test_route_passes_the_whole_conversation_with_every_call_answered(solved):
     ns = solved("23")
     seen = []
-    specialist = ns["Agent"]("billing", "Bill.", Toolbox(),
-                             lambda messages, tools: seen.append(messages) or final("refunded"), 2)
-    triage = ns["Agent"]("triage", "Sort.", Toolbox(),
-                         scripted([call("transfer_to_billing", reason="money"), final("passing on")]), 3)
+    specialist = ns["Agent"](
+        "billing", "Bill.", Toolbox(), lambda messages, tools: seen.append(messages) or final("refunded"), 2
+    )
+    triage = ns["Agent"](
+        "triage", "Sort.", Toolbox(), scripted([call("transfer_to_billing", reason="money"), final("passing on")]), 3
+    )
     result = ns["route"]("charged twice", {"triage": triage, "billing": specialist}, "triage")
     assert result == {"answer": "refunded", "stopped": "final", "agent": "billing", "path": ["triage", "billing"]}
     sent = seen[0]
     assert sent[0] == {"role": "system", "content": "Bill."}
     assert [m["role"] for m in sent[1:]] == ["user", "assistant", "tool", "assistant", "user"]
-    assert sent[1]["content"] == "charged twice" and sent[-1]["content"] == "triage handed this conversation to you: money"
+    assert (
+        sent[1]["content"] == "charged twice" and sent[-1]["content"] == "triage handed this conversation to you: money"
+    )
     assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
 
 
 # --- lesson 24: serve and tools_from_server ---------------------------------------------------
 
+
 def ask_both(solved, message):
     """The learner's serve and looplab's server on the same message (looplab's after initialize)."""
     ns = solved("24")
     server = McpServer("notes", "1.0", ns["notes"])
-    server.handle(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+    server.handle(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+    )
     theirs = server.handle(json.dumps(message))
     return ns["serve"](json.loads(json.dumps(message)), ns["notes"]), None if theirs is None else json.loads(theirs)
 
 
 ids = st.one_of(st.integers(-5, 10**6), st.text(max_size=6))
-arguments = st.dictionaries(st.sampled_from(["note_id", "keyword", "extra"]),
-                            st.one_of(st.text(max_size=5), st.integers(), st.none()), max_size=3)
+arguments = st.dictionaries(
+    st.sampled_from(["note_id", "keyword", "extra"]),
+    st.one_of(st.text(max_size=5), st.integers(), st.none()),
+    max_size=3,
+)
 
 
 @given(ids, st.sampled_from(["search_notes", "read_note", "delete_everything", ""]), arguments)
 @PROPERTY
 def test_the_learners_server_answers_tools_call_as_looplabs_does(solved, msg_id, name, args):
-    mine, theirs = ask_both(solved, {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call",
-                             "params": {"name": name, "arguments": args}})
+    mine, theirs = ask_both(
+        solved, {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": {"name": name, "arguments": args}}
+    )
     assert mine["id"] == theirs["id"] == msg_id and mine["jsonrpc"] == "2.0"
     assert ("result" in mine) == ("result" in theirs)
     if "result" in mine:
@@ -176,10 +215,25 @@ def test_the_learners_server_answers_tools_call_as_looplabs_does(solved, msg_id,
         assert mine["error"]["code"] == theirs["error"]["code"] == -32602
 
 
-@given(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8), st.lists(st.integers(), max_size=2),
-                 st.dictionaries(st.sampled_from(["jsonrpc", "id", "method", "params"]),
-                                 st.one_of(st.none(), st.text(max_size=12), st.integers(), st.sampled_from(
-                                     ["2.0", "tools/list", "tools/call", "initialize"])), max_size=4)))
+@given(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=8),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(
+            st.sampled_from(["jsonrpc", "id", "method", "params"]),
+            st.one_of(
+                st.none(),
+                st.text(max_size=12),
+                st.integers(),
+                st.sampled_from(["2.0", "tools/list", "tools/call", "initialize"]),
+            ),
+            max_size=4,
+        ),
+    )
+)
 @PROPERTY
 def test_the_learners_server_never_raises_and_never_answers_a_notification(solved, message):
     ns = solved("24")
@@ -198,8 +252,12 @@ def test_the_learners_client_registers_every_tool_and_each_calls_its_own(solved,
     ns = solved("24")
     box = Toolbox()
     for name in names:
-        box.register(name, f"Say {name}.", {"type": "object", "properties": {"x": {"type": "integer"}}},
-                     lambda name=name, **args: f"{name}:{args.get('x')}")
+        box.register(
+            name,
+            f"Say {name}.",
+            {"type": "object", "properties": {"x": {"type": "integer"}}},
+            lambda name=name, **args: f"{name}:{args.get('x')}",
+        )
     client_box = ns["tools_from_server"](in_process(McpServer("s", "1", box)))
     assert client_box.names() == names and client_box.schemas() == box.schemas()
     for i, name in enumerate(names):

@@ -48,8 +48,9 @@ def test_every_exercise_has_two_or_more_wrong_answers(path):
         if cell.role == "exercise":
             mine = [w for w in answers if w.exercise == i]
             assert len(mine) >= 2, f"{path.name}: exercise cell {i + 1} has {len(mine)} wrong answers, needs 2"
-            assert len({w.cell.source.split("\n", 2)[-1] for w in mine}) == len(mine), \
+            assert len({w.cell.source.split("\n", 2)[-1] for w in mine}) == len(mine), (
                 f"{path.name}: exercise cell {i + 1} has two identical wrong answers"
+            )
 
 
 def passed_on_starter(path: Path) -> tuple[list[str], set[str]]:
@@ -64,14 +65,18 @@ def test_no_unmarked_check_passes_on_the_starter(path, capsys):
         pytest.skip("given marks pending (issue 21 part B)")
     passed, given = passed_on_starter(path)
     unmarked = [name for name in passed if not wrong.named(name, given)]
-    assert not unmarked, (f"{path.name}: these checks pass on the starter; make them check the learner's "
-                          f"part, or mark them `# given:` if they are about the lesson's own code: {unmarked}")
+    assert not unmarked, (
+        f"{path.name}: these checks pass on the starter; make them check the learner's "
+        f"part, or mark them `# given:` if they are about the lesson's own code: {unmarked}"
+    )
 
 
 def test_the_given_checks_are_counted(capsys):
     counts = {lesson_id(p): len(wrong.given_names(cells_of(p))) for p in LESSONS}
     total = sum(counts.values())
     with capsys.disabled():
-        print(f"\n{total} checks marked given (about the lesson's own code) in {len(LESSONS)} lessons: "
-              + ", ".join(f"{k}: {v}" for k, v in counts.items() if v))
+        print(
+            f"\n{total} checks marked given (about the lesson's own code) in {len(LESSONS)} lessons: "
+            + ", ".join(f"{k}: {v}" for k, v in counts.items() if v)
+        )
     assert all(v >= 0 for v in counts.values()) and len(counts) == len(LESSONS)

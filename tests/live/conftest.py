@@ -8,9 +8,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for fakeserver
 
-from fakeserver import FakeServer  # noqa: E402
+from fakeserver import FakeServer
 
-from live_adapters import KEY  # noqa: E402,F401
+from live_adapters import KEY  # noqa: F401
 
 
 @pytest.fixture(autouse=True)
@@ -23,12 +23,23 @@ def only_localhost(monkeypatch):
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise AssertionError(f"a test tried to reach {host}; only 127.0.0.1 is allowed")
         return real_connect(self, address)
+
     monkeypatch.setattr(socket.socket, "connect", connect)
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_TIMEOUT",
-                 "LLM_EMBED_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "LOOPLAB_MODEL", "LLM_STREAM"):
+    for name in (
+        "LLM_BASE_URL",
+        "LLM_API_KEY",
+        "LLM_MODEL",
+        "LLM_API",
+        "LLM_TIMEOUT",
+        "LLM_EMBED_MODEL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "LOOPLAB_MODEL",
+        "LLM_STREAM",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -14,12 +14,19 @@ from looplab import http
 
 
 def test_cors_headers_and_preflight(fake):
-    status, headers, _ = http.post_json(fake.url + "/chat/completions", {"model": "m", "messages": []},
-                                        {"Origin": "http://127.0.0.1:8000"})
+    status, headers, _ = http.post_json(
+        fake.url + "/chat/completions", {"model": "m", "messages": []}, {"Origin": "http://127.0.0.1:8000"}
+    )
     assert status == 200 and headers["access-control-allow-origin"] == "http://127.0.0.1:8000"
-    req = urllib.request.Request(fake.url + "/chat/completions", method="OPTIONS", headers={
-        "Origin": "http://127.0.0.1:8000", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type, x-stainless-os"})
+    req = urllib.request.Request(
+        fake.url + "/chat/completions",
+        method="OPTIONS",
+        headers={
+            "Origin": "http://127.0.0.1:8000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, x-stainless-os",
+        },
+    )
     with urllib.request.urlopen(req) as reply:
         assert reply.status == 204
         assert reply.headers["Access-Control-Allow-Headers"] == "authorization, content-type, x-stainless-os"
@@ -33,8 +40,9 @@ def test_cors_headers_and_preflight(fake):
 
 
 def test_control_endpoints(fake):
-    http.post_json(f"http://127.0.0.1:{fake.port}/_script",
-                   {"path": "/v1/chat/completions", "replies": [chat_text("scripted")]})
+    http.post_json(
+        f"http://127.0.0.1:{fake.port}/_script", {"path": "/v1/chat/completions", "replies": [chat_text("scripted")]}
+    )
     _, _, text = http.post_json(fake.url + "/chat/completions", {"model": "m", "messages": []})
     assert json.loads(text)["choices"][0]["message"]["content"] == "scripted"
     _, _, text = http.get_json(f"http://127.0.0.1:{fake.port}/_requests")
@@ -48,8 +56,9 @@ def test_control_endpoints(fake):
 def test_runs_standalone():
     port = closed_port()
     script = Path(__file__).resolve().parents[1] / "fakeserver.py"
-    proc = subprocess.Popen([sys.executable, str(script), "--port", str(port), "--key", "k"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "--port", str(port), "--key", "k"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == f"fake OpenAI-compatible server on http://127.0.0.1:{port}/v1"
         for _ in range(50):
@@ -67,5 +76,7 @@ def test_runs_standalone():
 def test_a_server_with_a_key_and_models_answers_like_openai():
     with FakeServer(key="k", models=["m"]) as server:
         assert http.post_json(server.url + "/chat/completions", {"model": "m"}, {"Authorization": "Bearer x"})[0] == 401
-        status, _, text = http.post_json(server.url + "/chat/completions", {"model": "gpt-x"}, {"Authorization": "Bearer k"})
+        status, _, text = http.post_json(
+            server.url + "/chat/completions", {"model": "gpt-x"}, {"Authorization": "Bearer k"}
+        )
         assert status == 404 and json.loads(text)["error"]["code"] == "model_not_found"

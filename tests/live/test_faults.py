@@ -6,33 +6,55 @@ from fakeserver import error
 
 from looplab.models.errors import ModelError
 
-FAST = {"retry-after-ms": "1"}   # lets the SDK's own retries skip their backoff too
+FAST = {"retry-after-ms": "1"}  # lets the SDK's own retries skip their backoff too
 BIG = {"choices": [{"message": {"role": "assistant", "content": "x" * 200}}]}
 USER = [{"role": "user", "content": "hi"}]
 
 # name, scripted replies, what the sentence says ({base} is the base URL), requests made
 FAILS = [
-    ("401", [error(401, "Incorrect API key provided")], "401 from {base}: the API key was refused — check it in Settings", 1),
+    (
+        "401",
+        [error(401, "Incorrect API key provided")],
+        "401 from {base}: the API key was refused — check it in Settings",
+        1,
+    ),
     ("403", [error(403, "not allowed")], "403 from {base}: the key may not use this model", 1),
-    ("404 model", [error(404, "The model `fake-model` does not exist", code="model_not_found")],
-     "model 'fake-model' not found at {base} — check the model name in Settings", 1),
+    (
+        "404 model",
+        [error(404, "The model `fake-model` does not exist", code="model_not_found")],
+        "model 'fake-model' not found at {base} — check the model name in Settings",
+        1,
+    ),
     ("404 url", [{"status": 404, "body": "404 page not found"}], "there is no such endpoint — check the base URL", 1),
-    ("400", [error(400, "'messages' is too long")], "400 from {base}: the request was refused: 'messages' is too long", 1),
+    (
+        "400",
+        [error(400, "'messages' is too long")],
+        "400 from {base}: the request was refused: 'messages' is too long",
+        1,
+    ),
     ("422", [error(422, "bad tool schema")], "422 from {base}: the request was refused: bad tool schema", 1),
     ("429 x3", [error(429, "slow down", headers=FAST)] * 3, "429 from {base}: rate limited (tried 3 times)", 3),
     ("500 x3", [error(500, "boom", headers=FAST)] * 3, "500 from {base}: the server failed (tried 3 times)", 3),
     ("503 x3", [error(503, "overloaded", headers=FAST)] * 3, "503 from {base}: the server failed (tried 3 times)", 3),
     ("not JSON", [{"body": "<html><body>Welcome</body></html>"}], "the reply from {base} ", 1),
     ("dropped x3", [{"drop": True}] * 3, "the connection to {base} closed before the reply was complete", 3),
-    ("truncated x3", [{"json": BIG, "truncate": 20}] * 3, "the connection to {base} closed before the reply was complete", 3),
+    (
+        "truncated x3",
+        [{"json": BIG, "truncate": 20}] * 3,
+        "the connection to {base} closed before the reply was complete",
+        3,
+    ),
     ("timeout x3", [{"delay": 1.0, **GOOD["chat"]}] * 3, "no reply from {base} within", 3),
 ]
 
 RECOVERS = [
     ("429 Retry-After", [error(429, headers={"Retry-After": "0", **FAST})]),
-    ("408", [error(408, headers=FAST)]), ("409", [error(409, headers=FAST)]),
-    ("500", [error(500, headers=FAST)]), ("502 then 503", [error(502, headers=FAST), error(503, headers=FAST)]),
-    ("dropped", [{"drop": True}]), ("timeout", [{"delay": 2.0, **GOOD["chat"]}]),
+    ("408", [error(408, headers=FAST)]),
+    ("409", [error(409, headers=FAST)]),
+    ("500", [error(500, headers=FAST)]),
+    ("502 then 503", [error(502, headers=FAST), error(503, headers=FAST)]),
+    ("dropped", [{"drop": True}]),
+    ("timeout", [{"delay": 2.0, **GOOD["chat"]}]),
 ]
 
 

@@ -7,11 +7,15 @@ import json
 import pytest
 from fakeserver import chat_text, completion, error, responses_call, responses_text
 from openai.types.chat import ChatCompletion
-from openai.types.chat.completion_create_params import (CompletionCreateParamsNonStreaming,
-                                                        CompletionCreateParamsStreaming)
+from openai.types.chat.completion_create_params import (
+    CompletionCreateParamsNonStreaming,
+    CompletionCreateParamsStreaming,
+)
 from openai.types.responses import Response
-from openai.types.responses.response_create_params import (ResponseCreateParamsNonStreaming,
-                                                           ResponseCreateParamsStreaming)
+from openai.types.responses.response_create_params import (
+    ResponseCreateParamsNonStreaming,
+    ResponseCreateParamsStreaming,
+)
 from typecheck import problems
 
 from looplab import Memory, Toolbox, run_agent
@@ -20,22 +24,35 @@ from looplab.models.live import live_model
 from looplab.trace import Collector
 
 APIS = ["chat", "responses", "prompted", "react", "sdk"]
-LIMIT_FIELD = {"chat": "max_tokens", "responses": "max_output_tokens", "prompted": "max_tokens",
-               "react": "max_tokens", "sdk": "max_tokens"}
+LIMIT_FIELD = {
+    "chat": "max_tokens",
+    "responses": "max_output_tokens",
+    "prompted": "max_tokens",
+    "react": "max_tokens",
+    "sdk": "max_tokens",
+}
 PATH = {"responses": "/v1/responses"}
 
 
 def settings(monkeypatch, url, **more):
-    for name, value in {"LOOPLAB_MODEL": "live", "LLM_BASE_URL": url, "LLM_API_KEY": "sk-limit-0123456789abcdef",
-                        "LLM_MODEL": "fake-model", **more}.items():
+    for name, value in {
+        "LOOPLAB_MODEL": "live",
+        "LLM_BASE_URL": url,
+        "LLM_API_KEY": "sk-limit-0123456789abcdef",
+        "LLM_MODEL": "fake-model",
+        **more,
+    }.items():
         monkeypatch.setenv(name, value)
 
 
 def box(ran: list | None = None) -> Toolbox:
     tools = Toolbox()
-    tools.register("search_notes", "Search the notes.", {"type": "object", "properties": {
-        "query": {"type": "string"}}, "required": ["query"]},
-        lambda query: (ran.append(query) if ran is not None else None) or f"found {query}")
+    tools.register(
+        "search_notes",
+        "Search the notes.",
+        {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        lambda query: (ran.append(query) if ran is not None else None) or f"found {query}",
+    )
     return tools
 
 
@@ -99,9 +116,11 @@ def test_a_call_broken_by_the_limit_stops_with_an_error_naming_it(fake, monkeypa
 @pytest.mark.parametrize("api", ["prompted", "react"])
 def test_prompted_json_broken_by_the_limit_stops_at_once(fake, monkeypatch, api):
     settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="12")
-    fake.script(chat_text('{"type": "tool_call", "thought": "look", "name": "search_notes", "arg', finish_reason="length"))
+    fake.script(
+        chat_text('{"type": "tool_call", "thought": "look", "name": "search_notes", "arg', finish_reason="length")
+    )
     result, _ = run("where do visitors park?")
-    assert result["stopped"] == "error" and len(fake.posts()) == 1     # not sent back for a repair
+    assert result["stopped"] == "error" and len(fake.posts()) == 1  # not sent back for a repair
     assert "cut at the token limit (max_tokens=12) before its JSON action was complete" in result["detail"]
     assert "LLM_MAX_TOKENS" in result["detail"]
 
@@ -109,7 +128,9 @@ def test_prompted_json_broken_by_the_limit_stops_at_once(fake, monkeypatch, api)
 @pytest.mark.parametrize("api", ["prompted", "react"])
 def test_prompted_whole_action_in_a_cut_reply_is_used_and_marked(fake, monkeypatch, api):
     settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="40")
-    action = json.dumps({"type": "tool_call", "thought": "look", "name": "search_notes", "arguments": {"query": "park"}})
+    action = json.dumps(
+        {"type": "tool_call", "thought": "look", "name": "search_notes", "arguments": {"query": "park"}}
+    )
     fake.script(chat_text(action + " Then I will also", finish_reason="length"), final_for(api, "Lot B"))
     ran = []
     result, events = run("where do visitors park?", ran)
@@ -121,14 +142,20 @@ def test_the_cut_replies_are_real_api_objects_and_the_requests_valid_params(fake
     """The fake server's cut replies parse as the SDK's own types, and our bodies with a limit are valid params."""
     cut_chat = completion({"role": "assistant", "content": "a long st"}, "length")
     assert ChatCompletion.model_validate(cut_chat).choices[0].finish_reason == "length"
-    for reply in (responses_text("a long st", cut="max_output_tokens"),
-                  responses_call("search_notes", '{"query": "pa', cut="max_output_tokens")):
+    for reply in (
+        responses_text("a long st", cut="max_output_tokens"),
+        responses_call("search_notes", '{"query": "pa', cut="max_output_tokens"),
+    ):
         parsed = Response.model_validate(reply["json"])
         assert parsed.status == "incomplete" and parsed.incomplete_details.reason == "max_output_tokens"
     for api, stream, params in (
-            ("chat", "0", CompletionCreateParamsNonStreaming), ("sdk", "0", CompletionCreateParamsNonStreaming),
-            ("responses", "0", ResponseCreateParamsNonStreaming), ("chat", "1", CompletionCreateParamsStreaming),
-            ("sdk", "1", CompletionCreateParamsStreaming), ("responses", "1", ResponseCreateParamsStreaming)):
+        ("chat", "0", CompletionCreateParamsNonStreaming),
+        ("sdk", "0", CompletionCreateParamsNonStreaming),
+        ("responses", "0", ResponseCreateParamsNonStreaming),
+        ("chat", "1", CompletionCreateParamsStreaming),
+        ("sdk", "1", CompletionCreateParamsStreaming),
+        ("responses", "1", ResponseCreateParamsStreaming),
+    ):
         settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="64", LLM_STREAM=stream)
         fake.reset()
         run('call search_notes {"query": "park"}')
@@ -138,21 +165,26 @@ def test_the_cut_replies_are_real_api_objects_and_the_requests_valid_params(fake
         assert all(b.get("stream", False) is (stream == "1") for b in bodies), (api, stream)
 
 
-REASONING_MODEL_SAYS = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
-                        "Use 'max_completion_tokens' instead.")  # OpenAI's 400 for its reasoning models
+REASONING_MODEL_SAYS = (
+    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+    "Use 'max_completion_tokens' instead."
+)  # OpenAI's 400 for its reasoning models
 
 
 @pytest.mark.parametrize("api", ["chat", "sdk", "prompted"])
 def test_a_model_that_asks_for_max_completion_tokens_gets_the_limit_under_that_name(fake, monkeypatch, api):
     settings(monkeypatch, fake.url, LLM_API=api, LLM_MAX_TOKENS="300")
-    fake.script(error(400, REASONING_MODEL_SAYS, "invalid_request_error", "unsupported_parameter"),
-                final_for(api, "one"), final_for(api, "two"))
+    fake.script(
+        error(400, REASONING_MODEL_SAYS, "invalid_request_error", "unsupported_parameter"),
+        final_for(api, "one"),
+        final_for(api, "two"),
+    )
     model = live_model()
     answers = [model([{"role": "user", "content": "hi"}], box().schemas())["content"] for _ in range(2)]
     bodies = [p.body for p in fake.posts()]
     assert answers == ["one", "two"] and len(bodies) == 3
     assert bodies[0]["max_tokens"] == 300 and "max_completion_tokens" not in bodies[0]
-    assert [b.get("max_completion_tokens") for b in bodies[1:]] == [300, 300]   # kept for later calls
+    assert [b.get("max_completion_tokens") for b in bodies[1:]] == [300, 300]  # kept for later calls
     assert not any("max_tokens" in b for b in bodies[1:])
 
 

@@ -21,15 +21,19 @@ def settings(monkeypatch, url, **more):
 
 def box():
     tools = Toolbox()
-    tools.register("echo", "Say it back.", {"type": "object", "properties": {"text": {"type": "string"}},
-                                             "required": ["text"]}, lambda text: text.upper())
+    tools.register(
+        "echo",
+        "Say it back.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda text: text.upper(),
+    )
     return tools
 
 
 @pytest.mark.parametrize("api", ["chat", "responses", "sdk"])
 def test_pick_model_runs_a_lesson_live_with_the_default_rule(fake, monkeypatch, api):
     settings(monkeypatch, fake.url, LLM_API=api)
-    model = pick_model([])                    # the lesson's scripted replies are ignored in live mode
+    model = pick_model([])  # the lesson's scripted replies are ignored in live mode
     result = run_agent('call echo {"text": "hi"}', model, box(), Memory("s"))
     assert result == {"answer": "result: HI", "steps": 2, "stopped": "final", "tool_calls": 1}
     assert fake.posts()[0].headers["authorization"] == "Bearer sk-live-0123456789abcdef"
@@ -37,16 +41,32 @@ def test_pick_model_runs_a_lesson_live_with_the_default_rule(fake, monkeypatch, 
 
 def test_prompted_and_react_through_live_model(fake, monkeypatch):
     settings(monkeypatch, fake.url, LLM_API="react")
-    fake.script({"json": {"choices": [{"message": {"role": "assistant", "content":
-                 '{"type": "final_answer", "thought": "easy", "answer": "4"}'}}]}})
+    fake.script(
+        {
+            "json": {
+                "choices": [
+                    {
+                        "message": {
+                            "role": "assistant",
+                            "content": '{"type": "final_answer", "thought": "easy", "answer": "4"}',
+                        }
+                    }
+                ]
+            }
+        }
+    )
     assert live_model()([{"role": "user", "content": "2+2"}], box().schemas()) == {
-        "role": "assistant", "content": "4", "thought": "easy"}
+        "role": "assistant",
+        "content": "4",
+        "thought": "easy",
+    }
     sent = fake.posts()[0].body
     assert "tools" not in sent and '"thought"' in sent["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("missing, says", [("LLM_BASE_URL", "live mode needs LLM_BASE_URL"),
-                                           ("LLM_MODEL", "live mode needs LLM_MODEL")])
+@pytest.mark.parametrize(
+    "missing, says", [("LLM_BASE_URL", "live mode needs LLM_BASE_URL"), ("LLM_MODEL", "live mode needs LLM_MODEL")]
+)
 def test_missing_settings_are_named(monkeypatch, missing, says):
     settings(monkeypatch, "http://127.0.0.1:9/v1")
     monkeypatch.delenv(missing)
@@ -100,4 +120,5 @@ def test_responses_reasoning_rides_along_over_a_run(fake, monkeypatch):
 def test_models_endpoint_lists_models():
     with FakeServer(models=["a", "b"]) as server:
         from looplab.models.endpoint import Endpoint
+
         assert [m["id"] for m in Endpoint(server.url).get("/models")["data"]] == ["a", "b"]

@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, jsonrpc_message_adapter
-from mcp_types.methods import (serialize_server_result, validate_client_notification, validate_client_request)
+from mcp_types.methods import serialize_server_result, validate_client_notification, validate_client_request
 
 from looplab import Memory, Toolbox, ToolError, call, final, run_agent, scripted
 from looplab.mcp import LATEST_LEGACY, LATEST_MODERN, LEGACY_VERSIONS, McpClient, McpServer, in_process
@@ -87,7 +87,9 @@ def check_against_the_sdk_types(log, version: str) -> dict:
         else:
             method = methods[message["id"]]
             dumped = serialize_server_result(method, version, message["result"])
-            assert dumped == message["result"], f"{method}: fields the {version} schema does not know: {message['result']}"
+            assert dumped == message["result"], (
+                f"{method}: fields the {version} schema does not know: {message['result']}"
+            )
             seen["results"].append(method)
     return seen
 
@@ -120,6 +122,7 @@ def test_a_result_with_a_field_the_schema_lacks_would_be_caught():
 
 
 # --- the official client, our server -----------------------------------------------------------
+
 
 class TextTransport:
     """An SDK transport to our server that carries only JSON text, as a Worker boundary would."""
@@ -183,6 +186,7 @@ def test_the_official_client_lists_and_calls_our_tools(mode):
 
 # --- our client, the official server -----------------------------------------------------------
 
+
 def official_server() -> MCPServer:
     server = MCPServer("official-notes")
 
@@ -203,8 +207,9 @@ def sdk_transport(server: MCPServer):
         to_server, server_reads = anyio.create_memory_object_stream(16)
         server_writes, from_server = anyio.create_memory_object_stream(16)
         lowlevel = server._lowlevel_server
-        future = portal.start_task_soon(lowlevel.run, server_reads, server_writes,
-                                        lowlevel.create_initialization_options())
+        future = portal.start_task_soon(
+            lowlevel.run, server_reads, server_writes, lowlevel.create_initialization_options()
+        )
 
         async def exchange(text: str):
             message = jsonrpc_message_adapter.validate_json(text)
@@ -232,8 +237,12 @@ def test_our_client_uses_an_official_server_in_our_loop(protocol):
         info = client.connect()
         box = client.toolbox()
         memory = Memory("s")
-        result = run_agent("What does n1 say?", scripted([call("read_note", note_id="n1"), call("read_note", note_id="n7"),
-                                                          final("1240 visits.")]), box, memory)
+        result = run_agent(
+            "What does n1 say?",
+            scripted([call("read_note", note_id="n1"), call("read_note", note_id="n7"), final("1240 visits.")]),
+            box,
+            memory,
+        )
     results = [m["content"] for m in memory.history if m["role"] == "tool"]
     assert (info.get("serverInfo") or info["_meta"]["io.modelcontextprotocol/serverInfo"])["name"] == "official-notes"
     assert box.names() == ["read_note"] and box.schemas()[0]["function"]["parameters"]["required"] == ["note_id"]

@@ -14,8 +14,12 @@ from looplab.trace import Collector
 
 def box():
     tools = Toolbox()
-    tools.register("add", "Add two numbers.", {"type": "object", "properties": {
-        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}, lambda a, b: a + b)
+    tools.register(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: a + b,
+    )
     return tools
 
 
@@ -26,8 +30,12 @@ def run(model):
 
 
 def test_sdk_and_lean_adapters_send_the_same_conversation(keyed):
-    keyed.script(chat_call("add", {"a": 1, "b": 2}, "call_q"), chat_text("3"),
-                 chat_call("add", {"a": 1, "b": 2}, "call_q"), chat_text("3"))
+    keyed.script(
+        chat_call("add", {"a": 1, "b": 2}, "call_q"),
+        chat_text("3"),
+        chat_call("add", {"a": 1, "b": 2}, "call_q"),
+        chat_text("3"),
+    )
     sdk_result, _ = run(build("sdk", keyed.url, key=KEY))
     lean_result, _ = run(chat_model(Endpoint(keyed.url, KEY, "fake-model")))
     assert sdk_result == lean_result == {"answer": "3", "steps": 2, "stopped": "final", "tool_calls": 1}
@@ -44,8 +52,9 @@ def test_sdk_reply_is_the_seed_shape(fake):
     fake.script(chat_call("add", {"a": 1, "b": 2}, "call_z", finish_reason="stop"))
     reply = build("sdk", fake.url)([{"role": "user", "content": "hi"}], box().schemas())
     assert reply["role"] == "assistant"
-    assert reply["tool_calls"] == [{"id": "call_z", "type": "function",
-                                    "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}]
+    assert reply["tool_calls"] == [
+        {"id": "call_z", "type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}
+    ]
 
 
 def test_sdk_wrong_key_stops_with_the_sentence(keyed):
@@ -64,11 +73,18 @@ def test_sdk_reply_with_no_choices_is_one_sentence(fake):
 
 def test_sdk_and_lean_adapters_ask_for_the_same_structured_output_and_report_usage(keyed):
     from looplab.structured import structured
+
     schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
     replies = {}
-    for name, model in [("sdk", build("sdk", keyed.url, key=KEY)), ("lean", chat_model(Endpoint(keyed.url, KEY, "fake-model")))]:
+    for name, model in [
+        ("sdk", build("sdk", keyed.url, key=KEY)),
+        ("lean", chat_model(Endpoint(keyed.url, KEY, "fake-model"))),
+    ]:
         replies[name] = structured(model, schema, name="sum")([{"role": "user", "content": "1+2?"}], [])
     sdk_body, lean_body = [r.body for r in keyed.posts("/v1/chat/completions")]
-    assert sdk_body["response_format"] == lean_body["response_format"] and sdk_body["response_format"]["type"] == "json_schema"
+    assert (
+        sdk_body["response_format"] == lean_body["response_format"]
+        and sdk_body["response_format"]["type"] == "json_schema"
+    )
     assert replies["sdk"]["parsed"] == replies["lean"]["parsed"] == {"answer": len("echo: 1+2?")}
     assert replies["sdk"]["usage"]["total_tokens"] == replies["lean"]["usage"]["total_tokens"] > 0

@@ -38,6 +38,7 @@ def server():
 def build(kind: str, url: str, stream: bool, on_delta=None, timeout: float = 5.0):
     if kind == "sdk":
         from openai import OpenAI
+
         client = OpenAI(base_url=url, api_key=KEY, timeout=timeout, max_retries=0)
         return openai_model_fn(client, "fake-model", stream=stream, on_delta=on_delta)
     endpoint = Endpoint(url, api_key=KEY, model="fake-model", timeout=timeout, attempts=1)
@@ -45,12 +46,21 @@ def build(kind: str, url: str, stream: bool, on_delta=None, timeout: float = 5.0
     return make(endpoint, stream=stream, on_delta=on_delta)
 
 
-CHAT_REPLIES = [chat_text("Grüße — 3 😀 ok"), chat_call("remember", '{"name": "Zoë 🦊", "note": "naïve"}', "call_r"),
-                chat_calls(("add", {"a": 10, "b": 5}, "call_a"), ("upper", '{"text": "crème brûlée"}', "call_u"),
-                           ("remember", '{"k": "日本語"}', "call_k"), content="Doing three things."),
-                chat_text("cut sh", finish_reason="length")]
-RESPONSES_REPLIES = [responses_text("Grüße 😀", reasoning="think first"),
-                     responses_call("remember", '{"name": "Zoë 🦊"}', "call_r", reasoning="a plan")]
+CHAT_REPLIES = [
+    chat_text("Grüße — 3 😀 ok"),
+    chat_call("remember", '{"name": "Zoë 🦊", "note": "naïve"}', "call_r"),
+    chat_calls(
+        ("add", {"a": 10, "b": 5}, "call_a"),
+        ("upper", '{"text": "crème brûlée"}', "call_u"),
+        ("remember", '{"k": "日本語"}', "call_k"),
+        content="Doing three things.",
+    ),
+    chat_text("cut sh", finish_reason="length"),
+]
+RESPONSES_REPLIES = [
+    responses_text("Grüße 😀", reasoning="think first"),
+    responses_call("remember", '{"name": "Zoë 🦊"}', "call_r", reasoning="a plan"),
+]
 
 
 def kept(reply: dict) -> dict:
@@ -70,7 +80,7 @@ def test_streamed_replies_are_the_unstreamed_ones(server, kind):
         results[stream] = [kept(model([{"role": "user", "content": "hi"}], [])) for _ in replies]
         if stream:
             texts = [r["message"].get("content") or "" for r in results[True]]
-            assert "".join(shown) == "".join(texts)   # every text piece was shown, once, in order
+            assert "".join(shown) == "".join(texts)  # every text piece was shown, once, in order
     assert results[True] == results[False]
     bodies = [p.body for p in server.posts()]
     assert [b.get("stream", False) for b in bodies] == [False] * len(replies) + [True] * len(replies)
@@ -82,9 +92,10 @@ def test_text_is_shown_as_it_arrives_not_when_the_reply_is_whole(server):
     arrivals = []
     started = time.perf_counter()
     reply = build("chat", server.url, True, lambda text: arrivals.append(time.perf_counter() - started))(
-        [{"role": "user", "content": "hi"}], [])
+        [{"role": "user", "content": "hi"}], []
+    )
     total = time.perf_counter() - started
-    assert len(arrivals) == 9 and arrivals[0] < total - 0.3      # the first piece came long before the end
+    assert len(arrivals) == 9 and arrivals[0] < total - 0.3  # the first piece came long before the end
     assert reply["stream"]["first_token_ms"] < reply["stream"]["ms"] - 300 and reply["stream"]["chunks"] >= 12
 
 
@@ -104,24 +115,33 @@ def test_a_broken_stream_ends_the_run_with_one_sentence(server, kind, fault):
     reply = (responses_call if kind == "responses" else chat_call)("add", {"a": 10, "b": 55555}, "call_1")
     server.script({**reply, "stream": {"fault": fault, "stall": 2, "split": 2}})
     box = Toolbox()
-    box.register("add", "Add.", {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
-                 lambda a, b: str(a + b))
+    box.register(
+        "add",
+        "Add.",
+        {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+        lambda a, b: str(a + b),
+    )
     events = Collector()
     result = run_agent("add", build(kind, server.url, True, timeout=0.5), box, Memory("s"), tracer=events)
     assert result["stopped"] == "error" and events.types()[-1] == "stop"
     detail = result["detail"]
     expected = "it ended before the reply was complete" if (kind, fault) == ("sdk", "cut") else FAULTS[fault]
-    assert expected in detail, detail   # the SDK reads the events itself: it drops a half-sent one
+    assert expected in detail, detail  # the SDK reads the events itself: it drops a half-sent one
     if fault in ("cut", "hangup", "unfinished_call"):
-        assert "never completed" in detail                       # the call left unfinished is named
+        assert "never completed" in detail  # the call left unfinished is named
     assert detail.count(" — ") == 1 and "\n" not in detail and KEY not in detail
-    assert events.of("tool_call") == []                          # nothing half-made was run
+    assert events.of("tool_call") == []  # nothing half-made was run
 
 
 @pytest.mark.parametrize("api", ["chat", "responses", "sdk"])
 def test_a_server_that_refuses_stream_is_asked_once_without_and_then_never(server, api, monkeypatch):
-    for name, value in {"LOOPLAB_MODEL": "live", "LLM_BASE_URL": server.url, "LLM_API_KEY": KEY,
-                        "LLM_MODEL": "fake-model", "LLM_API": api}.items():
+    for name, value in {
+        "LOOPLAB_MODEL": "live",
+        "LLM_BASE_URL": server.url,
+        "LLM_API_KEY": KEY,
+        "LLM_MODEL": "fake-model",
+        "LLM_API": api,
+    }.items():
         monkeypatch.setenv(name, value)
     good = responses_text if api == "responses" else chat_text
     server.script({**good("refused"), "refuse_stream": True}, good("one"), good("two"))
@@ -144,8 +164,12 @@ def test_the_default_brain_streams_a_whole_run_with_parallel_calls(server, monke
     for name, value in {"LLM_BASE_URL": server.url, "LLM_MODEL": "fake-model"}.items():
         monkeypatch.setenv(name, value)
     box = Toolbox()
-    box.register("shout", "Shout a word.", {"type": "object", "properties": {"word": {"type": "string"}}},
-                 lambda word: word.upper())
+    box.register(
+        "shout",
+        "Shout a word.",
+        {"type": "object", "properties": {"word": {"type": "string"}}},
+        lambda word: word.upper(),
+    )
     events = Collector()
     result = run_agent('call shout {"word": "héllo wörld"}', live_model(), box, Memory("s"), tracer=events)
     assert result["stopped"] == "final" and result["answer"] == "result: HÉLLO WÖRLD"

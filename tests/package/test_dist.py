@@ -20,12 +20,12 @@ from fresh import ROOT, SITE, dist
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer  # noqa: E402
-from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from learner import checks, open_lesson, put_solutions, run  # noqa: E402
-from playwright.sync_api import expect  # noqa: E402
-from looplab import __version__  # noqa: E402
-from looplab.course import LESSON_FORMAT, lesson_files  # noqa: E402
+from fakeserver import FakeServer
+from browser import CHROMIUM, CHROMIUM_ARGS
+from learner import checks, open_lesson, put_solutions, run
+from playwright.sync_api import expect
+from looplab import __version__
+from looplab.course import LESSON_FORMAT, lesson_files
 
 LESSONS = lesson_files(ROOT / "lessons")
 
@@ -35,8 +35,11 @@ def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path)
     for path in [LESSONS[3], ROOT / "py" / "looplab" / "loop.py", SITE / "index.html"]:
         os.utime(path)  # a newer modification time must not reach the archives
     second = dist(tmp_path / "b")
-    assert [p.name for p in first] == [p.name for p in second] == [
-        f"looplab-{__version__}-py3-none-any.whl", f"looplab-{__version__}.tar.gz"]
+    assert (
+        [p.name for p in first]
+        == [p.name for p in second]
+        == [f"looplab-{__version__}-py3-none-any.whl", f"looplab-{__version__}.tar.gz"]
+    )
     for a, b in zip(first, second):
         assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two builds"
     with zipfile.ZipFile(first[0]) as wheel:
@@ -44,8 +47,9 @@ def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path)
         assert {i.date_time for i in wheel.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         entry_points = wheel.read(f"looplab-{__version__}.dist-info/entry_points.txt").decode()
         metadata = wheel.read(f"looplab-{__version__}.dist-info/METADATA").decode()
-    assert [n for n in names if n.startswith("looplab/_course/lessons/") and n.endswith(".py")] == \
-        [f"looplab/_course/lessons/{p.name}" for p in LESSONS]
+    assert [n for n in names if n.startswith("looplab/_course/lessons/") and n.endswith(".py")] == [
+        f"looplab/_course/lessons/{p.name}" for p in LESSONS
+    ]
     assert "looplab/_site/index.html" in names and "looplab/_site/build.json" in names
     assert "looplab = looplab.__main__:main" in entry_points
     assert 'Requires-Dist: openai>=3; extra == "openai"' in metadata and "Provides-Extra: test" in metadata
@@ -53,8 +57,14 @@ def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path)
         members = sdist.getmembers()
     top = f"looplab-{__version__}/"
     assert {m.mtime for m in members} == {315532800} and {m.uname for m in members} == {""}
-    assert {top + "pyproject.toml", top + "PKG-INFO", top + "scripts/dist.py", top + "web/dist/index.html",
-            top + "py/looplab/__init__.py", top + f"lessons/{LESSONS[0].name}"} <= {m.name for m in members}
+    assert {
+        top + "pyproject.toml",
+        top + "PKG-INFO",
+        top + "scripts/dist.py",
+        top + "web/dist/index.html",
+        top + "py/looplab/__init__.py",
+        top + f"lessons/{LESSONS[0].name}",
+    } <= {m.name for m in members}
 
 
 def test_the_installed_cli_runs_live_against_an_endpoint_without_printing_the_key(installed):
@@ -115,7 +125,9 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
     text = lesson.read_text(encoding="utf-8")
     marker = "# %%\n"
     at = text.index(marker)  # the first code cell: the learner's edit goes there
-    lesson.write_text(text[:at + len(marker)] + "print('an edit in mine/')\n" + text[at + len(marker):], encoding="utf-8")
+    lesson.write_text(
+        text[: at + len(marker)] + "print('an edit in mine/')\n" + text[at + len(marker) :], encoding="utf-8"
+    )
 
     again = installed.looplab("run", "4")  # from the same folder, not inside mine/
     assert again.stdout.splitlines()[0] == f"lessons: {mine} (your copy, made by `looplab lessons`)"
@@ -135,8 +147,11 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
     assert book.returncode == 0, book.stderr
     notebook = nbformat.read(installed.work / "four.ipynb", as_version=4)
     nbformat.validate(notebook)
-    assert notebook.metadata["looplab"] == {"lesson": "04-the-loop", "title": notebook.metadata["looplab"]["title"],
-                                            "solution": True}
+    assert notebook.metadata["looplab"] == {
+        "lesson": "04-the-loop",
+        "title": notebook.metadata["looplab"]["title"],
+        "solution": True,
+    }
     assert any("an edit in mine/" in c.source for c in notebook.cells)  # from the learner's copy too
 
     missing = installed.looplab("run", "99")
@@ -153,8 +168,13 @@ class Served:
     """`looplab serve --port 0` from the fresh venv (the packaged site, or another folder)."""
 
     def __init__(self, installed, *args: str):
-        self.process = subprocess.Popen([*installed.command(), "serve", "--port", "0", "--quiet", *args],
-                                        cwd=installed.work, env=installed.env, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [*installed.command(), "serve", "--port", "0", "--quiet", *args],
+            cwd=installed.work,
+            env=installed.env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.line = self.process.stdout.readline()
         self.url = self.line.split(" on ", 1)[1].split()[0] if " on http://" in self.line else ""
 
@@ -176,6 +196,7 @@ def served(installed):
 @pytest.fixture
 def chromium():
     from playwright.sync_api import sync_playwright
+
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make chromium` (apt-get install chromium) installs it")
     with sync_playwright() as p:
@@ -187,8 +208,14 @@ def chromium():
 def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_check(served, chromium):
     page = chromium.new_page()
     outside = []
-    page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
-               if not route.request.url.startswith(served) else route.fallback())
+    page.route(
+        "**/*",
+        lambda route: (
+            (outside.append(route.request.url), route.abort())
+            if not route.request.url.startswith(served)
+            else route.fallback()
+        ),
+    )
     open_lesson(page, served, "04-the-loop")
     assert page.evaluate("crossOriginIsolated") is True  # looplab serve sent COOP/COEP
     put_solutions(page)
@@ -200,8 +227,15 @@ def test_looplab_serve_serves_the_packaged_site_where_a_lesson_runs_with_every_c
 
 def test_the_page_refuses_lessons_of_another_format(installed, chromium, tmp_path):
     site = tmp_path / "site"
-    shutil.copytree(installed.venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
-                    / "looplab" / "_site", site)
+    shutil.copytree(
+        installed.venv
+        / "lib"
+        / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        / "site-packages"
+        / "looplab"
+        / "_site",
+        site,
+    )
     index = json.loads((site / "lessons" / "index.json").read_text())
     (site / "lessons" / "index.json").write_text(json.dumps({**index, "format": LESSON_FORMAT + 1}))
     server = Served(installed, "--dir", str(site))
@@ -222,11 +256,28 @@ def test_pip_builds_the_same_wheel_from_the_sdist_and_from_the_checkout(tmp_path
     sdist = next(p for p in built if p.name.endswith(".tar.gz"))
     with tarfile.open(sdist) as archive:
         archive.extractall(tmp_path / "unpacked", filter="data")
-    for source, out in [(tmp_path / "unpacked" / f"looplab-{__version__}", tmp_path / "from-sdist"),
-                        (ROOT, tmp_path / "from-checkout")]:
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "--quiet",
-                               "--disable-pip-version-check", "-w", str(out), str(source)],
-                              capture_output=True, text=True, timeout=600)
+    for source, out in [
+        (tmp_path / "unpacked" / f"looplab-{__version__}", tmp_path / "from-sdist"),
+        (ROOT, tmp_path / "from-checkout"),
+    ]:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-index",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-w",
+                str(out),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         [built] = out.glob("*.whl")
         assert built.name == wheel.name and built.read_bytes() == wheel.read_bytes(), source
@@ -235,17 +286,34 @@ def test_pip_builds_the_same_wheel_from_the_sdist_and_from_the_checkout(tmp_path
 def test_an_editable_install_runs_the_checkouts_code_and_lessons(tmp_path):
     """pip install -e . (scripts/dist.py's build_editable: a .pth file that puts py/ on the path)."""
     import venv
+
     venv.EnvBuilder(with_pip=True).create(tmp_path / "venv")
     python = str(tmp_path / "venv" / "bin" / "python")
-    done = subprocess.run([python, "-m", "pip", "install", "--no-index", "--quiet", "--disable-pip-version-check",
-                           "-e", str(ROOT)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [python, "-m", "pip", "install", "--no-index", "--quiet", "--disable-pip-version-check", "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LOOPLAB_", "XDG_CONFIG"))}
-    where = subprocess.run([python, "-c", "import looplab; print(looplab.__file__)"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [python, "-c", "import looplab; print(looplab.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.stdout.strip() == str(ROOT / "py" / "looplab" / "__init__.py")
-    listed = subprocess.run([str(tmp_path / "venv" / "bin" / "looplab"), "list"], cwd=tmp_path,
-                            env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        [str(tmp_path / "venv" / "bin" / "looplab"), "list"],
+        cwd=tmp_path,
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     first, *rows = listed.stdout.splitlines()
     assert first.startswith(f"lessons: {ROOT / 'lessons'} (this source checkout's lessons/;")
     assert len(rows) == len(LESSONS)

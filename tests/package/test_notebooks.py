@@ -18,9 +18,9 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
-from looplab.course import lesson_files  # noqa: E402
-from looplab.lesson import check_names, parse  # noqa: E402
-from looplab.notebook import lesson_notebook  # noqa: E402
+from looplab.course import lesson_files
+from looplab.lesson import check_names, parse
+from looplab.notebook import lesson_notebook
 
 LESSONS = lesson_files(ROOT / "lessons")
 
@@ -40,8 +40,13 @@ def notebook_of(path: Path, solution: bool) -> nbformat.NotebookNode:
 
 
 def client(notebook, folder: Path, allow_errors: bool = False) -> NotebookClient:
-    return NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                          resources={"metadata": {"path": str(folder)}})
+    return NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(folder)}},
+    )
 
 
 def execute(path: Path, solution: bool, folder: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
@@ -63,6 +68,7 @@ async def execute_all(paths: list[Path], folder: Path, side_by_side: int = 2) ->
             except CellExecutionError as error:
                 raise AssertionError(f"{path.name} as a notebook, solved: {error}") from None
             return notebook
+
     return await asyncio.gather(*(one(p) for p in paths))
 
 

@@ -8,8 +8,14 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-ACTIONS = {"actions/checkout", "actions/setup-python", "actions/setup-node", "actions/configure-pages",
-           "actions/upload-pages-artifact", "actions/deploy-pages"}
+ACTIONS = {
+    "actions/checkout",
+    "actions/setup-python",
+    "actions/setup-node",
+    "actions/configure-pages",
+    "actions/upload-pages-artifact",
+    "actions/deploy-pages",
+}
 
 
 def test_the_pages_workflow_builds_with_make_build_and_deploys_web_dist():

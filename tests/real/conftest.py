@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "real"))
 
-from llamaserver import LlamaServer, Recorder  # noqa: E402
-from curriculum import FIGURES, KEY, table  # noqa: E402
+from llamaserver import LlamaServer, Recorder
+from curriculum import FIGURES, KEY, table
 
 
 def load_e2e_fixtures():

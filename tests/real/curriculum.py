@@ -24,18 +24,36 @@ FIGURES: list[dict] = []  # one row per lesson run by the tests, printed at the 
 def run_lesson(path: Path, base_url: str, key: str, model: str, timeout: float = 900, **env) -> dict:
     """`python -m looplab run <lesson> --solution --live --trace` against base_url (replies streamed); its output and time."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
-    environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", LLM_BASE_URL=base_url,
-                       LLM_API_KEY=key, LLM_MODEL=model, LLM_TIMEOUT="180", **{"LLM_STREAM": "1", **env})
+    environment.update(
+        PYTHONPATH=str(ROOT / "py"),
+        PYTHONIOENCODING="utf-8",
+        LLM_BASE_URL=base_url,
+        LLM_API_KEY=key,
+        LLM_MODEL=model,
+        LLM_TIMEOUT="180",
+        **{"LLM_STREAM": "1", **env},
+    )
     started = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "looplab", "run", str(path), "--solution", "--live", "--trace"],
-                              cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "-m", "looplab", "run", str(path), "--solution", "--live", "--trace"],
+            cwd=ROOT,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         exit_code, stdout, stderr = done.returncode, done.stdout, done.stderr
-    except subprocess.TimeoutExpired as late:   # a row that says so, rather than no row
+    except subprocess.TimeoutExpired as late:  # a row that says so, rather than no row
         exit_code, stdout, stderr = f"timeout {timeout:g} s", late.stdout or "", late.stderr or ""
         stdout, stderr = [t.decode(errors="replace") if isinstance(t, bytes) else t for t in (stdout, stderr)]
-    return {"lesson": path.stem, "seconds": round(time.perf_counter() - started, 1), "exit": exit_code,
-            "stdout": stdout, "stderr": stderr}
+    return {
+        "lesson": path.stem,
+        "seconds": round(time.perf_counter() - started, 1),
+        "exit": exit_code,
+        "stdout": stdout,
+        "stderr": stderr,
+    }
 
 
 def checks(stdout: str) -> dict[str, list[str]]:
@@ -73,10 +91,18 @@ def figures(run: dict, replies: list[dict]) -> dict:
     """A lesson's row: time, checks by outcome, replies, the longest in tokens, how many the limit cut."""
     marks = checks(run["stdout"])
     tokens = [r["tokens"] for r in replies if isinstance(r.get("tokens"), int)]
-    return {"lesson": run["lesson"], "seconds": run["seconds"], "passed": len(marks["passed"]),
-            "not_checked": len(marks["not checked"]), "failed": len(marks["failed"]), "replies": len(replies),
-            "longest_tokens": max(tokens, default=0), "longest_chars": max((r["chars"] for r in replies), default=0),
-            "cut": sum(r.get("finish") == "length" for r in replies), "exit": run["exit"]}
+    return {
+        "lesson": run["lesson"],
+        "seconds": run["seconds"],
+        "passed": len(marks["passed"]),
+        "not_checked": len(marks["not checked"]),
+        "failed": len(marks["failed"]),
+        "replies": len(replies),
+        "longest_tokens": max(tokens, default=0),
+        "longest_chars": max((r["chars"] for r in replies), default=0),
+        "cut": sum(r.get("finish") == "length" for r in replies),
+        "exit": run["exit"],
+    }
 
 
 def table(rows: list[dict]) -> str:
@@ -84,11 +110,15 @@ def table(rows: list[dict]) -> str:
     head = f"{'lesson':<32} {'live s':>7} {'passed':>6} {'not chk':>7} {'failed':>6} {'replies':>7} {'longest tok':>11} {'chars':>6} {'cut':>4}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['lesson']:<32} {r['seconds']:>7.1f} {r['passed']:>6} {r['not_checked']:>7} {r['failed']:>6} "
-                     f"{r['replies']:>7} {r['longest_tokens']:>11} {r['longest_chars']:>6} {r['cut']:>4}")
+        lines.append(
+            f"{r['lesson']:<32} {r['seconds']:>7.1f} {r['passed']:>6} {r['not_checked']:>7} {r['failed']:>6} "
+            f"{r['replies']:>7} {r['longest_tokens']:>11} {r['longest_chars']:>6} {r['cut']:>4}"
+        )
     lines.append("-" * len(head))
-    lines.append(f"{'total':<32} {sum(r['seconds'] for r in rows):>7.1f} {sum(r['passed'] for r in rows):>6} "
-                 f"{sum(r['not_checked'] for r in rows):>7} {sum(r['failed'] for r in rows):>6} "
-                 f"{sum(r['replies'] for r in rows):>7} {max((r['longest_tokens'] for r in rows), default=0):>11} "
-                 f"{max((r['longest_chars'] for r in rows), default=0):>6} {sum(r['cut'] for r in rows):>4}")
+    lines.append(
+        f"{'total':<32} {sum(r['seconds'] for r in rows):>7.1f} {sum(r['passed'] for r in rows):>6} "
+        f"{sum(r['not_checked'] for r in rows):>7} {sum(r['failed'] for r in rows):>6} "
+        f"{sum(r['replies'] for r in rows):>7} {max((r['longest_tokens'] for r in rows), default=0):>11} "
+        f"{max((r['longest_chars'] for r in rows), default=0):>6} {sum(r['cut'] for r in rows):>4}"
+    )
     return "\n".join(lines)

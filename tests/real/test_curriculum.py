@@ -30,7 +30,7 @@ def test_the_lesson_runs_live_against_a_real_server(path, recorder):
     # that should be marked so (it is then "not checked" in live mode, never a ✓ and never a ✗).
     assert not marks["failed"], marks["failed"]
     assert run["exit"] == 0
-    unchecked = len(marks["not checked"])   # claims about the prepared replies: said, with what the model did
+    unchecked = len(marks["not checked"])  # claims about the prepared replies: said, with what the model did
     assert (f"· {unchecked} not checked with a live model" in run["stdout"]) == (unchecked > 0)
     assert silent_unchecked(run["stdout"]) == []
 
@@ -42,7 +42,7 @@ def test_the_lessons_really_talked_to_the_server(recorder, llama):
     replies = recorder.take()
     assert run["exit"] in (0, 1) and replies, run["stdout"][-2000:]
     assert all(isinstance(r["tokens"], int) and r["tokens"] > 0 for r in replies), replies
-    assert all(r["streamed"] for r in replies), replies        # LLM_STREAM=1: every reply came as a stream
-    assert " chunks, first after " in run["stdout"]             # and the trace says how it streamed
+    assert all(r["streamed"] for r in replies), replies  # LLM_STREAM=1: every reply came as a stream
+    assert " chunks, first after " in run["stdout"]  # and the trace says how it streamed
     wrong = run_lesson(LESSONS[0], recorder.url, "sk-not-the-key-000000000000", MODEL_NAME)
     assert "401" in wrong["stdout"] and "API key was refused" in wrong["stdout"], wrong["stdout"][-2000:]

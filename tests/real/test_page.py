@@ -22,10 +22,10 @@ def test_a_live_lesson_runs_to_its_end_in_the_page(page, site_url, llama):
     page.get_by_test_id("run").click()
     wait_run_end(page, timeout=300_000)
     trace = page.get_by_test_id("trace")
-    expect(trace).to_contain_text("model reply")              # a real reply came back through CORS
-    expect(trace).to_contain_text(" after ")                  # and the run ended with a stop reason
+    expect(trace).to_contain_text("model reply")  # a real reply came back through CORS
+    expect(trace).to_contain_text(" after ")  # and the run ended with a stop reason
     listed = checks(page)
-    assert len(listed) == 2, listed                           # the checklist was evaluated and shown
+    assert len(listed) == 2, listed  # the checklist was evaluated and shown
     for testid in ("output", "trace", "checks", "status"):
         assert KEY not in page.get_by_test_id(testid).text_content(), testid
     assert KEY not in page.content()

@@ -21,7 +21,12 @@ class NodeModule:
             pytest.fail("node is missing: Node.js 20+ runs the page's modules here (and builds the site)")
         self.process = subprocess.Popen(
             [node, "--no-warnings", str(ROOT / "tests" / "site" / "node_module.mjs"), str(ROOT / path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", cwd=ROOT)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            cwd=ROOT,
+        )
 
     def ask(self, request: dict):
         self.process.stdin.write(json.dumps(request) + "\n")

@@ -15,13 +15,21 @@ engine_js = node_module("web/src/page/gpuadapter.js")
 def test_software_adapters_are_passed_over(engine_js):
     swiftshader = {"info": {"vendor": "google", "architecture": "swiftshader", "device": "", "description": ""}}
     assert engine_js.call("isSoftwareAdapter", swiftshader) is True
-    assert engine_js.call("isSoftwareAdapter", {"info": {"vendor": "mesa", "description": "llvmpipe (LLVM 15.0.6, 256 bits)"}}) is True
+    assert (
+        engine_js.call(
+            "isSoftwareAdapter", {"info": {"vendor": "mesa", "description": "llvmpipe (LLVM 15.0.6, 256 bits)"}}
+        )
+        is True
+    )
     assert engine_js.call("isSoftwareAdapter", {"info": {"vendor": "intel", "isFallbackAdapter": True}}) is True
     assert engine_js.call("isSoftwareAdapter", {"isFallbackAdapter": True}) is True
 
 
 def test_hardware_adapters_are_used(engine_js):
-    assert engine_js.call("isSoftwareAdapter", {"info": {"vendor": "nvidia", "architecture": "ampere", "description": ""}}) is False
+    assert (
+        engine_js.call("isSoftwareAdapter", {"info": {"vendor": "nvidia", "architecture": "ampere", "description": ""}})
+        is False
+    )
     assert engine_js.call("isSoftwareAdapter", {"info": {"vendor": "apple", "architecture": "metal-3"}}) is False
     # an adapter without info (older browsers) counts as hardware
     assert engine_js.call("isSoftwareAdapter", {}) is False

@@ -16,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-import immutable  # noqa: E402
-from browser import SiteServer  # noqa: E402
+import immutable
+from browser import SiteServer
 
 FOREVER = "public, max-age=31536000, immutable"
 

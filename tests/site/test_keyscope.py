@@ -21,27 +21,39 @@ scope_js = node_module("web/src/shared/keyscope.js")
 
 
 def test_the_key_goes_to_the_base_url_and_below_it(scope_js):
-    for url in (BASE, BASE + "/", BASE + "/chat/completions", BASE + "/responses?x=1",
-                "https://API.Example.com:8443/v1/models", "https://api.example.com:8443/v1/a/../models"):
+    for url in (
+        BASE,
+        BASE + "/",
+        BASE + "/chat/completions",
+        BASE + "/responses?x=1",
+        "https://API.Example.com:8443/v1/models",
+        "https://api.example.com:8443/v1/a/../models",
+    ):
         assert scope_js.call("carriesKey", BASE, url) is True, url
-    assert scope_js.call("keyedURL", scope_js.call("parseEndpoint", BASE), "https://API.example.com:8443/v1/x/../m") \
-        == "https://api.example.com:8443/v1/m"   # what is sent is the URL as checked, written out
+    assert (
+        scope_js.call("keyedURL", scope_js.call("parseEndpoint", BASE), "https://API.example.com:8443/v1/x/../m")
+        == "https://api.example.com:8443/v1/m"
+    )  # what is sent is the URL as checked, written out
 
 
 def test_look_alikes_other_ports_schemes_and_paths_get_no_key(scope_js):
-    for url in ("https://api.example.com.evil.test:8443/v1/chat/completions",   # a look-alike host
-                "https://evil.test/https://api.example.com:8443/v1",
-                "https://api.example.com:8443@evil.test/v1/models",             # user info: another host
-                "https://user@api.example.com:8443/v1/models",
-                "https://api.example.com/v1/models",                            # another port (443)
-                "https://api.example.com:8444/v1/models",
-                "http://api.example.com:8443/v1/models",                        # http, not https
-                "wss://api.example.com:8443/v1/models",
-                "https://api.example.com:8443/v10/models",                      # a path outside the prefix
-                "https://api.example.com:8443/v1/../admin",
-                "https://api.example.com:8443/",
-                "https://api.example.com:8443/v",
-                "/v1/models", "", "not a url"):
+    for url in (
+        "https://api.example.com.evil.test:8443/v1/chat/completions",  # a look-alike host
+        "https://evil.test/https://api.example.com:8443/v1",
+        "https://api.example.com:8443@evil.test/v1/models",  # user info: another host
+        "https://user@api.example.com:8443/v1/models",
+        "https://api.example.com/v1/models",  # another port (443)
+        "https://api.example.com:8444/v1/models",
+        "http://api.example.com:8443/v1/models",  # http, not https
+        "wss://api.example.com:8443/v1/models",
+        "https://api.example.com:8443/v10/models",  # a path outside the prefix
+        "https://api.example.com:8443/v1/../admin",
+        "https://api.example.com:8443/",
+        "https://api.example.com:8443/v",
+        "/v1/models",
+        "",
+        "not a url",
+    ):
         assert scope_js.call("carriesKey", BASE, url) is False, url
     assert scope_js.call("carriesKey", "ftp://api.example.com/v1", "ftp://api.example.com/v1/x") is False
     assert scope_js.call("endpointOrigin", "http://127.0.0.1:11434/v1/") == "http://127.0.0.1:11434"
@@ -53,14 +65,23 @@ def test_a_base_url_at_the_root_covers_its_whole_origin_only(scope_js):
     root = "http://localhost:11434"
     assert scope_js.call("carriesKey", root, "http://localhost:11434/api/chat") is True
     assert scope_js.call("carriesKey", root + "/", "http://localhost:11434/") is True
-    assert scope_js.call("carriesKey", root, "http://127.0.0.1:11434/api/chat") is False   # another host name
+    assert scope_js.call("carriesKey", root, "http://127.0.0.1:11434/api/chat") is False  # another host name
     assert scope_js.call("carriesKey", root, "http://localhost:11435/") is False
 
 
 # Half the URLs on the base URL's own origin (written in several ways), half on others near it.
-ORIGINS = st.one_of(st.sampled_from(["https://api.example.com:8443", "https://API.EXAMPLE.COM:8443"]),
-                    st.sampled_from(["https://api.example.com", "http://api.example.com:8443", "https://example.com:8443",
-                                     "https://api.example.com.evil.test:8443", "https://api.example.com:443"]))
+ORIGINS = st.one_of(
+    st.sampled_from(["https://api.example.com:8443", "https://API.EXAMPLE.COM:8443"]),
+    st.sampled_from(
+        [
+            "https://api.example.com",
+            "http://api.example.com:8443",
+            "https://example.com:8443",
+            "https://api.example.com.evil.test:8443",
+            "https://api.example.com:443",
+        ]
+    ),
+)
 FIRST = st.sampled_from(["v1", "v10", "v1x", "", "V1", "%2e%2e", "."])
 SEGMENTS = st.lists(st.sampled_from(["v1", "v10", "chat", "completions", "..", ".", "", "%2e%2e", "v1x"]), max_size=4)
 
@@ -68,9 +89,11 @@ SEGMENTS = st.lists(st.sampled_from(["v1", "v10", "chat", "completions", "..", "
 def reference(base: str, url: str) -> bool:
     """The rule written again with Python's own URL parsing and dot-segment removal."""
     b, u = urlsplit(base), urlsplit(url)
+
     def origin(p):
         port = p.port or {"http": 80, "https": 443}[p.scheme]
         return (p.scheme, (p.hostname or "").lower(), port)
+
     def clean(path):
         out = []
         for part in path.replace("%2e", ".").split("/")[1:]:
@@ -79,6 +102,7 @@ def reference(base: str, url: str) -> bool:
             elif part != ".":
                 out.append(part)
         return "/" + "/".join(out)
+
     prefix = clean(b.path).rstrip("/")
     path = clean(u.path).rstrip("/")
     return origin(b) == origin(u) and (prefix == "" or path == prefix or path.startswith(prefix + "/"))
@@ -93,11 +117,27 @@ def test_the_page_and_a_reference_agree_on_every_url(scope_js, origin, first, se
 
 def test_the_worker_policy_names_an_endpoint_origin_and_nothing_else():
     policy = "default-src 'self'; worker-src 'none'; connect-src 'self'"
-    assert serve.worker_policy(policy, "/worker.js?connect=http%3A%2F%2F127.0.0.1%3A8101") == policy + " http://127.0.0.1:8101"
-    assert serve.worker_policy(policy, "/worker.js?connect=https://api.openai.com") == policy + " https://api.openai.com"
-    for bad in ("http://a.test; script-src *", "http://a.test, connect-src *", "http://a.test/path", "*", "https:",
-                "javascript:1", "http://a test", "'unsafe-eval'", ""):
-        assert serve.worker_policy(policy, "/worker.js?connect=" + bad.replace(";", "%3B").replace(" ", "%20")) == policy, bad
+    assert (
+        serve.worker_policy(policy, "/worker.js?connect=http%3A%2F%2F127.0.0.1%3A8101")
+        == policy + " http://127.0.0.1:8101"
+    )
+    assert (
+        serve.worker_policy(policy, "/worker.js?connect=https://api.openai.com") == policy + " https://api.openai.com"
+    )
+    for bad in (
+        "http://a.test; script-src *",
+        "http://a.test, connect-src *",
+        "http://a.test/path",
+        "*",
+        "https:",
+        "javascript:1",
+        "http://a test",
+        "'unsafe-eval'",
+        "",
+    ):
+        assert (
+            serve.worker_policy(policy, "/worker.js?connect=" + bad.replace(";", "%3B").replace(" ", "%20")) == policy
+        ), bad
     # web/sw.js checks the same shape of origin as serve.py
     sw = (ROOT / "web" / "sw.js").read_text()
     pattern = re.search(r"const ORIGIN = /\^(.+)\$/i;", sw)[1].replace("\\/", "/")

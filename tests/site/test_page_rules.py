@@ -15,11 +15,27 @@ from looplab.trace import KEY_SHAPES, REDACTED, redact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
-KEYS = ["sk-proj-" + "Ab3_-" * 5, "sk-ant-api03-" + "x" * 20, "Bearer abc.def-ghi_jkl==", "Bearer  tok~en+/12",
-        "gsk_" + "A1" * 10, "xai-" + "z" * 16, "hf_" + "Q" * 30, "ghp_" + "9" * 36, "github_pat_" + "11AB" * 6,
-        "AIza" + "Sy" * 10]
-NOT_KEYS = ["sk-short", "task-abcdefghijklmnopqrstu", "Bearer short", "gsk_tooshort", "ask-abcdefghijklmnopq",
-            "the skeleton key", "AIzb" + "a" * 20]
+KEYS = [
+    "sk-proj-" + "Ab3_-" * 5,
+    "sk-ant-api03-" + "x" * 20,
+    "Bearer abc.def-ghi_jkl==",
+    "Bearer  tok~en+/12",
+    "gsk_" + "A1" * 10,
+    "xai-" + "z" * 16,
+    "hf_" + "Q" * 30,
+    "ghp_" + "9" * 36,
+    "github_pat_" + "11AB" * 6,
+    "AIza" + "Sy" * 10,
+]
+NOT_KEYS = [
+    "sk-short",
+    "task-abcdefghijklmnopqrstu",
+    "Bearer short",
+    "gsk_tooshort",
+    "ask-abcdefghijklmnopq",
+    "the skeleton key",
+    "AIzb" + "a" * 20,
+]
 
 
 def test_the_page_redacts_the_key_shapes_of_looplab_trace(redact_js):
@@ -43,8 +59,34 @@ def test_the_page_hides_the_runs_own_key_even_when_it_has_no_key_shape(redact_js
 # Texts built from pieces of keys and what surrounds them in output, JSON and headers. ASCII only:
 # JavaScript's \b and \s know only ASCII, Python's know Unicode (around a non-ASCII letter the page
 # redacts a key-shaped run that Python leaves, never the other way round).
-PIECES = st.sampled_from(["sk-", "sk-proj-", "Bearer", "Bearer ", "gsk_", "xai-", "hf_", "ghp_", "github_pat_",
-                          "AIza", " ", "\n", "\t", '"', "=", "==", ":", "/", ".", "-", "_", "~", "+", "[redacted]"])
+PIECES = st.sampled_from(
+    [
+        "sk-",
+        "sk-proj-",
+        "Bearer",
+        "Bearer ",
+        "gsk_",
+        "xai-",
+        "hf_",
+        "ghp_",
+        "github_pat_",
+        "AIza",
+        " ",
+        "\n",
+        "\t",
+        '"',
+        "=",
+        "==",
+        ":",
+        "/",
+        ".",
+        "-",
+        "_",
+        "~",
+        "+",
+        "[redacted]",
+    ]
+)
 RUNS = st.text(alphabet="abcXYZ0189_-.~+/=", min_size=1, max_size=24)
 TEXTS = st.lists(st.one_of(PIECES, RUNS), max_size=12).map("".join)
 
@@ -78,12 +120,16 @@ def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, mon
         sys.path.remove(str(ROOT / "web" / "src" / "worker"))
     for key in keys:
         monkeypatch.setenv(key, "left over from the last run")
-    check = ("import os\n"
-             "# the model is the one given\n"
-             "assert os.environ.get('LLM_MODEL') == 'given-model'\n"
-             f"# nothing else survives\nassert [k for k in {keys!r} if k in os.environ] == ['LLM_MODEL']\n")
+    check = (
+        "import os\n"
+        "# the model is the one given\n"
+        "assert os.environ.get('LLM_MODEL') == 'given-model'\n"
+        f"# nothing else survives\nassert [k for k in {keys!r} if k in os.environ] == ['LLM_MODEL']\n"
+    )
     cells = [{"kind": "code", "source": "x = 1", "tags": []}, {"kind": "code", "source": check, "tags": ["check"]}]
     result = json.loads(bridge.run(json.dumps(cells), False, json.dumps({"LLM_MODEL": "given-model"}), lambda e: None))
-    assert [(c["name"], c["ok"]) for c in result["checks"]] == [("the model is the one given", True),
-                                                                ("nothing else survives", True)]
+    assert [(c["name"], c["ok"]) for c in result["checks"]] == [
+        ("the model is the one given", True),
+        ("nothing else survives", True),
+    ]
     assert os.environ.get("LLM_API_KEY") is None

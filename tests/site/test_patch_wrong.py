@@ -10,9 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "py"))
 
-import patch_wrong  # noqa: E402
-from looplab import wrong  # noqa: E402
-from looplab.lessonfile import parse  # noqa: E402
+import patch_wrong
+from looplab import wrong
+from looplab.lessonfile import parse
 
 LESSON = """# %% [markdown]
 # # 9 · Sums
@@ -80,8 +80,9 @@ def test_a_change_in_a_repeated_line_gets_the_kept_lines_that_make_its_place_uni
     assert wrong.patched(solution, patch, "here") == "a = 1\nx = 0\nb = 2\nx = 9"
 
 
-LINES = st.lists(st.sampled_from(["x = 1", "    y = 2", "", "  ", "return x", "# note", "pass"]), min_size=1,
-                 max_size=12)
+LINES = st.lists(
+    st.sampled_from(["x = 1", "    y = 2", "", "  ", "return x", "# note", "pass"]), min_size=1, max_size=12
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,7 +19,7 @@ from looplab.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from otlp import parse_otlp, spans as all_spans  # noqa: E402
+from otlp import parse_otlp, spans as all_spans
 
 KEY = "sk-proj-runfilesKEY0123456789abcdef"
 
@@ -38,20 +38,39 @@ def nested_run(monkeypatch) -> list[dict]:
     monkeypatch.setenv("LLM_API_KEY", KEY)
     events = Collector()
     researcher_tools = Toolbox()
-    researcher_tools.register("search", "Search notes.", {"type": "object", "properties": {"q": {"type": "string"}}},
-                              lambda q: f"notes about {q} (key {KEY})")
+    researcher_tools.register(
+        "search",
+        "Search notes.",
+        {"type": "object", "properties": {"q": {"type": "string"}}},
+        lambda q: f"notes about {q} (key {KEY})",
+    )
     writer_tools = Toolbox()
 
     def ask_researcher(question: str) -> str:
-        out = run_agent(question, scripted([call("search", q="visits", id="s1"), final("Eastside had more.")]),
-                        researcher_tools, Memory("You research."), name="researcher", tracer=events)
+        out = run_agent(
+            question,
+            scripted([call("search", q="visits", id="s1"), final("Eastside had more.")]),
+            researcher_tools,
+            Memory("You research."),
+            name="researcher",
+            tracer=events,
+        )
         return out["answer"]
 
-    writer_tools.register("ask_researcher", "Ask the researcher.",
-                          {"type": "object", "properties": {"question": {"type": "string"}}}, ask_researcher)
-    run_agent("Write a line on visits.", scripted([call("ask_researcher", question="which branch?", id="w1"),
-                                                   final("Eastside led.")]),
-              writer_tools, Memory("You write."), name="writer", tracer=events)
+    writer_tools.register(
+        "ask_researcher",
+        "Ask the researcher.",
+        {"type": "object", "properties": {"question": {"type": "string"}}},
+        ask_researcher,
+    )
+    run_agent(
+        "Write a line on visits.",
+        scripted([call("ask_researcher", question="which branch?", id="w1"), final("Eastside led.")]),
+        writer_tools,
+        Memory("You write."),
+        name="writer",
+        tracer=events,
+    )
     return events.events
 
 
@@ -80,15 +99,26 @@ def test_a_nested_run_exports_as_otlp_genai_spans(otel_js, monkeypatch):
     assert len(spans[0].trace_id) == 16 and all(s.trace_id == spans[0].trace_id for s in spans)
     assert all(s.end_time_unix_nano >= s.start_time_unix_nano > 0 for s in spans)
     assert request.resource_spans[0].resource.attributes[0].value.string_value == "looplab"
-    assert KEY not in text and "[redacted]" in text             # the key never reaches an export
+    assert KEY not in text and "[redacted]" in text  # the key never reaches an export
 
 
 def test_usage_reported_by_the_model_becomes_the_spans_tokens(otel_js):
-    events = [{"type": "run_start", "t": 0, "run": 7, "task": "hi", "tools": []},
-              {"type": "model_call", "t": 0.1, "run": 7, "step": 1, "messages": 2, "context_tokens": 40},
-              {"type": "model_reply", "t": 0.5, "run": 7, "step": 1, "ok": True, "content": "hello", "tool_calls": 0,
-               "model": "gpt-test", "usage": {"prompt_tokens": 41, "completion_tokens": 3}},
-              {"type": "stop", "t": 0.5, "run": 7, "stopped": "final", "steps": 1, "answer": "hello"}]
+    events = [
+        {"type": "run_start", "t": 0, "run": 7, "task": "hi", "tools": []},
+        {"type": "model_call", "t": 0.1, "run": 7, "step": 1, "messages": 2, "context_tokens": 40},
+        {
+            "type": "model_reply",
+            "t": 0.5,
+            "run": 7,
+            "step": 1,
+            "ok": True,
+            "content": "hello",
+            "tool_calls": 0,
+            "model": "gpt-test",
+            "usage": {"prompt_tokens": 41, "completion_tokens": 3},
+        },
+        {"type": "stop", "t": 0.5, "run": 7, "stopped": "final", "steps": 1, "answer": "hello"},
+    ]
     _, spans, attrs = spans_of(json.dumps(otel_js.call("eventsToOtlp", events, {})))
     chat = next(s for s in spans if attrs[s.span_id]["gen_ai.operation.name"].string_value == "chat")
     assert attrs[chat.span_id]["gen_ai.usage.input_tokens"].int_value == 41
@@ -99,7 +129,14 @@ def test_usage_reported_by_the_model_becomes_the_spans_tokens(otel_js):
 
 def test_a_run_file_reads_back_and_a_wrong_file_says_why(runs_js, monkeypatch):
     events = nested_run(monkeypatch)
-    document = {"format": "looplab-run", "version": 1, "lesson": "x", "run": events[0]["run"], "runs": [], "events": events}
+    document = {
+        "format": "looplab-run",
+        "version": 1,
+        "lesson": "x",
+        "run": events[0]["run"],
+        "runs": [],
+        "events": events,
+    }
     assert runs_js.call("readRunFile", document) == json.loads(json.dumps(document))
     with pytest.raises(RuntimeError, match='no "format": "looplab-run"'):
         runs_js.call("readRunFile", {"events": events})
@@ -111,8 +148,11 @@ def test_a_run_file_reads_back_and_a_wrong_file_says_why(runs_js, monkeypatch):
 
 def lesson_json(path: Path) -> dict:
     cells = parse(path.read_text(encoding="utf-8"))
-    return {"slug": path.stem, "title": cells[0].source.splitlines()[0].lstrip("# "),
-            "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source} for c in cells]}
+    return {
+        "slug": path.stem,
+        "title": cells[0].source.splitlines()[0].lstrip("# "),
+        "cells": [{"kind": c.kind, "role": c.role, "tags": c.tags, "source": c.source} for c in cells],
+    }
 
 
 def test_every_lesson_downloads_as_a_valid_notebook_with_the_edits(notebook_js):
@@ -122,7 +162,7 @@ def test_every_lesson_downloads_as_a_valid_notebook_with_the_edits(notebook_js):
         exercise = next((i for i, c in enumerate(lesson["cells"]) if c["role"] in ("exercise", "code")), None)
         edited[exercise] = "print('my own edit')\nx = 1\n"
         notebook = nbformat.reads(json.dumps(notebook_js.call("toNotebook", lesson, edited)), as_version=4)
-        nbformat.validate(notebook)                                # raises when not nbformat 4 valid
+        nbformat.validate(notebook)  # raises when not nbformat 4 valid
         code = [c for c in notebook.cells if c.cell_type == "code"]
         assert code[[c.id for c in code].index(f"cell-{exercise + 1}")].source == "print('my own edit')\nx = 1\n"
         solutions = [c["source"] for c in lesson["cells"] if c["role"] == "solution"]
@@ -130,7 +170,7 @@ def test_every_lesson_downloads_as_a_valid_notebook_with_the_edits(notebook_js):
         assert notebook.metadata["looplab"]["lesson"] == path.stem
 
 
-SYNTHETIC = '''# %% [markdown]
+SYNTHETIC = """# %% [markdown]
 # # 9 · A lesson
 # %%
 x = 1
@@ -150,19 +190,28 @@ def double(n):
 # %% tags=["check"]
 # double doubles
 assert double(3) == 6, "double(3) should be 6"
-'''
+"""
 
 
 def test_the_page_and_looplab_notebook_give_the_same_cells(notebook_js, tmp_path):
     from looplab.notebook import lesson_dict, lesson_notebook
+
     (tmp_path / "09-a-lesson.py").write_text(SYNTHETIC, encoding="utf-8")
     for path in [*lesson_files(ROOT / "lessons"), tmp_path / "09-a-lesson.py"]:
         page = notebook_js.call("toNotebook", lesson_dict(path), [])
         cli = lesson_notebook(path)
-        assert page["cells"][1:] == cli["cells"][1:], path.name       # all but the "about" cell
+        assert page["cells"][1:] == cli["cells"][1:], path.name  # all but the "about" cell
         assert page["metadata"] == cli["metadata"]
     by_id = {c["id"]: c for c in cli["cells"]}
-    assert [c["id"] for c in cli["cells"]] == ["looplab-about", "cell-1", "cell-2", "cell-3", "cell-4", "cell-5", "cell-7"]
+    assert [c["id"] for c in cli["cells"]] == [
+        "looplab-about",
+        "cell-1",
+        "cell-2",
+        "cell-3",
+        "cell-4",
+        "cell-5",
+        "cell-7",
+    ]
     assert by_id["cell-4"]["metadata"] == {"tags": ["hint"], "jupyter": {"source_hidden": True}}
     assert by_id["cell-5"]["cell_type"] == "markdown" and "return 2 * n" in "".join(by_id["cell-5"]["source"])
     assert not any("n + 2" in "".join(c["source"]) for c in cli["cells"])  # the wrong answer never appears

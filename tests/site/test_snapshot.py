@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-import snapshot  # noqa: E402
+import snapshot
 
 PYODIDE = ROOT / "node_modules" / "pyodide"
 
@@ -29,10 +29,19 @@ def test_the_lazy_extras_and_javascript_modules_are_never_imported_ahead(tmp_pat
     (package / "__init__.py").write_text("import json\n")
     (package / "sub" / "__init__.py").write_text("")
     (package / "sub" / "live.py").write_text("import openai.types\nimport js\nimport demo.__main__\n")
-    lesson = {"cells": [{"kind": "code", "source": "import pytest\nimport inspect\nfrom pyodide_js import x"},
-                        {"kind": "markdown", "source": "import ignored"}]}
-    lock = {"packages": {"demo": {"imports": ["demo"]}, "openai": {"imports": ["openai"]},
-                         "pytest": {"imports": ["pytest", "_pytest"]}}}
+    lesson = {
+        "cells": [
+            {"kind": "code", "source": "import pytest\nimport inspect\nfrom pyodide_js import x"},
+            {"kind": "markdown", "source": "import ignored"},
+        ]
+    }
+    lock = {
+        "packages": {
+            "demo": {"imports": ["demo"]},
+            "openai": {"imports": ["openai"]},
+            "pytest": {"imports": ["pytest", "_pytest"]},
+        }
+    }
     names = snapshot.modules_to_import([lesson], package, lock)
     assert {"demo", "demo.sub", "demo.sub.live", "json", "inspect"} <= set(names)
     assert not {"openai.types", "pytest", "js", "pyodide_js", "ignored", "demo.__main__"} & set(names)
@@ -49,7 +58,7 @@ def test_the_heap_limit_is_read_from_the_served_wasm():
 def test_a_snapshots_build_id_is_read_and_a_foreign_file_is_refused():
     wanted = snapshot.build_id(PYODIDE / "pyodide.mjs")
     assert len(wanted) == 64 and int(wanted, 16) >= 0
-    words = [int(wanted[i:i + 8], 16) for i in range(0, 64, 8)]
+    words = [int(wanted[i : i + 8], 16) for i in range(0, 64, 8)]
     raw = struct.pack("<4I", 0x706E7300, 0, 0, 0) + struct.pack("<8I", *words) + b"\0" * 16
     assert snapshot.snapshot_build_id(raw) == wanted
     with pytest.raises(snapshot.SnapshotError, match="magic"):
@@ -62,14 +71,20 @@ def test_the_memory_can_grow_far_past_what_it_starts_with():
     assert snapshot.heap_max(wasm) % 65536 == 0
 
 
-LOCK = {"packages": {
-    "demo": {"imports": ["demo"], "depends": [], "file_name": "demo-1-py3-none-any.whl"},
-    "pytest": {"imports": ["_pytest", "pytest"], "depends": ["pluggy"], "file_name": "pytest-9-py3-none-any.whl"},
-    "pluggy": {"imports": ["pluggy"], "depends": [], "file_name": "pluggy-1-py3-none-any.whl"},
-    "openai": {"imports": ["openai"], "depends": ["pydantic"], "file_name": "openai-3-py3-none-any.whl"},
-    "pydantic": {"imports": ["pydantic"], "depends": ["pydantic-core"], "file_name": "pydantic-2-py3-none-any.whl"},
-    "pydantic-core": {"imports": ["pydantic_core"], "depends": [],
-                      "file_name": "pydantic_core-2-cp314-cp314-pyemscripten_2026_0_wasm32.whl"}}}
+LOCK = {
+    "packages": {
+        "demo": {"imports": ["demo"], "depends": [], "file_name": "demo-1-py3-none-any.whl"},
+        "pytest": {"imports": ["_pytest", "pytest"], "depends": ["pluggy"], "file_name": "pytest-9-py3-none-any.whl"},
+        "pluggy": {"imports": ["pluggy"], "depends": [], "file_name": "pluggy-1-py3-none-any.whl"},
+        "openai": {"imports": ["openai"], "depends": ["pydantic"], "file_name": "openai-3-py3-none-any.whl"},
+        "pydantic": {"imports": ["pydantic"], "depends": ["pydantic-core"], "file_name": "pydantic-2-py3-none-any.whl"},
+        "pydantic-core": {
+            "imports": ["pydantic_core"],
+            "depends": [],
+            "file_name": "pydantic_core-2-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
+        },
+    }
+}
 
 
 def test_a_snapshot_variant_loads_pure_python_extras_and_refuses_compiled_code(tmp_path):

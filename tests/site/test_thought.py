@@ -24,10 +24,14 @@ def test_a_think_block_is_the_thought_and_the_rest_the_answer(thought_js):
 
 def test_a_reply_cut_while_thinking_has_no_answer_and_a_block_opened_by_the_template_is_closed(thought_js):
     assert thought_js.call("splitThought", "<think>Let me count: one, two") == {
-        "thought": "Let me count: one, two", "answer": ""}
+        "thought": "Let me count: one, two",
+        "answer": "",
+    }
     # the template put <think> in the prompt, so the reply starts inside the thought
-    assert thought_js.call("splitThought", "I should call add.</think>{\"type\": \"final_answer\"}") == {
-        "thought": "I should call add.", "answer": '{"type": "final_answer"}'}
+    assert thought_js.call("splitThought", 'I should call add.</think>{"type": "final_answer"}') == {
+        "thought": "I should call add.",
+        "answer": '{"type": "final_answer"}',
+    }
 
 
 def test_text_without_thinking_is_left_as_it_is(thought_js):
@@ -37,7 +41,9 @@ def test_text_without_thinking_is_left_as_it_is(thought_js):
 
 def test_the_message_keeps_tool_calls_and_takes_the_engine_s_reasoning_as_thought(thought_js):
     call = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
-    out = thought_js.call("withoutThought", {"role": "assistant", "content": "<think>add them</think>", "tool_calls": [call]})
+    out = thought_js.call(
+        "withoutThought", {"role": "assistant", "content": "<think>add them</think>", "tool_calls": [call]}
+    )
     assert out == {"role": "assistant", "content": None, "tool_calls": [call], "thought": "add them"}
     out = thought_js.call("withoutThought", {"role": "assistant", "content": "15"}, "10 plus 5 is 15")
     assert out == {"role": "assistant", "content": "15", "thought": "10 plus 5 is 15"}

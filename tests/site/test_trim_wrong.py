@@ -8,9 +8,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "py"))
 
-import trim_wrong  # noqa: E402
-from looplab import wrong  # noqa: E402
-from looplab.lessonfile import parse  # noqa: E402
+import trim_wrong
+from looplab import wrong
+from looplab.lessonfile import parse
 
 LESSON = """# %% tags=["exercise"]
 def double(x):

@@ -26,30 +26,49 @@ def research_toolbox(notes: dict) -> Toolbox:
             raise ToolError("cannot divide by zero; use a non-zero b")
         return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b if b else 0}[operation]
 
-    box.register("search_notes", "Find notes whose title contains a keyword. Returns note ids and titles.",
-                 {"type": "object", "properties": {"keyword": {"type": "string"}}, "required": ["keyword"]},
-                 search_notes)
-    box.register("read_note", "Return the text of one note by its id, such as n1.",
-                 {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-                 read_note)
-    box.register("calculate", "Apply one operation to two numbers and return the result.",
-                 {"type": "object",
-                  "properties": {"a": {"type": "number"}, "b": {"type": "number"},
-                                 "operation": {"type": "string",
-                                               "enum": ["add", "subtract", "multiply", "divide"]}},
-                  "required": ["a", "b", "operation"]},
-                 calculate)
+    box.register(
+        "search_notes",
+        "Find notes whose title contains a keyword. Returns note ids and titles.",
+        {"type": "object", "properties": {"keyword": {"type": "string"}}, "required": ["keyword"]},
+        search_notes,
+    )
+    box.register(
+        "read_note",
+        "Return the text of one note by its id, such as n1.",
+        {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+        read_note,
+    )
+    box.register(
+        "calculate",
+        "Apply one operation to two numbers and return the result.",
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "number"},
+                "b": {"type": "number"},
+                "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]},
+            },
+            "required": ["a", "b", "operation"],
+        },
+        calculate,
+    )
     return box
 
 
 def add_delete_note(box: Toolbox, notes: dict) -> None:
     """Register delete_note, which changes data for good and so needs a person's approval."""
+
     def delete_note(note_id: str) -> str:
         notes.pop(note_id)
         return "deleted"
-    box.register("delete_note", "Delete one note by id, permanently.",
-                 {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-                 delete_note, needs_approval=True)
+
+    box.register(
+        "delete_note",
+        "Delete one note by id, permanently.",
+        {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+        delete_note,
+        needs_approval=True,
+    )
 
 
 def args(**kwargs) -> str:

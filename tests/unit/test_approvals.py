@@ -7,17 +7,26 @@ from looplab.page import PageUnavailable, ask_page, in_page
 
 def deleting_box(deleted):
     box = Toolbox()
-    box.register("delete_note", "Delete a note for good.",
-                 {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
-                 lambda note_id: deleted.append(note_id) or f"deleted {note_id}", needs_approval=True)
+    box.register(
+        "delete_note",
+        "Delete a note for good.",
+        {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+        lambda note_id: deleted.append(note_id) or f"deleted {note_id}",
+        needs_approval=True,
+    )
     return box
 
 
 def test_a_refusal_with_a_reason_reaches_the_model_and_the_detail():
     deleted = []
     memory = Memory("s")
-    result = run_agent("Delete n5.", scripted([call("delete_note", note_id="n5"), final("ok")]),
-                       deleting_box(deleted), memory, approve=lambda name, args: Decision(False, "n5 is still needed"))
+    result = run_agent(
+        "Delete n5.",
+        scripted([call("delete_note", note_id="n5"), final("ok")]),
+        deleting_box(deleted),
+        memory,
+        approve=lambda name, args: Decision(False, "n5 is still needed"),
+    )
     assert result["stopped"] == "needs_person" and deleted == []
     assert result["detail"] == "delete_note needs a person's approval: n5 is still needed"
     assert memory.history[-1]["content"] == "error: a person has not approved delete_note: n5 is still needed"
@@ -25,8 +34,13 @@ def test_a_refusal_with_a_reason_reaches_the_model_and_the_detail():
 
 def test_a_decision_to_approve_runs_the_tool():
     deleted = []
-    result = run_agent("Delete n5.", scripted([call("delete_note", note_id="n5"), final("Done.")]),
-                       deleting_box(deleted), Memory("s"), approve=lambda name: Decision(True))
+    result = run_agent(
+        "Delete n5.",
+        scripted([call("delete_note", note_id="n5"), final("Done.")]),
+        deleting_box(deleted),
+        Memory("s"),
+        approve=lambda name: Decision(True),
+    )
     assert result["stopped"] == "final" and deleted == ["n5"]
 
 
@@ -39,6 +53,7 @@ def test_the_terminal_question_reads_yes_a_reason_or_nothing():
             if answer is None:
                 raise EOFError
             return answer
+
         return read
 
     assert ask_on_terminal("delete_note", '{"note_id": "n5"}', reader(" y ")) == Decision(True)

@@ -21,22 +21,36 @@ class SdkUsage:
 
 
 def test_usage_is_read_from_chat_responses_and_sdk_shapes():
-    chat = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15,
-            "prompt_tokens_details": {"cached_tokens": 0}}
-    responses = {"input_tokens": 20, "output_tokens": 7, "total_tokens": 27,
-                 "output_tokens_details": {"reasoning_tokens": 4}}
+    chat = {
+        "prompt_tokens": 12,
+        "completion_tokens": 3,
+        "total_tokens": 15,
+        "prompt_tokens_details": {"cached_tokens": 0},
+    }
+    responses = {
+        "input_tokens": 20,
+        "output_tokens": 7,
+        "total_tokens": 27,
+        "output_tokens_details": {"reasoning_tokens": 4},
+    }
     assert read_usage(chat) == {"prompt": 12, "completion": 3, "total": 15}
     assert read_usage(responses) == {"prompt": 20, "completion": 7, "total": 27}
     assert read_usage(SdkUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3)) == {
-        "prompt": 1, "completion": 2, "total": 3}
-    assert read_usage({"prompt_tokens": 5}) == {"prompt": 5, "completion": 0, "total": 5}   # total left out
+        "prompt": 1,
+        "completion": 2,
+        "total": 3,
+    }
+    assert read_usage({"prompt_tokens": 5}) == {"prompt": 5, "completion": 0, "total": 5}  # total left out
 
 
 def test_usage_that_says_nothing_usable_is_none():
     for junk in (None, "15 tokens", [], {}, {"prompt_tokens": -1}, {"prompt_tokens": True}, {"total_tokens": "9"}):
         assert read_usage(junk) is None, junk
     assert add_usage(None, {"input_tokens": 2, "output_tokens": 1}) == {
-        "prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}
+        "prompt_tokens": 2,
+        "completion_tokens": 1,
+        "total_tokens": 3,
+    }
     assert add_usage({"prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}, None)["total_tokens"] == 3
 
 
@@ -55,8 +69,9 @@ def test_a_reply_without_usage_is_estimated_from_what_was_sent_and_marked():
     sent = [{"role": "system", "content": "s", "tokens": 40}, {"role": "user", "content": "x" * 40}]
     got = meter.count({"role": "assistant", "content": "y" * 8}, sent, [])
     assert got() == {"prompt": 40 + 4 + 10, "completion": 4 + 2, "total": 60, "estimated": True, "cost": 0.000066}
-    reported = meter.count({"role": "assistant", "content": "z", "usage": {"prompt_tokens": 100,
-                                                                          "completion_tokens": 10}}, sent, [])
+    reported = meter.count(
+        {"role": "assistant", "content": "z", "usage": {"prompt_tokens": 100, "completion_tokens": 10}}, sent, []
+    )
     assert reported() == {"prompt": 100, "completion": 10, "total": 110, "cost": 0.00012}
     assert meter.totals() == {"prompt": 154, "completion": 16, "total": 170, "cost": 0.000186, "estimated": True}
 
@@ -68,8 +83,10 @@ def tools() -> Toolbox:
 
 
 def with_usage(reply: dict, prompt: int, completion: int) -> dict:
-    return {**reply, "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                               "total_tokens": prompt + completion}}
+    return {
+        **reply,
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
 
 
 PINGS = [with_usage(call("ping"), 400, 20) for _ in range(5)] + [with_usage(final("done"), 500, 5)]
@@ -77,9 +94,10 @@ PINGS = [with_usage(call("ping"), 400, 20) for _ in range(5)] + [with_usage(fina
 
 def test_a_token_budget_ends_the_run_between_calls_with_step_limit():
     events, memory = Collector(), Memory("s")
-    result = run_agent("ping", scripted(PINGS), tools(), memory, max_steps=10,
-                       limits=Budget(tokens=1000), tracer=events)
-    assert result["stopped"] == "step_limit" and result["steps"] == 3       # 420, 840, 1260: over after 3
+    result = run_agent(
+        "ping", scripted(PINGS), tools(), memory, max_steps=10, limits=Budget(tokens=1000), tracer=events
+    )
+    assert result["stopped"] == "step_limit" and result["steps"] == 3  # 420, 840, 1260: over after 3
     assert result["detail"] == "the token budget of 1,000 is spent: 1,260 tokens in 3 model calls"
     assert result["usage"] == {"prompt": 1200, "completion": 60, "total": 1260, "estimated": False}
     assert len(events.of("model_call")) == 3 and result["tool_calls"] == 3  # the third call's tool still ran
@@ -88,12 +106,16 @@ def test_a_token_budget_ends_the_run_between_calls_with_step_limit():
 
 def test_a_cost_budget_names_the_cost_and_the_usage_is_in_each_reply_event():
     events = Collector()
-    limits = Budget(cost=0.0005, price_in=0.5, price_out=1.5)   # a call: 400 * 0.5 + 20 * 1.5 = 230 millionths
+    limits = Budget(cost=0.0005, price_in=0.5, price_out=1.5)  # a call: 400 * 0.5 + 20 * 1.5 = 230 millionths
     result = run_agent("ping", scripted(PINGS), tools(), Memory("s"), max_steps=10, limits=limits, tracer=events)
     assert result["stopped"] == "step_limit" and result["steps"] == 3
     assert result["detail"] == "the cost budget of 0.0005 is spent: 0.000690 in 3 model calls"
     assert [e["usage"] for e in events.of("model_reply")][0] == {
-        "prompt": 400, "completion": 20, "total": 420, "cost": 0.00023}
+        "prompt": 400,
+        "completion": 20,
+        "total": 420,
+        "cost": 0.00023,
+    }
     assert events.of("stop")[0]["usage"]["cost"] == pytest.approx(0.00069)
 
 
@@ -102,7 +124,7 @@ def test_a_run_within_its_budget_ends_as_it_would_have_and_reports_what_it_spent
     assert result["stopped"] == "final" and result["answer"] == "hi"
     assert result["usage"]["estimated"] is True and result["usage"]["total"] > 0
     plain = run_agent("ping", scripted([final("hi")]), tools(), Memory("s"))
-    assert "usage" not in plain                                  # no limits: the result is as before
+    assert "usage" not in plain  # no limits: the result is as before
     assert plain == {"answer": "hi", "steps": 1, "stopped": "final", "tool_calls": 0}
 
 
@@ -117,9 +139,9 @@ def test_the_estimate_is_made_only_when_something_needs_it():
     sizes = []
     meter = Meter(None, size=lambda m: sizes.append(m) or 5)
     usage = meter.count({"role": "assistant", "content": "hi"}, [{"role": "user", "content": "x"}], [])
-    assert sizes == [] and meter.spent() is None        # no budget, nobody asked: nothing estimated
+    assert sizes == [] and meter.spent() is None  # no budget, nobody asked: nothing estimated
     assert usage() == {"prompt": 5, "completion": 5, "total": 10, "estimated": True} and len(sizes) == 2
-    assert usage() == meter.totals() | {"estimated": True} and len(sizes) == 2   # computed once
+    assert usage() == meter.totals() | {"estimated": True} and len(sizes) == 2  # computed once
 
 
 def test_the_estimate_counts_the_tool_schemas_sent_with_every_call():
@@ -128,5 +150,5 @@ def test_the_estimate_counts_the_tool_schemas_sent_with_every_call():
     run_agent("ping", scripted([final("hi")]), tools(), memory, tracer=events)
     usage = events.of("model_reply")[0]["usage"]
     sent = events.of("model_call")[0]["context_tokens"]
-    assert usage["estimated"] is True and usage["prompt"] > sent               # the tools are extra
+    assert usage["estimated"] is True and usage["prompt"] > sent  # the tools are extra
     assert usage["completion"] == message_tokens({"role": "assistant", "content": "hi"})

@@ -19,25 +19,29 @@ def test_the_namespace_persists_and_start_resets_it():
     memory = Memory("s")
     model = scripted([final("one"), final("two")])
     namespace = {}
-    chat_with(lambda m: run_agent(m, model, Toolbox(), memory), name="brain", start=memory.history.clear,
-              namespace=namespace)
+    chat_with(
+        lambda m: run_agent(m, model, Toolbox(), memory), name="brain", start=memory.history.clear, namespace=namespace
+    )
     offer = offered(namespace)
     memory.add({"role": "user", "content": "left by the lesson"})
     begin(offer)
     assert memory.history == []
     assert [say(offer, "a"), say(offer, "b")] == ["one", "two"]
-    assert [m["content"] for m in memory.history] == ["a", "one", "b", "two"]   # one memory across messages
+    assert [m["content"] for m in memory.history] == ["a", "one", "b", "two"]  # one memory across messages
 
 
-@pytest.mark.parametrize("result, text", [
-    ("plain", "plain"),
-    ({"stopped": "final", "answer": "42", "steps": 1}, "42"),
-    ({"stopped": "blocked", "detail": "no delete", "answer": None}, "(the run stopped: blocked: no delete)"),
-    ({"stopped": "step_limit", "answer": None}, "(the run stopped: step_limit)"),
-    ({"role": "assistant", "content": "hello"}, "hello"),
-    (None, ""),
-    (15, "15"),
-])
+@pytest.mark.parametrize(
+    "result, text",
+    [
+        ("plain", "plain"),
+        ({"stopped": "final", "answer": "42", "steps": 1}, "42"),
+        ({"stopped": "blocked", "detail": "no delete", "answer": None}, "(the run stopped: blocked: no delete)"),
+        ({"stopped": "step_limit", "answer": None}, "(the run stopped: step_limit)"),
+        ({"role": "assistant", "content": "hello"}, "hello"),
+        (None, ""),
+        (15, "15"),
+    ],
+)
 def test_reply_text_reads_what_entry_points_return(result, text):
     assert reply_text(result) == text
 

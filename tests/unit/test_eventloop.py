@@ -29,7 +29,7 @@ def test_gather_runs_side_by_side_and_keeps_the_order_of_the_calls(factory):
         return await asyncio.gather(later("a", 0.03, log), later("b", 0.01, log), later("c", 0.02, log))
 
     assert run_sync(three(), factory) == ["a", "b", "c"]
-    assert [kind for kind, _ in log[:3]] == ["start"] * 3          # all started before any ended
+    assert [kind for kind, _ in log[:3]] == ["start"] * 3  # all started before any ended
     assert [value for kind, value in log if kind == "end"] == ["b", "c", "a"]
 
 
@@ -49,7 +49,7 @@ def test_wait_for_stops_a_coroutine_at_its_await(factory):
 
     started = time.monotonic()
     assert run_sync(limited(), factory) == "timed out"
-    assert reached == [] and time.monotonic() - started < 10   # the 30 s sleep was cut, not waited out
+    assert reached == [] and time.monotonic() - started < 10  # the 30 s sleep was cut, not waited out
 
 
 @pytest.mark.parametrize("factory", LOOPS)
@@ -76,22 +76,22 @@ def test_an_exception_comes_out_and_leftover_tasks_are_cancelled(factory):
 @pytest.mark.parametrize("factory", LOOPS)
 def test_run_sync_inside_a_running_task_sets_the_caller_aside_and_back(factory):
     def sync_tool():
-        return run_sync(later("inner", 0.001), factory)   # a plain function that runs async code
+        return run_sync(later("inner", 0.001), factory)  # a plain function that runs async code
 
     async def outer():
         task = asyncio.current_task()
         got = sync_tool()
-        await asyncio.sleep(0)                              # the outer task goes on afterwards
+        await asyncio.sleep(0)  # the outer task goes on afterwards
         return got, asyncio.current_task() is task
 
     before = asyncio._get_running_loop()
     assert run_sync(outer(), factory) == ("inner", True)
-    assert asyncio._get_running_loop() is before          # WebLoop in Pyodide, None in CPython
+    assert asyncio._get_running_loop() is before  # WebLoop in Pyodide, None in CPython
 
 
 def test_a_timer_loop_that_can_never_wake_raises_instead_of_hanging():
     async def waits_for_nobody():
-        await asyncio.get_running_loop().create_future()   # like a JS promise: nothing here resolves it
+        await asyncio.get_running_loop().create_future()  # like a JS promise: nothing here resolves it
 
     with pytest.raises(Stuck, match="browser's event loop"):
         run_sync(waits_for_nobody(), TimerLoop)

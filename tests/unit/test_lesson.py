@@ -4,10 +4,21 @@ import json
 
 from hypothesis import given, strategies as st
 
-from looplab.lesson import (Cell, Prediction, check_names, expect, hints, parse, program, read_prediction,
-                            run_cells, solution_index, to_text)
+from looplab.lesson import (
+    Cell,
+    Prediction,
+    check_names,
+    expect,
+    hints,
+    parse,
+    program,
+    read_prediction,
+    run_cells,
+    solution_index,
+    to_text,
+)
 
-LESSON = '''# ---
+LESSON = """# ---
 # jupyter:
 #   jupytext: {}
 # ---
@@ -31,7 +42,7 @@ answer = x + 2
 assert answer == 3, f"answer is {answer}; add 2, not 1"
 note = "set up in a check cell"
 assert note
-'''
+"""
 
 
 def test_parse_cells_roles_and_markdown():
@@ -65,17 +76,24 @@ def test_a_raising_cell_reports_a_learner_traceback_and_fails_checks():
 
 
 def test_events_of_runs_are_collected():
-    cells = [Cell("code", "from looplab import *\nrun_agent('hi', scripted([final('yo')]), Toolbox(), Memory('s'))"),
-             Cell("code", "assert True", ["check"])]
+    cells = [
+        Cell("code", "from looplab import *\nrun_agent('hi', scripted([final('yo')]), Toolbox(), Memory('s'))"),
+        Cell("code", "assert True", ["check"]),
+    ]
     result = run_cells(cells)
     assert [e["type"] for e in result.events][0] == "run_start" and result.events[-1]["stopped"] == "final"
     assert result.to_dict()["checks"] == [{"name": "True", "ok": True, "status": "passed", "message": ""}]
 
 
 def test_events_go_to_on_event_as_they_happen_and_the_result_keeps_none():
-    cells = [Cell("code", "from looplab import *\nrun_agent('hi', scripted([final('yo')]), Toolbox(), Memory('s'))\n"
-                          "seen_during_the_run = len(handed)"),
-             Cell("code", "assert seen_during_the_run == 4", ["check"])]
+    cells = [
+        Cell(
+            "code",
+            "from looplab import *\nrun_agent('hi', scripted([final('yo')]), Toolbox(), Memory('s'))\n"
+            "seen_during_the_run = len(handed)",
+        ),
+        Cell("code", "assert seen_during_the_run == 4", ["check"]),
+    ]
     handed = []
     result = run_cells(cells, namespace={"handed": handed}, on_event=handed.append)
     assert [e["type"] for e in handed] == ["run_start", "model_call", "model_reply", "stop"]
@@ -95,16 +113,19 @@ def test_no_checks_is_not_ok():
 def test_error_texts_never_hold_the_key(monkeypatch):
     monkeypatch.setenv("LLM_API_KEY", "plain-configured-key-42")
     read_key = "import os\nkey = os.environ['LLM_API_KEY']\n"
-    raising = run_cells([Cell("code", read_key + "raise RuntimeError('refused: ' + key)"),
-                         Cell("code", "assert True", ["check"])])
-    failing = run_cells([Cell("code", read_key), Cell("code", "assert not key, f'the key {key} did not work'", ["check"])])
+    raising = run_cells(
+        [Cell("code", read_key + "raise RuntimeError('refused: ' + key)"), Cell("code", "assert True", ["check"])]
+    )
+    failing = run_cells(
+        [Cell("code", read_key), Cell("code", "assert not key, f'the key {key} did not work'", ["check"])]
+    )
     seen = json.dumps([raising.to_dict(), failing.to_dict()])
     assert "plain-configured-key-42" not in seen
     assert "refused: [redacted]" in raising.error and "[redacted]" in raising.checks[0].message
     assert failing.checks[0].message == "the key [redacted] did not work"
 
 
-HINTED = '''# %% [markdown]
+HINTED = """# %% [markdown]
 # # Hinted
 
 # %% [markdown] tags=["predict"]
@@ -134,13 +155,12 @@ answer = total
 # %% tags=["check"]
 # the answer is the total
 assert answer == 3, f"answer is {answer}; it should be the total"
-'''
+"""
 
 
 def test_hint_and_predict_cells_have_roles_and_the_solution_skips_hints():
     cells = parse(HINTED)
-    assert [c.role for c in cells] == ["markdown", "predict", "code", "exercise", "hint", "hint",
-                                       "solution", "check"]
+    assert [c.role for c in cells] == ["markdown", "predict", "code", "exercise", "hint", "hint", "solution", "check"]
     assert [c.source for _, c in program(cells, solution=True)] == ["total = 1 + 2", "answer = total"]
     assert [c.source for _, c in program(cells)] == ["total = 1 + 2", "answer = 0"]
     assert hints(cells, 3) == ["Look at `total`.", "Write `answer = total`."] and hints(cells, 2) == []
@@ -168,12 +188,16 @@ def test_a_prediction_needs_choices_and_exactly_one_answer():
 
 EXPECTING = [
     Cell("code", "from looplab.lesson import expect\nreply = 'Chas, Alex.'"),
-    Cell("code", "# the reply names Chris\n"
-                 "expect('Chris' in reply, f'the reply was {reply!r}', observed=f'the model answered {reply!r}')\n"
-                 "# a claim that would raise is never evaluated with a real model\n"
-                 "expect(reply['no such key'], 'unreachable')\n"
-                 "# the reply is text\n"
-                 "assert isinstance(reply, str), 'not text'", ["check"]),
+    Cell(
+        "code",
+        "# the reply names Chris\n"
+        "expect('Chris' in reply, f'the reply was {reply!r}', observed=f'the model answered {reply!r}')\n"
+        "# a claim that would raise is never evaluated with a real model\n"
+        "expect(reply['no such key'], 'unreachable')\n"
+        "# the reply is text\n"
+        "assert isinstance(reply, str), 'not text'",
+        ["check"],
+    ),
 ]
 
 
@@ -181,7 +205,9 @@ def test_expect_is_an_ordinary_check_with_the_scripted_model(monkeypatch):
     monkeypatch.setenv("LOOPLAB_MODEL", "scripted")
     result = run_cells(EXPECTING)
     assert [c.status for c in result.checks] == ["failed", "failed", "passed"]
-    assert result.checks[0].name == "the reply names Chris" and result.checks[0].message == "the reply was 'Chas, Alex.'"
+    assert (
+        result.checks[0].name == "the reply names Chris" and result.checks[0].message == "the reply was 'Chas, Alex.'"
+    )
     assert result.checks[1].message.startswith("TypeError") and not result.ok
 
 
@@ -199,12 +225,14 @@ def test_expect_is_never_a_pass_with_a_live_or_local_model(monkeypatch):
 @given(st.one_of(st.booleans(), st.integers(), st.text(), st.none()))
 def test_a_true_claim_is_still_not_checked_live(claim):
     import os
+
     old = os.environ.get("LOOPLAB_MODEL")
     os.environ["LOOPLAB_MODEL"] = "live"
     try:
-        result = run_cells([Cell("code", f"claim = {claim!r}"),
-                            Cell("code", "expect(claim, 'no', observed=repr(claim))", ["check"])],
-                           namespace={"expect": expect, "__name__": "__lesson__"})
+        result = run_cells(
+            [Cell("code", f"claim = {claim!r}"), Cell("code", "expect(claim, 'no', observed=repr(claim))", ["check"])],
+            namespace={"expect": expect, "__name__": "__lesson__"},
+        )
     finally:
         os.environ.pop("LOOPLAB_MODEL") if old is None else os.environ.__setitem__("LOOPLAB_MODEL", old)
     assert [c.status for c in result.checks] == ["not checked"]

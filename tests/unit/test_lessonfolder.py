@@ -41,7 +41,7 @@ def test_the_first_folder_that_holds_lessons_wins_in_order(tmp_path, packaged, h
     if subfolder:
         lessons_in(cwd / "lessons", 4)
     choice = lessonfolder.choose(cwd)
-    expected = (cwd if here else cwd / "lessons" if subfolder else tmp_path / "mine" if copied else packaged)
+    expected = cwd if here else cwd / "lessons" if subfolder else tmp_path / "mine" if copied else packaged
     assert choice.folder == expected.resolve()
     assert choice.line().startswith(f"lessons: {expected.resolve()} (")
     assert ("came with looplab" in choice.why) == (not (here or subfolder or copied))
@@ -65,7 +65,7 @@ def test_copying_out_keeps_the_learners_edits_and_is_remembered(tmp_path, packag
     (mine / "04-lesson-4.py").write_text("# my edit\n", encoding="utf-8")
     (mine / "02-lesson-2.py").unlink()
     again = lessonfolder.copy_out(mine)
-    assert [p.name for p in again] == ["02-lesson-2.py"]          # only what was missing
+    assert [p.name for p in again] == ["02-lesson-2.py"]  # only what was missing
     assert (mine / "04-lesson-4.py").read_text(encoding="utf-8") == "# my edit\n"
     with pytest.raises(ValueError, match="where the lessons come from"):
         lessonfolder.copy_out(packaged)
@@ -83,5 +83,5 @@ def test_a_given_folder_wins_and_a_missing_copy_is_named(tmp_path, packaged, mon
     lessonfolder.copy_out(tmp_path / "mine")
     for path in (tmp_path / "mine").iterdir():
         path.unlink()
-    gone = lessonfolder.choose(tmp_path)                           # tmp_path holds no lessons itself
+    gone = lessonfolder.choose(tmp_path)  # tmp_path holds no lessons itself
     assert gone.folder == packaged and f"your copy {(tmp_path / 'mine').resolve()} is gone" in gone.why

@@ -9,8 +9,12 @@ from looplab import Collector, Gate, Memory, Toolbox, call, calls, final, forbid
 
 def box() -> Toolbox:
     b = Toolbox()
-    b.register("add", "Add two numbers.", {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-                                          "required": ["a", "b"]}, lambda a, b: a + b)
+    b.register(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: a + b,
+    )
     b.register("wipe", "Delete everything.", None, lambda: "wiped", needs_approval=True)
     return b
 
@@ -28,8 +32,16 @@ def test_final_answer_after_a_tool_round_trip():
     memory, events = Memory("s"), Collector()
     result = run_agent("2+3?", scripted([call("add", a=2, b=3), final("5")]), box(), memory, tracer=events)
     assert result == {"answer": "5", "steps": 2, "stopped": "final", "tool_calls": 1}
-    assert events.types() == ["run_start", "model_call", "model_reply", "tool_call", "tool_result",
-                              "model_call", "model_reply", "stop"]
+    assert events.types() == [
+        "run_start",
+        "model_call",
+        "model_reply",
+        "tool_call",
+        "tool_result",
+        "model_call",
+        "model_reply",
+        "stop",
+    ]
     assert events.of("tool_result")[0]["ok"] is True and events.of("tool_result")[0]["result"] == "5"
     assert events.of("stop")[0]["stopped"] == "final"
     second = events.of("model_call")[1]
@@ -39,10 +51,17 @@ def test_final_answer_after_a_tool_round_trip():
 
 def test_parallel_calls_all_answered_in_order():
     memory = Memory("s")
-    result = run_agent("sums", scripted([calls(("add", {"a": 1, "b": 2}, "x"), ("add", {"a": 3, "b": 4}, "y")),
-                                         final("3 and 7")]), box(), memory)
+    result = run_agent(
+        "sums",
+        scripted([calls(("add", {"a": 1, "b": 2}, "x"), ("add", {"a": 3, "b": 4}, "y")), final("3 and 7")]),
+        box(),
+        memory,
+    )
     assert result["stopped"] == "final" and result["tool_calls"] == 2
-    assert [(m["tool_call_id"], m["content"]) for m in memory.history if m["role"] == "tool"] == [("x", "3"), ("y", "7")]
+    assert [(m["tool_call_id"], m["content"]) for m in memory.history if m["role"] == "tool"] == [
+        ("x", "3"),
+        ("y", "7"),
+    ]
 
 
 def test_approval_refused_skips_later_calls_and_answers_all():
@@ -57,8 +76,13 @@ def test_approval_refused_skips_later_calls_and_answers_all():
 
 def test_approval_callback_may_see_arguments():
     seen = []
-    result = run_agent("wipe", scripted([call("wipe"), final("ok")]), box(), Memory("s"),
-                       approve=lambda name, arguments: seen.append((name, arguments)) or True)
+    result = run_agent(
+        "wipe",
+        scripted([call("wipe"), final("ok")]),
+        box(),
+        Memory("s"),
+        approve=lambda name, arguments: seen.append((name, arguments)) or True,
+    )
     assert result["stopped"] == "final" and seen == [("wipe", "{}")]
 
 
@@ -85,21 +109,34 @@ def test_input_gate_blocks_before_the_model_sees_the_task():
 
 
 def test_output_gate_blocks_or_redacts():
-    blocked = run_agent("pw?", scripted([final("the password is hunter2")]), box(), Memory("s"),
-                        output_gate=Gate(forbid("password", reason="redacted: contains password")))
+    blocked = run_agent(
+        "pw?",
+        scripted([final("the password is hunter2")]),
+        box(),
+        Memory("s"),
+        output_gate=Gate(forbid("password", reason="redacted: contains password")),
+    )
     assert blocked["stopped"] == "blocked" and blocked["answer"] is None and "password" in blocked["detail"]
-    redacted = run_agent("mail?", scripted([final("write to ann@example.org")]), box(), Memory("s"),
-                         output_gate=Gate(redactions={r"\S+@\S+": "[e-mail]"}))
+    redacted = run_agent(
+        "mail?",
+        scripted([final("write to ann@example.org")]),
+        box(),
+        Memory("s"),
+        output_gate=Gate(redactions={r"\S+@\S+": "[e-mail]"}),
+    )
     assert redacted["stopped"] == "final" and redacted["answer"] == "write to [e-mail]"
 
 
-@pytest.mark.parametrize("reply,detail", [
-    (None, "was NoneType, not an assistant message dict"),
-    ("just text", "was str, not an assistant message dict"),
-    ({"role": "assistant", "content": None}, "no text and no tool calls"),
-    ({"role": "assistant", "content": "  "}, "no text and no tool calls"),
-    ({"content": "x", "tool_calls": "add"}, "tool_calls was str, not a list"),
-])
+@pytest.mark.parametrize(
+    "reply,detail",
+    [
+        (None, "was NoneType, not an assistant message dict"),
+        ("just text", "was str, not an assistant message dict"),
+        ({"role": "assistant", "content": None}, "no text and no tool calls"),
+        ({"role": "assistant", "content": "  "}, "no text and no tool calls"),
+        ({"content": "x", "tool_calls": "add"}, "tool_calls was str, not a list"),
+    ],
+)
 def test_malformed_replies_stop_with_error(reply, detail):
     memory = Memory("s")
     result = run_agent("t", scripted([reply]), box(), memory)
@@ -109,13 +146,17 @@ def test_malformed_replies_stop_with_error(reply, detail):
 
 def test_malformed_calls_are_answered_with_errors():
     memory = Memory("s")
-    bad = {"role": "assistant", "content": None, "tool_calls": [
-        {"type": "function", "function": {"name": "add", "arguments": "{}"}},           # no id
-        {"id": "k", "type": "function", "function": {"arguments": "{}"}},               # no name
-        "not a call",                                                                    # not a dict
-        {"id": "k", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}},  # reused id
-        {"id": "m", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}},  # dict args
-    ]}
+    bad = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": "add", "arguments": "{}"}},  # no id
+            {"id": "k", "type": "function", "function": {"arguments": "{}"}},  # no name
+            "not a call",  # not a dict
+            {"id": "k", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}},  # reused id
+            {"id": "m", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}},  # dict args
+        ],
+    }
     result = run_agent("t", scripted([bad, final("done")]), box(), memory)
     assert result["stopped"] == "final" and result["tool_calls"] == 1
     results = [m["content"] for m in memory.history if m["role"] == "tool"]
@@ -126,7 +167,10 @@ def test_malformed_calls_are_answered_with_errors():
 
 def test_content_parts_and_single_call_dict_are_accepted():
     memory = Memory("s")
-    one = {"role": "assistant", "tool_calls": {"id": "z", "type": "function", "function": {"name": "add", "arguments": '{"a":1,"b":1}'}}}
+    one = {
+        "role": "assistant",
+        "tool_calls": {"id": "z", "type": "function", "function": {"name": "add", "arguments": '{"a":1,"b":1}'}},
+    }
     parts = {"role": "assistant", "content": [{"type": "text", "text": "two"}, {"type": "text", "text": "!"}]}
     result = run_agent("t", scripted([one, parts]), box(), memory)
     assert result["answer"] == "two!" and answered(memory) == {"z": 1}
@@ -138,6 +182,7 @@ def test_error_detail_never_holds_the_key(monkeypatch):
 
     def leaky(messages, tools):
         raise RuntimeError("auth failed for sk-test-SECRET-0123456789abcdef")
+
     result = run_agent("t", leaky, box(), Memory("s"), tracer=events)
     assert result["stopped"] == "error" and "SECRET" not in result["detail"]
     assert "SECRET" not in repr(events.events) and "[redacted]" in result["detail"]
@@ -153,18 +198,31 @@ def test_step_limit_and_budget_passed_to_memory():
 
 def test_thought_reaches_the_trace():
     events = Collector()
-    run_agent("t", scripted([{"role": "assistant", "content": "hi", "thought": "no tool needed"}]), box(), Memory("s"), tracer=events)
+    run_agent(
+        "t",
+        scripted([{"role": "assistant", "content": "hi", "thought": "no tool needed"}]),
+        box(),
+        Memory("s"),
+        tracer=events,
+    )
     assert events.of("model_reply")[0]["thought"] == "no tool needed"
     assert events.of("stop")[0]["answer"] == "hi"
 
 
 def test_odd_content_parts_and_unencodable_arguments_never_crash():
     memory = Memory("s")
-    odd = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "s", "type": "function", "function": {"name": "add", "arguments": {1, 2}}},       # a set: not JSON
-        {"id": "d", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}}]}
-    parts = {"role": "assistant", "content": [{"type": "text", "text": None}, {"type": "image_url"},
-                                              {"type": "text", "text": "ok"}]}
+    odd = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "s", "type": "function", "function": {"name": "add", "arguments": {1, 2}}},  # a set: not JSON
+            {"id": "d", "type": "function", "function": {"name": "add", "arguments": {"a": 1, "b": 2}}},
+        ],
+    }
+    parts = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": None}, {"type": "image_url"}, {"type": "text", "text": "ok"}],
+    }
     result = run_agent("t", scripted([odd, parts]), box(), memory, context_window=1000)
     assert result["stopped"] == "final" and result["answer"] == "ok"
     stored = [c["function"]["arguments"] for c in memory.history[1]["tool_calls"]]
@@ -176,14 +234,21 @@ def test_odd_content_parts_and_unencodable_arguments_never_crash():
 
 def test_ids_of_ours_never_take_an_id_the_model_sent():
     memory = Memory("s")
-    reply = {"role": "assistant", "content": None, "tool_calls": [
-        {"type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}},           # no id
-        {"id": "call_1_1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}},
-        {"id": 7, "type": "function", "function": {"name": "add", "arguments": '{"a": 3, "b": 3}'}}]}  # not text
+    reply = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}},  # no id
+            {"id": "call_1_1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}},
+            {"id": 7, "type": "function", "function": {"name": "add", "arguments": '{"a": 3, "b": 3}'}},
+        ],
+    }  # not text
     result = run_agent("t", scripted([reply, final("done")]), box(), memory)
     results = {m["tool_call_id"]: m["content"] for m in memory.history if m["role"] == "tool"}
     assert result["stopped"] == "final" and result["tool_calls"] == 1 and len(results) == 3
     assert results["call_1_1"] == "4"  # the model's own id kept and its call run
     assert sorted(r.split(";")[0] for r in results.values() if r != "4") == [
-        "error: the tool call had an id that is not text (7)", "error: the tool call had no id"]
+        "error: the tool call had an id that is not text (7)",
+        "error: the tool call had no id",
+    ]
     assert all(n == 1 for n in answered(memory).values())

@@ -10,8 +10,13 @@ def msg(role, tokens, **extra):
 
 def test_keep_last_and_leading_tool_results_dropped():
     memory = Memory("sys", keep_last=3)
-    for m in [msg("user", 1), msg("assistant", 1, tool_calls=[{"id": "a"}]), msg("tool", 1, tool_call_id="a"),
-              msg("tool", 1, tool_call_id="a"), msg("assistant", 1)]:
+    for m in [
+        msg("user", 1),
+        msg("assistant", 1, tool_calls=[{"id": "a"}]),
+        msg("tool", 1, tool_call_id="a"),
+        msg("tool", 1, tool_call_id="a"),
+        msg("assistant", 1),
+    ]:
         memory.add(m)
     window = memory.messages()
     assert [m["role"] for m in window] == ["system", "assistant"]
@@ -53,7 +58,11 @@ def test_default_counter_is_a_documented_estimate():
     assert count_tokens("") == 0 and count_tokens("abcd") == 1 and count_tokens("abcde") == 2
     assert message_tokens({"role": "user", "content": "abcdefgh"}) == 4 + 2
     assert message_tokens({"role": "user", "content": "x", "tokens": 99}) == 99
-    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "1", "function": {"name": "f", "arguments": "{}"}}]}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "1", "function": {"name": "f", "arguments": "{}"}}],
+    }
     assert message_tokens(call) > 4
 
 
@@ -65,6 +74,7 @@ def test_custom_counter():
 
 def test_negative_keep_last_is_refused_and_odd_content_still_counts():
     import pytest
+
     with pytest.raises(ValueError, match="keep_last must be 0 or more"):
         Memory("s", keep_last=-1)
     assert message_tokens({"role": "user", "content": {"set": {1, 2}}}) > 4

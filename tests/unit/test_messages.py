@@ -18,8 +18,12 @@ from looplab.messages import arguments_text, call_ids, id_problem, read_calls, r
 
 
 def test_a_clean_reply_comes_back_equal_and_the_raw_reply_is_untouched():
-    raw = {"role": "assistant", "content": "checking", "thought": "need the sum",
-           "tool_calls": [{"id": "a", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}}]}
+    raw = {
+        "role": "assistant",
+        "content": "checking",
+        "thought": "need the sum",
+        "tool_calls": [{"id": "a", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}}],
+    }
     before, seen = copy.deepcopy(raw), {"old"}
     reply, broken, problem = read_reply(raw, 1, seen)
     assert (reply, broken, problem) == (raw, {}, None)
@@ -37,17 +41,26 @@ def test_a_reply_is_made_an_assistant_message_whatever_role_and_content_it_had()
 
 
 def test_replies_that_cannot_be_a_message_give_a_problem_and_nothing_else():
-    for raw, said in [(None, "was NoneType"), (["a"], "was list"), ({"content": "x", "tool_calls": 5}, "was int"),
-                      ({"content": " \n"}, "no text and no tool calls"), ({"tool_calls": []}, "no text")]:
+    for raw, said in [
+        (None, "was NoneType"),
+        (["a"], "was list"),
+        ({"content": "x", "tool_calls": 5}, "was int"),
+        ({"content": " \n"}, "no text and no tool calls"),
+        ({"tool_calls": []}, "no text"),
+    ]:
         reply, broken, problem = read_reply(raw, 1, set())
         assert reply == {} and broken == {} and said in problem
 
 
 def test_broken_calls_keep_their_place_get_ids_of_ours_and_an_error_text():
     seen = {"used"}
-    calls = [{"id": "used", "function": {"name": "a"}}, {"function": {"name": "b"}}, 7,
-             {"id": "call_3_2", "function": {"name": ""}},
-             {"id": "ok", "function": {"name": "c", "arguments": {"x": 1}}}]
+    calls = [
+        {"id": "used", "function": {"name": "a"}},
+        {"function": {"name": "b"}},
+        7,
+        {"id": "call_3_2", "function": {"name": ""}},
+        {"id": "ok", "function": {"name": "c", "arguments": {"x": 1}}},
+    ]
     out, broken = read_calls(calls, 3, seen)
     ids = [c["id"] for c in out]
     assert ids == ["call_3_1", "call_3_2_", "call_3_3", "call_3_2", "ok"]  # the model's own call_3_2 kept
@@ -75,10 +88,12 @@ def test_text_of_and_arguments_text():
 
 
 def test_call_ids_and_tool_message():
-    history = [{"role": "user", "content": "t"},
-               {"role": "assistant", "tool_calls": [{"id": "a"}, "junk", {"id": "b"}]},
-               {"role": "assistant", "tool_calls": {"id": "not in a list"}},
-               tool_message("a", "3")]
+    history = [
+        {"role": "user", "content": "t"},
+        {"role": "assistant", "tool_calls": [{"id": "a"}, "junk", {"id": "b"}]},
+        {"role": "assistant", "tool_calls": {"id": "not in a list"}},
+        tool_message("a", "3"),
+    ]
     assert call_ids(history) == {"a", "b"}
     assert history[-1] == {"role": "tool", "tool_call_id": "a", "content": "3"}
 
@@ -93,15 +108,24 @@ def test_messages_and_schema_import_only_the_standard_library_so_no_circle_close
         assert absolute and {name.split(".")[0] for name in absolute} <= sys.stdlib_module_names, absolute
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=4),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-                    max_leaves=6)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
 CALLS = st.one_of(
-    st.fixed_dictionaries({"function": st.fixed_dictionaries({"arguments": JSON}, optional={"name": JSON})},
-                          optional={"id": st.one_of(st.sampled_from(["a", "b", "call_1_1", "", "used"]), JSON)}),
-    JSON)
-REPLIES = st.one_of(JSON, st.fixed_dictionaries({}, optional={
-    "role": JSON, "content": JSON, "tool_calls": st.one_of(JSON, CALLS, st.lists(CALLS, max_size=4))}))
+    st.fixed_dictionaries(
+        {"function": st.fixed_dictionaries({"arguments": JSON}, optional={"name": JSON})},
+        optional={"id": st.one_of(st.sampled_from(["a", "b", "call_1_1", "", "used"]), JSON)},
+    ),
+    JSON,
+)
+REPLIES = st.one_of(
+    JSON,
+    st.fixed_dictionaries(
+        {}, optional={"role": JSON, "content": JSON, "tool_calls": st.one_of(JSON, CALLS, st.lists(CALLS, max_size=4))}
+    ),
+)
 
 
 @given(REPLIES, st.integers(1, 9))

@@ -16,21 +16,31 @@ def test_wire_messages_keep_only_accepted_fields():
     memory = [
         {"role": "system", "content": "Be brief.", "tokens": 7},
         {"role": "user", "content": "hi", "tokens": 3},
-        {"role": "assistant", "content": None, "tool_calls": [CALL], "thought": "add them",
-         "tokens": 9, "_responses_output": [{"type": "reasoning"}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [CALL],
+            "thought": "add them",
+            "tokens": 9,
+            "_responses_output": [{"type": "reasoning"}],
+        },
         {"role": "tool", "tool_call_id": "call_abc", "content": "3", "name": "add", "tokens": 2},
     ]
     sent = [wire_message(m) for m in memory]
-    assert sent == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"},
-                    {"role": "assistant", "content": None, "tool_calls": [CALL]},
-                    {"role": "tool", "content": "3", "tool_call_id": "call_abc"}]
-    assert memory[2]["tokens"] == 9   # memory itself untouched
+    assert sent == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [CALL]},
+        {"role": "tool", "content": "3", "tool_call_id": "call_abc"},
+    ]
+    assert memory[2]["tokens"] == 9  # memory itself untouched
 
 
 def test_dict_arguments_become_json_text_and_ids_stay():
     call = {"id": "c-9", "function": {"name": "add", "arguments": {"a": 1}}}
     assert wire_message({"role": "assistant", "tool_calls": [call]})["tool_calls"] == [
-        {"id": "c-9", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}}]
+        {"id": "c-9", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}}
+    ]
 
 
 def test_payload_leaves_out_empty_tools():
@@ -47,7 +57,10 @@ def reply(message, finish="stop"):
 def test_tool_calls_are_used_whatever_finish_reason_says():
     got = read_chat_reply(reply({"role": "assistant", "content": "", "tool_calls": [CALL]}, "stop"))
     assert got["tool_calls"] == [CALL]
-    assert read_chat_reply(reply({"role": "assistant", "content": "hi"}, "tool_calls")) == {"role": "assistant", "content": "hi"}
+    assert read_chat_reply(reply({"role": "assistant", "content": "hi"}, "tool_calls")) == {
+        "role": "assistant",
+        "content": "hi",
+    }
     assert read_chat_reply(reply({"role": "assistant", "content": "4", "reasoning_content": "2+2"}))["thought"] == "2+2"
     assert "refused" in read_chat_reply(reply({"role": "assistant", "content": None, "refusal": "no"}))["content"]
     with pytest.raises(ModelError, match="no choices"):
@@ -75,13 +88,24 @@ def endpoint(monkeypatch, *answers, **kw):
     transport = FakeTransport(*answers)
     monkeypatch.setattr(http, "request", transport)
     waits = []
-    return Endpoint("http://x.test/v1/", api_key="sk-unit-0123456789abcdef", model="m",
-                    sleep=waits.append, rand=lambda: 0.5, **kw), transport, waits
+    return (
+        Endpoint(
+            "http://x.test/v1/",
+            api_key="sk-unit-0123456789abcdef",
+            model="m",
+            sleep=waits.append,
+            rand=lambda: 0.5,
+            **kw,
+        ),
+        transport,
+        waits,
+    )
 
 
 def test_retries_then_succeeds(monkeypatch):
-    api, transport, waits = endpoint(monkeypatch, (429, {"retry-after": "2"}, "{}"),
-                                     http.NetworkError("dropped", "u"), OK)
+    api, transport, waits = endpoint(
+        monkeypatch, (429, {"retry-after": "2"}, "{}"), http.NetworkError("dropped", "u"), OK
+    )
     assert chat_model(api)([{"role": "user", "content": "x"}], []) == {"role": "assistant", "content": "fine"}
     assert waits == [2.0, 0.75] and len(transport.sent) == 3
     assert transport.sent[0]["url"] == "http://x.test/v1/chat/completions"
@@ -115,5 +139,8 @@ def test_a_failed_model_call_stops_the_loop_with_the_sentence_and_no_key(monkeyp
     events = Collector()
     result = run_agent("hi", chat_model(api), Toolbox(), Memory("Be brief."), tracer=events)
     assert result["stopped"] == "error"
-    assert result["detail"] == "the model call failed: 401 from http://x.test/v1: the API key was refused — check it in Settings"
+    assert (
+        result["detail"]
+        == "the model call failed: 401 from http://x.test/v1: the API key was refused — check it in Settings"
+    )
     assert "0123456789abcdef" not in repr(events.events)

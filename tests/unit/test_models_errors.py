@@ -13,9 +13,13 @@ def body(message, code=None):
 
 
 def test_status_sentences():
-    assert str(for_status(401, BASE + "/chat/completions", BASE, body("bad key"))) == \
-        f"401 from {BASE}: the API key was refused — check it in Settings"
-    missing = for_status(404, BASE + "/chat/completions", BASE, body("The model `gpt-x` does not exist", "model_not_found"), "gpt-x")
+    assert (
+        str(for_status(401, BASE + "/chat/completions", BASE, body("bad key")))
+        == f"401 from {BASE}: the API key was refused — check it in Settings"
+    )
+    missing = for_status(
+        404, BASE + "/chat/completions", BASE, body("The model `gpt-x` does not exist", "model_not_found"), "gpt-x"
+    )
     assert str(missing).startswith(f"model 'gpt-x' not found at {BASE} — check the model name in Settings")
     wrong_url = str(for_status(404, BASE + "/chat/completions", BASE, "404 page not found", "gpt-x"))
     assert "no such endpoint" in wrong_url and "base URL" in wrong_url
@@ -39,9 +43,13 @@ def test_network_and_body_sentences():
 
 def test_the_key_never_appears():
     leaky = body(f"Incorrect API key provided: {KEY}. Find yours at ...")
-    for error in (for_status(401, BASE, BASE, leaky, secrets=[KEY]), for_status(400, BASE, BASE, leaky),
-                  for_body(BASE, leaky), ModelError(f"anything {KEY}", secrets=[KEY]),
-                  for_status(400, BASE, BASE, body("Bearer abcdefghijklmnop was wrong"))):
+    for error in (
+        for_status(401, BASE, BASE, leaky, secrets=[KEY]),
+        for_status(400, BASE, BASE, leaky),
+        for_body(BASE, leaky),
+        ModelError(f"anything {KEY}", secrets=[KEY]),
+        for_status(400, BASE, BASE, body("Bearer abcdefghijklmnop was wrong")),
+    ):
         assert KEY not in str(error) and "abcdefghijklmnop" not in str(error)
 
 

@@ -20,10 +20,18 @@ from looplab.page import PageUnavailable
 
 def toolbox():
     box = Toolbox()
-    box.register("add_numbers", "Add two numbers.", {"type": "object", "properties": {
-        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}, lambda a, b: a + b)
-    box.register("get_temperature", "Return the temperature of a city.", {"type": "object", "properties": {
-        "city": {"type": "string"}}, "required": ["city"]}, lambda city: f"{len(city)}°C")
+    box.register(
+        "add_numbers",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: a + b,
+    )
+    box.register(
+        "get_temperature",
+        "Return the temperature of a city.",
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        lambda city: f"{len(city)}°C",
+    )
     return box
 
 
@@ -67,29 +75,39 @@ def test_without_tools_the_request_is_plain_chat_and_a_cut_reply_is_marked():
 
 def test_a_model_without_native_tools_is_constrained_to_the_actions_of_the_listed_tools():
     box = toolbox()
-    page = Page(['{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": 3}}',
-                 '{"type": "final_answer", "answer": "5"}'])
+    page = Page(
+        [
+            '{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": 3}}',
+            '{"type": "final_answer", "answer": "5"}',
+        ]
+    )
     result = run_agent("What is 2 + 3?", local_model(ask=page), box, Memory("You add."))
     assert result["stopped"] == "final" and result["answer"] == "5" and result["tool_calls"] == 1
     describe, first, second = page.requests
     assert describe == {"op": "describe"}
-    assert first["response_format"] == {"type": "json_schema", "json_schema": {
-        "name": "action", "schema": action_schema(box.schemas())}}
-    assert "tools" not in first and "add_numbers" in first["messages"][0]["content"]   # tools in the prompt
+    assert first["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "action", "schema": action_schema(box.schemas())},
+    }
+    assert "tools" not in first and "add_numbers" in first["messages"][0]["content"]  # tools in the prompt
     assert second["messages"][-1] == {"role": "user", "content": "Tool result from add_numbers: 5"}
 
 
 def test_a_valid_call_with_wrong_values_still_meets_the_toolbox():
     box = toolbox()
-    page = Page(['{"type": "tool_call", "name": "get_temperature", "arguments": {"city": ""}}',
-                 '{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": "three"}}',
-                 '{"type": "final_answer", "answer": "I could not."}'])
+    page = Page(
+        [
+            '{"type": "tool_call", "name": "get_temperature", "arguments": {"city": ""}}',
+            '{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": "three"}}',
+            '{"type": "final_answer", "answer": "I could not."}',
+        ]
+    )
     memory = Memory("You help.")
     result = run_agent("What is 2 + 3?", local_model(ask=page), box, memory)
     results = [m["content"] for m in memory.history if m["role"] == "tool"]
     assert result["stopped"] == "final" and len(results) == 2
-    assert results[0] == "0°C"                                            # well-formed, wrong: it runs
-    assert results[1].startswith("error: argument 'b' of add_numbers must be")   # mistyped: the Toolbox says so
+    assert results[0] == "0°C"  # well-formed, wrong: it runs
+    assert results[1].startswith("error: argument 'b' of add_numbers must be")  # mistyped: the Toolbox says so
 
 
 def test_a_model_whose_template_knows_tools_gets_them_natively():
@@ -126,7 +144,7 @@ def test_the_action_schema_lists_each_tool_once_and_a_final_answer():
     names = [b["properties"].get("name", {}).get("const") for b in branches]
     assert names == ["add_numbers", "get_temperature", None]
     for branch in branches:
-        assert list(branch["properties"])[:2] == ["type", "thought"]          # the thought is written first
+        assert list(branch["properties"])[:2] == ["type", "thought"]  # the thought is written first
         assert branch["required"] == list(branch["properties"]) and branch["additionalProperties"] is False
     assert branches[0]["properties"]["arguments"]["additionalProperties"] is False
     assert action_schema([])["properties"]["type"] == {"const": "final_answer"}
@@ -134,8 +152,8 @@ def test_the_action_schema_lists_each_tool_once_and_a_final_answer():
     valid = jsonschema.Draft202012Validator(action_schema(toolbox().schemas())).is_valid
     assert valid({"type": "tool_call", "name": "get_temperature", "arguments": {"city": "Oslo"}})
     assert valid({"type": "final_answer", "answer": "Oslo."})
-    assert not valid({"type": "tool_call", "name": "get_weather", "arguments": {"city": "Oslo"}})   # not listed
-    assert not valid({"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1}})         # b missing
+    assert not valid({"type": "tool_call", "name": "get_weather", "arguments": {"city": "Oslo"}})  # not listed
+    assert not valid({"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1}})  # b missing
     assert not valid({"type": "tool_call", "name": "add_numbers", "arguments": {"a": 1, "b": 2, "c": 3}})
     assert not valid({"type": "final_answer", "answer": ""})
     assert not valid({"type": "tool_call", "name": "get_temperature", "arguments": {"city": "x" * 201}})  # bounded
@@ -144,10 +162,23 @@ def test_the_action_schema_lists_each_tool_once_and_a_final_answer():
 # --- property: what the schema admits is exactly what the adapter and the Toolbox accept ---------
 
 NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
-PARAM = st.sampled_from([{"type": "string"}, {"type": "number"}, {"type": "integer"}, {"type": "boolean"},
-                         {"type": "string", "enum": ["a", "b"]}])
-VALUES = st.one_of(st.text(max_size=5), st.integers(-5, 5), st.floats(-5, 5, allow_nan=False),
-                   st.booleans(), st.none(), st.sampled_from(["a", "b"]))
+PARAM = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "integer"},
+        {"type": "boolean"},
+        {"type": "string", "enum": ["a", "b"]},
+    ]
+)
+VALUES = st.one_of(
+    st.text(max_size=5),
+    st.integers(-5, 5),
+    st.floats(-5, 5, allow_nan=False),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["a", "b"]),
+)
 
 
 @st.composite
@@ -157,8 +188,9 @@ def tool_sets(draw):
     for name in names:
         params = draw(st.dictionaries(NAMES, PARAM, max_size=3))
         required = [k for k in params if draw(st.booleans())]
-        box.register(name, f"tool {name}", {"type": "object", "properties": params, "required": required},
-                     lambda **kw: "ran")
+        box.register(
+            name, f"tool {name}", {"type": "object", "properties": params, "required": required}, lambda **kw: "ran"
+        )
     return box
 
 
@@ -200,19 +232,28 @@ def test_the_engine_s_cache_figures_reach_the_trace_as_evaluated_n_of_m_prompt_t
     class CachingPage(Page):
         def __call__(self, kind, request):
             answer = super().__call__(kind, request)
-            if request["op"] == "chat":   # the first step reads all 120 tokens, the second only its 9 new ones
-                answer["timings"] = {"prompt_tokens": 120, "prompt_cached": 0} if len(self.requests) == 2 \
+            if request["op"] == "chat":  # the first step reads all 120 tokens, the second only its 9 new ones
+                answer["timings"] = (
+                    {"prompt_tokens": 120, "prompt_cached": 0}
+                    if len(self.requests) == 2
                     else {"prompt_tokens": 9, "prompt_cached": 131}
+                )
             return answer
 
-    page = CachingPage(['{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": 3}}',
-                        '{"type": "final_answer", "answer": "5"}'])
+    page = CachingPage(
+        [
+            '{"type": "tool_call", "name": "add_numbers", "arguments": {"a": 2, "b": 3}}',
+            '{"type": "final_answer", "answer": "5"}',
+        ]
+    )
     tracer = Collector()
     memory = Memory("You add.")
     result = run_agent("What is 2 + 3?", local_model(ask=page), toolbox(), memory, tracer=tracer)
     replies = [e for e in tracer.events if e["type"] == "model_reply"]
     assert result["stopped"] == "final" and [r["prompt"] for r in replies] == [
-        {"evaluated": 120, "tokens": 120}, {"evaluated": 9, "tokens": 140}]
+        {"evaluated": 120, "tokens": 120},
+        {"evaluated": 9, "tokens": 140},
+    ]
     lines = [describe(r) for r in replies]
     assert "evaluated 120 of 120 prompt tokens" in lines[0] and "evaluated 9 of 140 prompt tokens" in lines[1], lines
     assert not any("prompt" in m for m in memory.messages()), memory.messages()

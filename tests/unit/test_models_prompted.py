@@ -13,13 +13,19 @@ from looplab.trace import Collector
 
 def box():
     tools = Toolbox()
-    tools.register("add", "Add two numbers.", {"type": "object", "properties": {
-        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}, lambda a, b: a + b)
+    tools.register(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: a + b,
+    )
     return tools
 
 
 def test_parse_the_two_actions():
-    call, problem = parse_action('{"type": "tool_call", "thought": "sum", "name": "add", "arguments": {"a": 1, "b": 2}}')
+    call, problem = parse_action(
+        '{"type": "tool_call", "thought": "sum", "name": "add", "arguments": {"a": 1, "b": 2}}'
+    )
     assert problem is None and call["thought"] == "sum" and call["content"] is None
     assert call["tool_calls"][0]["function"] == {"name": "add", "arguments": '{"a": 1, "b": 2}'}
     assert call["tool_calls"][0]["id"].startswith("call_")
@@ -27,12 +33,19 @@ def test_parse_the_two_actions():
     assert answer == {"role": "assistant", "content": "3"}
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("", "empty"), ("The answer is 3.", "no JSON object"), ('{"type": "tool_call", "name": "add",', "no JSON object"),
-    ('{"type": "tool_call" "name": 1}', "could not be read"), ('{"type": "dance"}', "must be"),
-    ('{"type": "tool_call", "arguments": {}}', '"name"'), ('{"type": "tool_call", "name": "add", "arguments": [1]}', "JSON object"),
-    ('{"type": "final_answer"}', '"answer"'),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("", "empty"),
+        ("The answer is 3.", "no JSON object"),
+        ('{"type": "tool_call", "name": "add",', "no JSON object"),
+        ('{"type": "tool_call" "name": 1}', "could not be read"),
+        ('{"type": "dance"}', "must be"),
+        ('{"type": "tool_call", "arguments": {}}', '"name"'),
+        ('{"type": "tool_call", "name": "add", "arguments": [1]}', "JSON object"),
+        ('{"type": "final_answer"}', '"answer"'),
+    ],
+)
 def test_malformed_replies_are_named(text, problem):
     action, why = parse_action(text)
     assert action is None and problem in why
@@ -40,40 +53,61 @@ def test_malformed_replies_are_named(text, problem):
 
 def test_memory_is_rendered_in_the_prompt_format():
     tools = box().schemas()
-    memory = [{"role": "system", "content": "You help."}, {"role": "user", "content": "1+2?"},
-              {"role": "assistant", "content": None, "thought": "use add", "tool_calls": [
-                  {"id": "call_x", "type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}]},
-              {"role": "tool", "tool_call_id": "call_x", "content": "3"}]
+    memory = [
+        {"role": "system", "content": "You help."},
+        {"role": "user", "content": "1+2?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "thought": "use add",
+            "tool_calls": [
+                {"id": "call_x", "type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_x", "content": "3"},
+    ]
     sent = render(memory, tools, react=True)
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
     assert sent[0]["content"].startswith("You help.\n\nYou can use these tools:\n- add: Add two numbers.")
-    assert json.loads(sent[2]["content"]) == {"type": "tool_call", "thought": "use add", "name": "add",
-                                              "arguments": {"a": 1, "b": 2}}
+    assert json.loads(sent[2]["content"]) == {
+        "type": "tool_call",
+        "thought": "use add",
+        "name": "add",
+        "arguments": {"a": 1, "b": 2},
+    }
     assert sent[3]["content"] == "Tool result from add: 3"
     assert '"thought"' in system_prompt("", tools, react=True) and '"thought"' not in system_prompt("", tools)
 
 
 def test_content_parts_are_rendered_as_their_text():
     parts = [{"type": "text", "text": "1+2"}, {"type": "text", "text": "?"}]
-    sent = render([{"role": "system", "content": [{"type": "text", "text": "You help."}]},
-                   {"role": "user", "content": parts}], [])
+    sent = render(
+        [{"role": "system", "content": [{"type": "text", "text": "You help."}]}, {"role": "user", "content": parts}], []
+    )
     assert sent[0]["content"].startswith("You help.\n\n") and sent[1] == {"role": "user", "content": "1+2?"}
 
 
 def test_a_react_run_with_thoughts_in_the_trace():
-    inner = scripted([final('{"type": "tool_call", "thought": "I need the sum", "name": "add", "arguments": {"a": 1, "b": 2}}'),
-                      final('{"type": "final_answer", "thought": "add said 3", "answer": "1 + 2 = 3"}')])
+    inner = scripted(
+        [
+            final('{"type": "tool_call", "thought": "I need the sum", "name": "add", "arguments": {"a": 1, "b": 2}}'),
+            final('{"type": "final_answer", "thought": "add said 3", "answer": "1 + 2 = 3"}'),
+        ]
+    )
     events = Collector()
     result = run_agent("1+2?", prompted(inner, react=True), box(), Memory("You help."), tracer=events)
     assert result["stopped"] == "final" and result["answer"] == "1 + 2 = 3"
     assert [e.get("thought") for e in events.of("model_reply")] == ["I need the sum", "add said 3"]
     assert inner.calls[1]["messages"][-1] == {"role": "user", "content": "Tool result from add: 3"}
-    assert inner.calls[1]["tools"] == []          # the inner model never gets native tools
+    assert inner.calls[1]["tools"] == []  # the inner model never gets native tools
 
 
 def test_a_malformed_reply_is_corrected_then_accepted():
     inner = scripted([final("It is 3."), final('{"type": "final_answer", "answer": "3"}')])
-    assert prompted(inner)([{"role": "user", "content": "1+2?"}], box().schemas()) == {"role": "assistant", "content": "3"}
+    assert prompted(inner)([{"role": "user", "content": "1+2?"}], box().schemas()) == {
+        "role": "assistant",
+        "content": "3",
+    }
     retry = inner.calls[1]["messages"]
     assert retry[-2] == {"role": "assistant", "content": "It is 3."}
     assert retry[-1]["content"].startswith("Your last reply could not be used: the reply had no JSON object.")
@@ -93,8 +127,12 @@ def test_repeated_malformed_replies_stop_the_run_with_error():
 def test_the_prompt_states_the_rules_lesson_12_teaches(react):
     prompt = system_prompt("Be helpful.", box().schemas(), react=react)
     assert prompt.startswith("Be helpful.\n\n") and "- add: Add two numbers." in prompt
-    for rule in ("Use only the tools listed above", "Call one tool at a time",
-                 "ask the user for it in a final_answer instead of guessing", "Never write a"):
+    for rule in (
+        "Use only the tools listed above",
+        "Call one tool at a time",
+        "ask the user for it in a final_answer instead of guessing",
+        "Never write a",
+    ):
         assert rule in prompt, rule
     assert "tool result yourself" in prompt
 

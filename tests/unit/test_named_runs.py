@@ -11,16 +11,31 @@ from looplab.trace import describe, listen
 def researcher_tool(box: Toolbox, replies: list, max_steps: int, events: Collector) -> None:
     """Register `research` on `box`: a nested run of a researcher agent with its own tools."""
     notes = Toolbox()
-    notes.register("read_note", "Read a note.", {"type": "object", "properties": {"note_id": {"type": "string"}},
-                                                 "required": ["note_id"]}, lambda note_id: f"note {note_id}: 1240")
+    notes.register(
+        "read_note",
+        "Read a note.",
+        {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]},
+        lambda note_id: f"note {note_id}: 1240",
+    )
 
     def research(question: str) -> str:
-        result = run_agent(question, scripted(list(replies)), notes, Memory("Researcher."), max_steps=max_steps,
-                           tracer=events, name="researcher")
+        result = run_agent(
+            question,
+            scripted(list(replies)),
+            notes,
+            Memory("Researcher."),
+            max_steps=max_steps,
+            tracer=events,
+            name="researcher",
+        )
         return result["answer"] if result["stopped"] == "final" else f"error: researcher stopped {result['stopped']}"
 
-    box.register("research", "Ask the researcher.", {"type": "object", "properties": {"question": {"type": "string"}},
-                                                      "required": ["question"]}, research)
+    box.register(
+        "research",
+        "Ask the researcher.",
+        {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+        research,
+    )
 
 
 def test_every_event_of_a_named_run_carries_its_name_and_nested_runs_stay_apart():
@@ -35,7 +50,7 @@ def test_every_event_of_a_named_run_carries_its_name_and_nested_runs_stay_apart(
     # the researcher's whole run sits between the writer's tool_call and its tool_result
     call_at = next(i for i, e in enumerate(events) if e["type"] == "tool_call" and e["agent"] == "writer")
     result_at = next(i for i, e in enumerate(events) if e["type"] == "tool_result" and e["agent"] == "writer")
-    inner = events.events[call_at + 1:result_at]
+    inner = events.events[call_at + 1 : result_at]
     assert [e["type"] for e in inner][0] == "run_start" and inner[-1]["type"] == "stop"
     assert all(e["agent"] == "researcher" for e in inner)
     assert events.events[result_at]["result"] == "Eastside: 1240"
@@ -80,7 +95,14 @@ def test_every_event_carries_the_given_name(name, steps):
     events = Collector()
     box = Toolbox()
     box.register("ping", "Ping.", None, lambda: "pong")
-    run_agent("t", scripted([call("ping") for _ in range(steps)] + [final("done")]), box, Memory("s"),
-              max_steps=3, tracer=events, name=name)
+    run_agent(
+        "t",
+        scripted([call("ping") for _ in range(steps)] + [final("done")]),
+        box,
+        Memory("s"),
+        max_steps=3,
+        tracer=events,
+        name=name,
+    )
     assert len(events) >= 4
     assert all(e["agent"] == name for e in events)

@@ -9,7 +9,8 @@ from looplab.notebook import lesson_dict, to_notebook
 # An exercise, its hints, perhaps a wrong answer, and its solution; or a lone cell.
 BLOCK = st.one_of(
     st.tuples(st.just("exercise"), st.integers(0, 3), st.booleans()),
-    st.sampled_from(["markdown", "code", "check", "predict"]).map(lambda role: (role, 0, False)))
+    st.sampled_from(["markdown", "code", "check", "predict"]).map(lambda role: (role, 0, False)),
+)
 
 
 def lesson_of(blocks) -> dict:
@@ -18,14 +19,22 @@ def lesson_of(blocks) -> dict:
         n = len(cells)
         if role == "exercise":
             cells.append({"kind": "code", "role": "exercise", "tags": ["exercise"], "source": f"starter_{n} = 0"})
-            cells += [{"kind": "markdown", "role": "hint", "tags": ["hint"], "source": f"hint {n}.{k}"} for k in range(hints)]
+            cells += [
+                {"kind": "markdown", "role": "hint", "tags": ["hint"], "source": f"hint {n}.{k}"} for k in range(hints)
+            ]
             if wrong:  # wrong answers sit after the hints, before the solution (looplab/wrong.py)
                 cells.append({"kind": "code", "role": "wrong", "tags": ["wrong"], "source": f"wrong_{n} = 2"})
             cells.append({"kind": "code", "role": "solution", "tags": ["solution"], "source": f"solved_{n} = 1"})
         else:
             kind = "markdown" if role in ("markdown", "predict") else "code"
-            cells.append({"kind": kind, "role": role, "tags": [] if role in ("markdown", "code") else [role],
-                          "source": f"{role}_{n}"})
+            cells.append(
+                {
+                    "kind": kind,
+                    "role": role,
+                    "tags": [] if role in ("markdown", "code") else [role],
+                    "source": f"{role}_{n}",
+                }
+            )
     return {"slug": "09-any", "title": "Any", "cells": cells}
 
 
@@ -55,13 +64,20 @@ def test_the_starter_runs_no_solution_and_the_solved_one_runs_each_in_place(bloc
 
 def test_a_lesson_file_becomes_a_notebook_with_its_roles_as_tags(tmp_path):
     path = tmp_path / "04-x.py"
-    path.write_text('# %% [markdown]\n# # 4 · X\n# %% tags=["exercise"]\na = 0\n# %% [markdown] tags=["hint"]\n'
-                    '# Try 1.\n# %% tags=["solution"]\na = 1\n# %% tags=["check"]\n# a is one\nassert a == 1\n',
-                    encoding="utf-8")
+    path.write_text(
+        '# %% [markdown]\n# # 4 · X\n# %% tags=["exercise"]\na = 0\n# %% [markdown] tags=["hint"]\n'
+        '# Try 1.\n# %% tags=["solution"]\na = 1\n# %% tags=["check"]\n# a is one\nassert a == 1\n',
+        encoding="utf-8",
+    )
     lesson = lesson_dict(path)
     assert lesson["slug"] == "04-x" and lesson["title"] == "4 · X"
     notebook = to_notebook(lesson)
     assert notebook["nbformat"] == 4 and notebook["nbformat_minor"] == 5
     assert [(c["cell_type"], c["metadata"].get("tags")) for c in notebook["cells"][1:]] == [
-        ("markdown", None), ("code", ["exercise"]), ("markdown", ["hint"]), ("markdown", ["solution"]), ("code", ["check"])]
+        ("markdown", None),
+        ("code", ["exercise"]),
+        ("markdown", ["hint"]),
+        ("markdown", ["solution"]),
+        ("code", ["check"]),
+    ]
     assert notebook["cells"][-1]["source"] == ["# a is one\n", "assert a == 1"]

@@ -13,12 +13,14 @@ from looplab.trace import Collector
 
 def flaky(failures: int, exc: Exception, log: list):
     """A tool that fails `failures` times with `exc`, then answers."""
+
     async def lookup(city: str) -> str:
         "Look up a city."
         log.append(city)
         if len(log) <= failures:
             raise exc
         return f"{city}: 21 C"
+
     return lookup
 
 
@@ -73,8 +75,10 @@ def test_retries_run_out_and_the_error_says_how_many_tries():
 
 
 def test_a_lasting_failure_is_not_retried():
-    for exc, text in [(ToolError("no such city"), "error: no such city"),
-                      (KeyError("x"), "error: lookup failed: KeyError: 'x'")]:
+    for exc, text in [
+        (ToolError("no such city"), "error: no such city"),
+        (KeyError("x"), "error: lookup failed: KeyError: 'x'"),
+    ]:
         log = []
         box = Toolbox(retry_delay=0.001)
         box.tool(flaky(5, exc, log), retries=3)
@@ -120,24 +124,35 @@ def weather_box(log: list, parallel: bool = True, delays=None) -> Toolbox:
         "Book a trip."
         log.append(("book", city))
         return "booked"
+
     return box
 
 
-THREE = calls(("weather", {"city": "Paris"}, "c1"), ("weather", {"city": "Oslo"}, "c2"),
-              ("weather", {"city": "Rome"}, "c3"))
+THREE = calls(
+    ("weather", {"city": "Paris"}, "c1"), ("weather", {"city": "Oslo"}, "c2"), ("weather", {"city": "Rome"}, "c3")
+)
 
 
 def test_a_parallel_toolbox_runs_a_replys_calls_together_and_answers_in_order():
     log, events, memory = [], Collector(), Memory("s")
     result = run_agent("Weather?", scripted([THREE, final("All sunny.")]), weather_box(log), memory, tracer=events)
     assert result["stopped"] == "final" and result["tool_calls"] == 3
-    assert log[:3] == [("start", "Paris"), ("start", "Oslo"), ("start", "Rome")]   # all waiting together
+    assert log[:3] == [("start", "Paris"), ("start", "Oslo"), ("start", "Rome")]  # all waiting together
     assert [m["tool_call_id"] for m in memory.history if m["role"] == "tool"] == ["c1", "c2", "c3"]
     assert [m["content"] for m in memory.history if m["role"] == "tool"] == [
-        "Paris: sunny", "Oslo: sunny", "Rome: sunny"]
+        "Paris: sunny",
+        "Oslo: sunny",
+        "Rome: sunny",
+    ]
     kinds = [(e["type"], e.get("call_id")) for e in events if e["type"] in ("tool_call", "tool_result")]
-    assert kinds == [("tool_call", "c1"), ("tool_call", "c2"), ("tool_call", "c3"),
-                     ("tool_result", "c1"), ("tool_result", "c2"), ("tool_result", "c3")]
+    assert kinds == [
+        ("tool_call", "c1"),
+        ("tool_call", "c2"),
+        ("tool_call", "c3"),
+        ("tool_result", "c1"),
+        ("tool_result", "c2"),
+        ("tool_result", "c3"),
+    ]
 
 
 def test_without_parallel_the_same_calls_run_one_after_another_to_the_same_memory():
@@ -146,18 +161,28 @@ def test_without_parallel_the_same_calls_run_one_after_another_to_the_same_memor
         log, memory = [], Memory("s")
         run_agent("Weather?", scripted([THREE, final("All sunny.")]), weather_box(log, parallel), memory)
         runs[parallel] = (log, memory.history)
-    assert runs[False][0] == [("start", "Paris"), ("end", "Paris"), ("start", "Oslo"), ("end", "Oslo"),
-                              ("start", "Rome"), ("end", "Rome")]
+    assert runs[False][0] == [
+        ("start", "Paris"),
+        ("end", "Paris"),
+        ("start", "Oslo"),
+        ("end", "Oslo"),
+        ("start", "Rome"),
+        ("end", "Rome"),
+    ]
     assert runs[True][1] == runs[False][1]
 
 
 def test_nothing_runs_ahead_past_a_call_that_needs_approval():
     log, memory = [], Memory("s")
-    reply = calls(("weather", {"city": "Paris"}, "c1"), ("plain", {"city": "Oslo"}, "c2"),
-                  ("book", {"city": "Rome"}, "c3"), ("weather", {"city": "Rome"}, "c4"))
+    reply = calls(
+        ("weather", {"city": "Paris"}, "c1"),
+        ("plain", {"city": "Oslo"}, "c2"),
+        ("book", {"city": "Rome"}, "c3"),
+        ("weather", {"city": "Rome"}, "c4"),
+    )
     result = run_agent("Trip?", scripted([reply, final("x")]), weather_box(log), memory, approve=None)
     assert result["stopped"] == "needs_person"
-    assert ("book", "Rome") not in log and ("start", "Rome") not in log       # refused, and the one after it
+    assert ("book", "Rome") not in log and ("start", "Rome") not in log  # refused, and the one after it
     assert [c for k, c in log if k in ("start", "plain")] == ["Paris", "Oslo"]
     answers = {m["tool_call_id"]: m["content"] for m in memory.history if m["role"] == "tool"}
     assert list(answers) == ["c1", "c2", "c3", "c4"]
@@ -166,11 +191,16 @@ def test_nothing_runs_ahead_past_a_call_that_needs_approval():
 
 def test_the_tool_call_limit_and_malformed_calls_hold_in_parallel():
     log, memory = [], Memory("s")
-    reply = calls(("weather", {"city": "Paris"}, "c1"), ("nope", {}, "c2"), ("weather", {"city": "x"}, "c1"),
-                  ("weather", {"city": "Oslo"}, "c4"), ("weather", {"city": "Rome"}, "c5"))
+    reply = calls(
+        ("weather", {"city": "Paris"}, "c1"),
+        ("nope", {}, "c2"),
+        ("weather", {"city": "x"}, "c1"),
+        ("weather", {"city": "Oslo"}, "c4"),
+        ("weather", {"city": "Rome"}, "c5"),
+    )
     result = run_agent("Weather?", scripted([reply, final("x")]), weather_box(log), memory, max_tool_calls=3)
     assert result["stopped"] == "step_limit" and result["tool_calls"] == 3
-    assert [c for k, c in log if k == "start"] == ["Paris", "Oslo"]    # c2 unknown (runs, says so), c1 reused id
+    assert [c for k, c in log if k == "start"] == ["Paris", "Oslo"]  # c2 unknown (runs, says so), c1 reused id
     answers = [m["content"] for m in memory.history if m["role"] == "tool"]
     assert len(answers) == 5 and answers[1].startswith("error: no tool named 'nope'")
     assert "reused the id" in answers[2] and answers[4].startswith("error: skipped")

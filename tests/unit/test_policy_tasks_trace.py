@@ -56,7 +56,10 @@ def test_task_queue_through_real_agent_runs_and_failures_kept():
     assert [r["result"] for r in queue.results] == ["March done", "April done"]
     queue.schedule("boom")
     queue.run(lambda task: 1 / 0)
-    assert queue.results[-1]["result"]["stopped"] == "error" and "ZeroDivisionError" in queue.results[-1]["result"]["detail"]
+    assert (
+        queue.results[-1]["result"]["stopped"] == "error"
+        and "ZeroDivisionError" in queue.results[-1]["result"]["detail"]
+    )
 
 
 def test_redaction_of_configured_key_and_key_shapes(monkeypatch):
@@ -71,8 +74,12 @@ def test_redaction_of_configured_key_and_key_shapes(monkeypatch):
 def test_printer_prints_one_line_per_event():
     out = io.StringIO()
     box = Toolbox()
-    box.register("up", "Uppercase.", {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-                 lambda text: text.upper())
+    box.register(
+        "up",
+        "Uppercase.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda text: text.upper(),
+    )
     run_agent("shout hi", scripted([call("up", text="hi"), final("HI")]), box, Memory("s"), tracer=printer(out))
     lines = out.getvalue().splitlines()
     assert len(lines) == 8 and "tool_call up" in lines[3] and "tool_result up ok: HI" in lines[4]
@@ -85,8 +92,14 @@ def test_describe_every_event_type():
     assert set(events.types()) <= set(EVENT_TYPES) and all(e["type"] in describe(e) for e in events)
     assert all(kind in describe({"type": kind}) for kind in EVENT_TYPES)
     assert describe({"type": "policy_block", "gate": "input", "reason": "no"}) == "policy_block (input) no"
-    assert describe({"type": "approval_needed", "tool": "wipe", "approved": False, "step": 2}) == "step 2 approval_needed wipe -> refused"
-    assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "error: bad"}) == "tool_result f error: bad"
+    assert (
+        describe({"type": "approval_needed", "tool": "wipe", "approved": False, "step": 2})
+        == "step 2 approval_needed wipe -> refused"
+    )
+    assert (
+        describe({"type": "tool_result", "tool": "f", "ok": False, "result": "error: bad"})
+        == "tool_result f error: bad"
+    )
     assert describe({"type": "tool_result", "tool": "f", "ok": False, "result": "odd"}) == "tool_result f error: odd"
 
 
@@ -97,6 +110,7 @@ def test_a_failing_task_detail_never_holds_the_key(monkeypatch):
 
     def leaky(task):
         raise RuntimeError("bad key sk-task-SECRET-abcdefghijklmnop")
+
     queue.run(leaky)
     detail = queue.results[0]["result"]["detail"]
     assert "SECRET" not in detail and detail.startswith("RuntimeError: bad key [redacted]")

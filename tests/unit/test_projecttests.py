@@ -16,19 +16,24 @@ def project(root: Path, code: str, tests: str) -> Path:
     return root
 
 
-TESTS = ("from calc import double\n\ndef test_two():\n    assert double(2) == 4\n\n"
-         "def test_zero():\n    assert double(0) == 0\n")
+TESTS = (
+    "from calc import double\n\ndef test_two():\n    assert double(2) == 4\n\n"
+    "def test_zero():\n    assert double(0) == 0\n"
+)
 
 
 def test_counts_passes_and_failures_with_the_assertion_message(tmp_path):
     run = project_tests(project(tmp_path, "def double(x):\n    return x + x + 1\n", TESTS))
-    assert run.passed == [] and [name for name, _ in run.failed] == ["tests/test_calc.py::test_two",
-                                                                      "tests/test_calc.py::test_zero"]
+    assert run.passed == [] and [name for name, _ in run.failed] == [
+        "tests/test_calc.py::test_two",
+        "tests/test_calc.py::test_zero",
+    ]
     assert "assert 5 == 4" in run.failed[0][1] and run.summary() == "0 passed, 2 failed" and not run.ok
 
 
 def test_an_edit_is_seen_by_the_next_run_and_modules_are_forgotten(tmp_path):
     import sys
+
     root = project(tmp_path, "def double(x):\n    return x * 3\n", TESTS)
     first = project_tests(root)
     (root / "calc" / "__init__.py").write_text("def double(x):\n    return x * 2\n")  # same size

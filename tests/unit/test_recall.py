@@ -79,9 +79,13 @@ def test_pluggable_embedder_and_reembedding_on_load():
 
 
 def test_recall_query_uses_recent_messages():
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "Buy Microsoft shares"},
-                {"role": "assistant", "content": "How many?"}, {"role": "tool", "content": "x", "tool_call_id": "1"},
-                {"role": "assistant", "content": None}]
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "Buy Microsoft shares"},
+        {"role": "assistant", "content": "How many?"},
+        {"role": "tool", "content": "x", "tool_call_id": "1"},
+        {"role": "assistant", "content": None},
+    ]
     assert recall_query(messages, "200.", k=3) == "Buy Microsoft shares How many? 200."
     assert recall_query(messages, "200.", k=1) == "How many? 200." and recall_query([], "q") == "q"
 

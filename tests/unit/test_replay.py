@@ -14,9 +14,12 @@ from looplab.trace import keep_runs
 
 def adder(ran: list) -> Toolbox:
     box = Toolbox()
-    box.register("add", "Add two numbers.",
-                 {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
-                 lambda a, b: ran.append((a, b)) or a + b)
+    box.register(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        lambda a, b: ran.append((a, b)) or a + b,
+    )
     return box
 
 
@@ -77,15 +80,25 @@ def test_a_fork_of_a_fork_replays_the_fork():
 def test_a_refused_call_forked_with_a_result_goes_on_without_asking_again():
     asked, deleted = [], []
     box = Toolbox()
-    box.register("delete_note", "Delete a note.", {"type": "object", "properties": {"note_id": {"type": "string"}}},
-                 lambda note_id: deleted.append(note_id) or f"deleted {note_id}", needs_approval=True)
+    box.register(
+        "delete_note",
+        "Delete a note.",
+        {"type": "object", "properties": {"note_id": {"type": "string"}}},
+        lambda note_id: deleted.append(note_id) or f"deleted {note_id}",
+        needs_approval=True,
+    )
 
     def approve(name, arguments):
         asked.append(name)
         return Decision(False, "not now")
 
-    original = record("Delete n5.", scripted([call("delete_note", note_id="n5", id="d"), final("Done.")]), box,
-                      Memory("s"), approve=approve)
+    original = record(
+        "Delete n5.",
+        scripted([call("delete_note", note_id="n5", id="d"), final("Done.")]),
+        box,
+        Memory("s"),
+        approve=approve,
+    )
     assert original.result["stopped"] == "needs_person" and asked == ["delete_note"]
     forked = original.fork(1, result="deleted n5 (by hand)", call_id="d")
     assert forked.result["stopped"] == "final" and forked.result["answer"] == "Done."

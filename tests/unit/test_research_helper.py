@@ -50,15 +50,24 @@ def test_task1_tool_list():
 
 
 def run_a_replies():
-    return [call("search_notes", keyword="visits"), call("read_note", note_id="n1"),
-            call("read_note", note_id="n2"), call("calculate", a=1310, b=1105, operation="subtract"),
-            final("Eastside, by 205.")]
+    return [
+        call("search_notes", keyword="visits"),
+        call("read_note", note_id="n1"),
+        call("read_note", note_id="n2"),
+        call("calculate", a=1310, b=1105, operation="subtract"),
+        final("Eastside, by 205."),
+    ]
 
 
 def test_task2_run_a_final():
     memory, model = Memory("Research helper."), scripted(run_a_replies())
-    result = run_agent("Which branch had more April visits, and by how many?", model,
-                       research_toolbox(dict(NOTES)), memory, max_steps=6)
+    result = run_agent(
+        "Which branch had more April visits, and by how many?",
+        model,
+        research_toolbox(dict(NOTES)),
+        memory,
+        max_steps=6,
+    )
     assert result["stopped"] == "final" and result["answer"] == "Eastside, by 205."
     assert result["steps"] == 5 and len(memory.history) == 10
     assert pairs_hold(memory.messages())
@@ -68,8 +77,13 @@ def test_task2_run_a_final():
 
 def test_task2_run_b_step_limit():
     memory = Memory("Research helper.")
-    result = run_agent("Which branch had more April visits, and by how many?", scripted(run_a_replies()),
-                       research_toolbox(dict(NOTES)), memory, max_steps=3)
+    result = run_agent(
+        "Which branch had more April visits, and by how many?",
+        scripted(run_a_replies()),
+        research_toolbox(dict(NOTES)),
+        memory,
+        max_steps=3,
+    )
     assert result["stopped"] == "step_limit" and result["answer"] is None
     assert result["steps"] == 3 and len(memory.history) == 7
     assert pairs_hold(memory.messages())
@@ -105,9 +119,20 @@ def test_task2_run_d_error():
     assert result["steps"] == 1 and len(memory.history) == 1
 
 
-TABLE = [("user", 120, False), ("assistant", 80, True), ("tool", 450, False), ("assistant", 80, True),
-         ("tool", 300, False), ("assistant", 80, True), ("tool", 520, False), ("assistant", 150, False),
-         ("user", 90, False), ("assistant", 80, True), ("tool", 610, False), ("assistant", 200, False)]
+TABLE = [
+    ("user", 120, False),
+    ("assistant", 80, True),
+    ("tool", 450, False),
+    ("assistant", 80, True),
+    ("tool", 300, False),
+    ("assistant", 80, True),
+    ("tool", 520, False),
+    ("assistant", 150, False),
+    ("user", 90, False),
+    ("assistant", 80, True),
+    ("tool", 610, False),
+    ("assistant", 200, False),
+]
 
 
 def table_memory() -> Memory:
@@ -117,8 +142,9 @@ def table_memory() -> Memory:
         message = {"role": role, "content": f"message {pos}", "tokens": tokens, "pos": pos}
         if asks:
             last_call = f"c{pos}"
-            message["tool_calls"] = [{"id": last_call, "type": "function",
-                                      "function": {"name": "read_note", "arguments": "{}"}}]
+            message["tool_calls"] = [
+                {"id": last_call, "type": "function", "function": {"name": "read_note", "arguments": "{}"}}
+            ]
             message["content"] = None
         if role == "tool":
             message["tool_call_id"] = last_call
@@ -132,8 +158,7 @@ def test_task3_budgets():
     for budget in (1300, 1500, 2100):
         window = memory.messages(budget)
         kept[budget] = ([m["pos"] for m in window[1:]], sum(m["tokens"] for m in window))
-    assert kept == {1300: ([10, 11, 12], 1290), 1500: ([9, 10, 11, 12], 1380),
-                    2100: ([8, 9, 10, 11, 12], 1530)}
+    assert kept == {1300: ([10, 11, 12], 1290), 1500: ([9, 10, 11, 12], 1380), 2100: ([8, 9, 10, 11, 12], 1530)}
     for budget, (positions, total) in kept.items():
         assert positions == sorted(positions) and TABLE[positions[0] - 1][0] != "tool"
         assert total <= budget
@@ -156,8 +181,12 @@ def test_scripted_model_sees_tool_results():
         return final("Westside had 980.")
 
     memory = Memory("R.")
-    result = run_agent("March visits at Westside?", scripted([call("read_note", note_id="n2"), check_observation]),
-                       research_toolbox(dict(NOTES)), memory)
+    result = run_agent(
+        "March visits at Westside?",
+        scripted([call("read_note", note_id="n2"), check_observation]),
+        research_toolbox(dict(NOTES)),
+        memory,
+    )
     assert result["answer"] == "Westside had 980."
     assert seen[0]["role"] == "tool" and seen[0]["content"] == "March visits: 980. April visits: 1105."
     assert json.loads(memory.history[1]["tool_calls"][0]["function"]["arguments"]) == {"note_id": "n2"}

@@ -10,7 +10,7 @@ def test_backoff_doubles_with_jitter_and_is_capped():
     low = [retry.backoff(n, rand=lambda: 0.0) for n in range(1, 7)]
     high = [retry.backoff(n, rand=lambda: 1.0) for n in range(1, 7)]
     assert high[:4] == [0.5, 1.0, 2.0, 4.0]
-    assert low[:3] == [0.25, 0.5, 1.0]                      # half the full delay at least: never zero
+    assert low[:3] == [0.25, 0.5, 1.0]  # half the full delay at least: never zero
     assert max(high) == retry.MAX_DELAY and high[-1] == retry.MAX_DELAY
     assert all(lo < hi for lo, hi in zip(low, high))
 
@@ -34,7 +34,7 @@ def test_retry_after_ms_wins_over_retry_after():
 
 def test_wait_honours_retry_after_up_to_the_cap():
     assert retry.wait_before_retry(1, 3.0) == 3.0
-    assert retry.wait_before_retry(1, retry.MAX_RETRY_AFTER + 1) is None   # too long: tell the learner
+    assert retry.wait_before_retry(1, retry.MAX_RETRY_AFTER + 1) is None  # too long: tell the learner
     assert 0.25 <= retry.wait_before_retry(1, None) <= 0.5
 
 

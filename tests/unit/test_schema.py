@@ -9,8 +9,16 @@ from typing import Any, Literal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from looplab.schema import (check_arguments, example_arguments, json_type, nullable, parse_docstring,
-                            schema_from_function, strict_schema, type_schema)
+from looplab.schema import (
+    check_arguments,
+    example_arguments,
+    json_type,
+    nullable,
+    parse_docstring,
+    schema_from_function,
+    strict_schema,
+    type_schema,
+)
 
 
 def test_type_hints_become_schemas_and_say_whether_they_admit_none():
@@ -35,16 +43,23 @@ def test_a_function_gives_its_summary_argument_texts_and_required_arguments():
                 spelled as the user wrote it
             limit: at most this many entries
         """
+
     description, params = schema_from_function(look_up)
     assert description == "Find a word in the dictionary."
-    assert params == {"type": "object", "required": ["word"], "properties": {
-        "word": {"type": "string", "description": "the word to find, spelled as the user wrote it"},
-        "limit": {"type": "integer", "description": "at most this many entries"},
-        "lang": {"type": "string"}}}
+    assert params == {
+        "type": "object",
+        "required": ["word"],
+        "properties": {
+            "word": {"type": "string", "description": "the word to find, spelled as the user wrote it"},
+            "limit": {"type": "integer", "description": "at most this many entries"},
+            "lang": {"type": "string"},
+        },
+    }
     assert schema_from_function(lambda: None)[0] == "<lambda>"
 
     def no_doc(x):
         pass
+
     assert schema_from_function(no_doc) == ("no doc", {"type": "object", "properties": {"x": {}}, "required": ["x"]})
 
 
@@ -56,9 +71,16 @@ def test_parse_docstring_reads_only_the_first_paragraph_and_the_args_section():
 
 
 def test_strict_schema_makes_every_property_required_and_the_optional_ones_nullable():
-    schema = {"type": "object", "required": ["a"], "properties": {
-        "a": {"type": "string"}, "mode": {"type": "string", "enum": ["x", "y"]}, "any": {},
-        "list": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "integer"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "string"},
+            "mode": {"type": "string", "enum": ["x", "y"]},
+            "any": {},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "integer"}}}},
+        },
+    }
     before = copy.deepcopy(schema)
     strict = strict_schema(schema)
     assert schema == before  # a new schema; the tool's own is untouched
@@ -73,10 +95,17 @@ def test_strict_schema_makes_every_property_required_and_the_optional_ones_nulla
     assert nullable({"type": ["string", "null"]}) == {"type": ["string", "null"]} and strict_schema(True) is True
 
 
-SCHEMA = {"type": "object", "required": ["n"], "properties": {
-    "n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}},
-    "opt": {"type": ["string", "null"]}, "mode": {"enum": ["a", "b"]},
-    "inner": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["n"],
+    "properties": {
+        "n": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "opt": {"type": ["string", "null"]},
+        "mode": {"enum": ["a", "b"]},
+        "inner": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+    },
+}
 
 
 def test_check_arguments_fixes_what_is_safe_in_place_and_names_the_first_wrong_argument():
@@ -85,30 +114,47 @@ def test_check_arguments_fixes_what_is_safe_in_place_and_names_the_first_wrong_a
     assert args == {"n": 2, "opt": None} and type(args["n"]) is int  # null dropped unless allowed; 2.0 -> 2
     assert check_arguments(SCHEMA, {}, "f") == "error: f is missing required argument 'n'; required: n"
     assert check_arguments(SCHEMA, {"n": 1, "m": 2}, "f") == (
-        "error: f has no argument 'm'; arguments are n, tags, opt, mode, inner")
+        "error: f has no argument 'm'; arguments are n, tags, opt, mode, inner"
+    )
     assert check_arguments({**SCHEMA, "additionalProperties": True}, {"n": 1, "m": 2}, "f") is None
     assert check_arguments(SCHEMA, {"n": 1.5}, "f") == "error: argument 'n' of f must be an integer, got a number"
     assert check_arguments(SCHEMA, {"n": 1, "tags": ["a", 3]}, "f") == (
-        "error: item 1 of argument 'tags' of f must be a string, got an integer")
+        "error: item 1 of argument 'tags' of f must be a string, got an integer"
+    )
     assert check_arguments(SCHEMA, {"n": 1, "opt": 4}, "f") == (
-        "error: argument 'opt' of f must be a string or null, got an integer")
+        "error: argument 'opt' of f must be a string or null, got an integer"
+    )
     assert check_arguments(SCHEMA, {"n": 1, "mode": "c"}, "f") == (
-        "error: argument 'mode' of f must be one of a, b; got 'c'")
+        "error: argument 'mode' of f must be one of a, b; got 'c'"
+    )
     assert check_arguments(SCHEMA, {"n": 1, "inner": {}}, "f") == (
-        "error: argument 'inner' of f is missing required argument 'x'; required: x")
+        "error: argument 'inner' of f is missing required argument 'x'; required: x"
+    )
     assert check_arguments(SCHEMA, {"n": True}, "f") == "error: argument 'n' of f must be an integer, got a boolean"
 
 
 def test_json_type_and_example_arguments_speak_as_the_model_would():
     assert [json_type(v) for v in (None, True, 1, 1.5, [], {}, b"")] == [
-        "null", "a boolean", "an integer", "a number", "a list", "an object", "bytes"]
+        "null",
+        "a boolean",
+        "an integer",
+        "a number",
+        "a list",
+        "an object",
+        "bytes",
+    ]
     assert json_type("x" * 50) == f"the string {'x' * 40!r}"
     assert example_arguments(SCHEMA) == '{"n": ..., "tags": ..., "opt": ..., "mode": ..., "inner": ...}'
     assert example_arguments(None) == "{}"
 
 
-TYPES = {"string": st.text(max_size=5), "integer": st.integers(-99, 99), "number": st.floats(-1e6, 1e6),
-         "boolean": st.booleans(), "array": st.lists(st.text(max_size=2), max_size=2)}
+TYPES = {
+    "string": st.text(max_size=5),
+    "integer": st.integers(-99, 99),
+    "number": st.floats(-1e6, 1e6),
+    "boolean": st.booleans(),
+    "array": st.lists(st.text(max_size=2), max_size=2),
+}
 
 
 @st.composite

@@ -11,7 +11,9 @@ from looplab.models.scripted import ScriptExhausted
 def test_replies_in_order_and_calls_recorded():
     model = scripted([call("f", id="c1", x=1), final("done")])
     first = model([{"role": "user", "content": "go"}], [{"type": "function"}])
-    assert first["tool_calls"][0]["id"] == "c1" and json.loads(first["tool_calls"][0]["function"]["arguments"]) == {"x": 1}
+    assert first["tool_calls"][0]["id"] == "c1" and json.loads(first["tool_calls"][0]["function"]["arguments"]) == {
+        "x": 1
+    }
     assert model.remaining == 1 and model.calls[0]["messages"][0]["content"] == "go"
     assert model([], [])["content"] == "done" and model.remaining == 0
 

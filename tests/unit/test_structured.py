@@ -13,9 +13,15 @@ from looplab.models.responses import responses_model
 from looplab.schema import strict_problems
 from looplab.structured import check_reply, response_format, structured
 
-PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"},
-                                           "role": {"type": "string", "enum": ["admin", "user"]}},
-          "required": ["name", "age"]}
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer"},
+        "role": {"type": "string", "enum": ["admin", "user"]},
+    },
+    "required": ["name", "age"],
+}
 ASK = [{"role": "system", "content": "You read profiles."}, {"role": "user", "content": "Ana, 34."}]
 
 
@@ -23,16 +29,22 @@ def test_response_format_is_strict_json_schema_or_json_object():
     fmt = response_format(PERSON, "person")
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "person"
     assert fmt["json_schema"]["strict"] is True and strict_problems(fmt["json_schema"]["schema"]) == []
-    assert fmt["json_schema"]["schema"]["properties"]["role"]["type"] == ["string", "null"]   # optional: nullable
+    assert fmt["json_schema"]["schema"]["properties"]["role"]["type"] == ["string", "null"]  # optional: nullable
     assert response_format() == {"type": "json_object"}
     assert response_format(PERSON, strict=False)["json_schema"]["schema"] is PERSON
 
 
 def test_strict_problems_name_what_strict_mode_refuses():
-    assert strict_problems(PERSON) == ["the schema: 'additionalProperties' must be false",
-                                       "the schema: every property must be required; role is not"]
-    nested = {"type": "object", "additionalProperties": False, "required": ["items"],
-              "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {}}}}}
+    assert strict_problems(PERSON) == [
+        "the schema: 'additionalProperties' must be false",
+        "the schema: every property must be required; role is not",
+    ]
+    nested = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["items"],
+        "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {}}}},
+    }
     assert strict_problems(nested) == ["the schema.items.items: 'additionalProperties' must be false"]
 
 
@@ -40,9 +52,13 @@ def test_check_reply_says_what_is_wrong_in_words_a_model_can_act_on():
     assert check_reply('{"name": "Ana", "age": 34}', PERSON) == ({"name": "Ana", "age": 34}, None)
     assert check_reply('```json\n{"name": "Ana", "age": 34}\n```', PERSON)[0] == {"name": "Ana", "age": 34}
     assert check_reply("Ana is 34.", PERSON)[1].startswith("the reply was not JSON (Expecting value")
-    assert check_reply('{"name": "Ana"}', PERSON)[1] == "the reply is missing required argument 'age'; required: name, age"
-    assert check_reply('{"name": "Ana", "age": "34"}', PERSON)[1].startswith("argument 'age' of the reply must be an integer")
-    assert check_reply('[1]', None) == (None, "the reply was JSON but not an object")
+    assert (
+        check_reply('{"name": "Ana"}', PERSON)[1] == "the reply is missing required argument 'age'; required: name, age"
+    )
+    assert check_reply('{"name": "Ana", "age": "34"}', PERSON)[1].startswith(
+        "argument 'age' of the reply must be an integer"
+    )
+    assert check_reply("[1]", None) == (None, "the reply was JSON but not an object")
     assert check_reply("", PERSON) == (None, "the reply was empty")
 
 
@@ -55,8 +71,9 @@ def test_a_fitting_reply_is_parsed_in_one_call_and_the_format_is_sent():
 
 
 def test_a_misfit_is_answered_once_with_the_problem_then_the_second_reply_is_used():
-    model = scripted([final('{"name": "Ana", "age": "34", "role": null}'),
-                      final('{"name": "Ana", "age": 34, "role": "user"}')])
+    model = scripted(
+        [final('{"name": "Ana", "age": "34", "role": null}'), final('{"name": "Ana", "age": 34, "role": "user"}')]
+    )
     reply = structured(model, PERSON, name="person")(ASK, [])
     assert reply["parsed"]["age"] == 34 and len(model.calls) == 2
     second = model.calls[1]["messages"]
@@ -66,7 +83,9 @@ def test_a_misfit_is_answered_once_with_the_problem_then_the_second_reply_is_use
 
 def test_two_misfits_or_a_refusal_end_in_a_clean_model_error():
     model = scripted([final("Ana, 34"), final('{"name": "Ana"}')])
-    with pytest.raises(ModelError, match="did not match the 'person' format after 2 tries: the reply is missing") as caught:
+    with pytest.raises(
+        ModelError, match="did not match the 'person' format after 2 tries: the reply is missing"
+    ) as caught:
         structured(model, PERSON, name="person")(ASK, [])
     assert caught.value.kind == "format" and len(model.calls) == 2
     refusing = scripted([{"role": "assistant", "content": "(the model refused: no)", "refusal": "no"}])
@@ -107,7 +126,7 @@ def test_the_scripted_model_refuses_a_strict_schema_that_is_not_closed():
     loose = {"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON, "strict": True}}
     with pytest.raises(ModelError, match="invalid schema for response_format 'person'.*additionalProperties"):
         model(ASK, [], response_format=loose)
-    assert model.remaining == 1 and model.calls == []       # refused before any reply was used
+    assert model.remaining == 1 and model.calls == []  # refused before any reply was used
     assert model(ASK, [], response_format=response_format(PERSON, "person")) == final("{}")
 
 
@@ -132,13 +151,19 @@ class Wire:
 
 def test_the_chat_and_responses_adapters_send_the_format_and_keep_the_usage(monkeypatch):
     fmt = response_format(PERSON, "person")
-    chat = Wire({"choices": [{"message": {"role": "assistant", "content": '{"name": "A", "age": 1, "role": null}'}}],
-                 "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}})
+    chat = Wire(
+        {
+            "choices": [{"message": {"role": "assistant", "content": '{"name": "A", "age": 1, "role": null}'}}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13},
+        }
+    )
     monkeypatch.setattr(http, "request", chat)
     reply = structured(chat_model(Endpoint("http://x/v1", model="m")), PERSON, name="person")(ASK, [])
     assert chat.bodies[0]["response_format"] == fmt and reply["parsed"]["name"] == "A"
     assert reply["usage"] == {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}
-    output = [{"type": "message", "content": [{"type": "output_text", "text": '{"name": "B", "age": 2, "role": null}'}]}]
+    output = [
+        {"type": "message", "content": [{"type": "output_text", "text": '{"name": "B", "age": 2, "role": null}'}]}
+    ]
     wire = Wire({"output": output, "usage": {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}})
     monkeypatch.setattr(http, "request", wire)
     reply = structured(responses_model(Endpoint("http://x/v1", model="m")), PERSON, name="person")(ASK, [])

@@ -17,8 +17,9 @@ def lesson_tests(source: str, namespace: dict | None = None) -> dict[str, tuple[
     ns = {"__name__": "__lesson__", **(namespace or {})}
     source = textwrap.dedent(source)
     exec(testcells.compile_tests(source, "<cell 1>"), ns)
-    return {name: (status, message) for name, status, message in
-            testcells.run_tests(ns, testcells.defined_names(source))}
+    return {
+        name: (status, message) for name, status, message in testcells.run_tests(ns, testcells.defined_names(source))
+    }
 
 
 def test_each_test_is_a_check_named_by_its_docstring_or_its_name():
@@ -39,7 +40,7 @@ def test_each_test_is_a_check_named_by_its_docstring_or_its_name():
 
 
 def test_a_failure_carries_pytests_assertion_explanation_short(capsys):
-    out = lesson_tests('''
+    out = lesson_tests("""
         def test_len():
             xs = [1, 2]
             assert len(xs) == 3, "the list is short"
@@ -49,14 +50,14 @@ def test_a_failure_carries_pytests_assertion_explanation_short(capsys):
 
         def test_raises():
             {}["missing"]
-    ''')
+    """)
     status, message = out["test_len"]
     assert status == FAILED and message.startswith("the list is short") and "where 2 = len([1, 2])" in message
     status, message = out["test_dicts"]
     assert status == FAILED and "{'b': 2} != {'b': 3}" in message and "-v" not in message
     assert out["test_raises"] == (FAILED, "KeyError: 'missing'")
     assert re.search(r"^pytest ran 3 tests: 3 failed \(\d+\.\d\d s\)$", capsys.readouterr().out, re.M)
-    long = lesson_tests('def test_long():\n    assert list(range(400)) == list(range(1, 401))\n')
+    long = lesson_tests("def test_long():\n    assert list(range(400)) == list(range(1, 401))\n")
     assert len(long["test_long"][1]) <= testcells.MESSAGE_CHARS + 2
 
 
@@ -91,18 +92,22 @@ def test_parametrize_fixtures_skip_and_xfail():
 
 
 def test_the_tests_see_the_lesson_namespace():
-    out = lesson_tests('''
+    out = lesson_tests(
+        """
         def test_uses_the_lesson():
             assert double(TOTAL) == 10
-    ''', {"TOTAL": 5, "double": lambda x: x * 2})
+    """,
+        {"TOTAL": 5, "double": lambda x: x * 2},
+    )
     assert out == {"test_uses_the_lesson": (PASSED, "")}
-    wrong = lesson_tests('def test_uses_the_lesson():\n    assert double(TOTAL) == 10\n',
-                         {"TOTAL": 4, "double": lambda x: x * 2})
+    wrong = lesson_tests(
+        "def test_uses_the_lesson():\n    assert double(TOTAL) == 10\n", {"TOTAL": 4, "double": lambda x: x * 2}
+    )
     assert wrong["test_uses_the_lesson"][0] == FAILED and "8 == 10" in wrong["test_uses_the_lesson"][1]
 
 
 def test_setup_errors_collection_errors_and_no_tests_are_failures():
-    out = lesson_tests('''
+    out = lesson_tests("""
         import pytest
 
         @pytest.fixture
@@ -114,20 +119,21 @@ def test_setup_errors_collection_errors_and_no_tests_are_failures():
 
         def test_fine():
             pass
-    ''')
+    """)
     assert out == {"test_needs_it": (FAILED, "in setup: RuntimeError: no database"), "test_fine": (PASSED, "")}
     # a test pytest cannot even collect fails the collection (the cell's other tests do not run)
-    bad = lesson_tests('''
+    bad = lesson_tests("""
         import pytest
 
         @pytest.mark.parametrize("n", [1])
         def test_bad_parametrize(m):
             pass
-    ''')
+    """)
     status, message = bad["collecting the lesson's tests"]
     assert list(bad) == ["collecting the lesson's tests"] and status == FAILED and "'n'" in message
-    assert lesson_tests("X = 1\n") == {"the lesson's tests": (
-        FAILED, "pytest found no tests: a test is a function whose name starts with test_")}
+    assert lesson_tests("X = 1\n") == {
+        "the lesson's tests": (FAILED, "pytest found no tests: a test is a function whose name starts with test_")
+    }
 
 
 def test_expect_inside_a_test_skips_it_with_a_live_model(monkeypatch):
@@ -143,13 +149,14 @@ def test_expect_inside_a_test_skips_it_with_a_live_model(monkeypatch):
     assert lesson_tests(source, {"ANSWER": "Alex"}) == {"the answer is Chris": (FAILED, "the answer was wrong")}
     monkeypatch.setenv("LOOPLAB_MODEL", "live")
     assert lesson_tests(source, {"ANSWER": "Alex"}) == {
-        "the answer is Chris": (NOT_CHECKED, "the model answered 'Alex'")}
+        "the answer is Chris": (NOT_CHECKED, "the model answered 'Alex'")
+    }
     assert testcells.RUNNING is False
 
 
 def test_stop_during_the_tests_is_not_swallowed():
     with pytest.raises(KeyboardInterrupt):
-        lesson_tests('def test_stop():\n    raise KeyboardInterrupt\n')
+        lesson_tests("def test_stop():\n    raise KeyboardInterrupt\n")
     assert testcells.RUNNING is False
 
 
@@ -209,6 +216,7 @@ def test_run_here_runs_a_lesson_files_tests_and_exits_1_on_a_failure(tmp_path, c
 
 def test_without_pytest_the_cell_still_compiles_and_the_reason_is_said(monkeypatch):
     import builtins
+
     real_import = builtins.__import__
 
     def no_pytest(name, *args, **kwargs):

@@ -10,7 +10,7 @@ from looplab.lesson import parse, program, run_cells, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
-LESSON = '''# %% [markdown]
+LESSON = """# %% [markdown]
 # # Doubling
 
 # %%
@@ -61,7 +61,7 @@ assert double(2) == 4, "double(2) should be 4: look at what your function return
 expect(double(7) == 14, "double(7) should be 14, seven times two")
 # double(3) is 6
 assert double(3) - 6 == 0, "double(3) should be 6"
-'''
+"""
 
 
 def answers():
@@ -76,8 +76,12 @@ def verdicts():
 
 def test_wrong_cells_are_read_with_their_exercise_mistake_and_expected_words():
     cells, found = answers()
-    assert [w.mistake for w in found] == ["adds one instead of doubling", "right for small numbers only, caught only by the claim",
-                                          "squares", "returns a string"]
+    assert [w.mistake for w in found] == [
+        "adds one instead of doubling",
+        "right for small numbers only, caught only by the claim",
+        "squares",
+        "returns a string",
+    ]
     assert {w.exercise for w in found} == {2} and cells[2].role == "exercise"
     assert found[0].expect == "double(2) should be 4" and [c.role for c in cells].count("wrong") == 4
 
@@ -102,11 +106,11 @@ def test_a_caught_wrong_answer_passes_and_each_way_of_not_catching_is_named():
 
 def test_a_wrong_answer_that_passes_every_check_is_reported():
     text = LESSON.replace("# wrong: adds one instead of doubling", "# wrong: doubles by adding").replace(
-        "    return x + 1", "    return x + x")
+        "    return x + 1", "    return x + x"
+    )
     cells = parse(text)
     first = wrong.read(cells)[0]
-    assert wrong.verdict(first, wrong.run_wrong(cells, first), wrong.expect_names(cells)).endswith(
-        "every check passed")
+    assert wrong.verdict(first, wrong.run_wrong(cells, first), wrong.expect_names(cells)).endswith("every check passed")
 
 
 def test_given_checks_are_named_without_their_prefix_and_found_by_it():
@@ -117,13 +121,22 @@ def test_given_checks_are_named_without_their_prefix_and_found_by_it():
     assert wrong.expect_names(cells) == {"double(7) is 14"}
 
 
-@pytest.mark.parametrize("source, problem", [
-    ('# %% tags=["wrong"]\n# wrong: x\n# expect: y\nx = 1\n', "not between an exercise"),
-    ('# %% tags=["exercise"]\nx = 0\n# %% tags=["wrong"]\n# wrong: only the mistake\nx = 1\n'
-     '# %% tags=["solution"]\nx = 2\n', "needs a `# wrong:"),
-    ('# %% tags=["exercise"]\nx = 0\n# %% tags=["solution"]\nx = 2\n# %% tags=["wrong"]\n# wrong: a\n'
-     '# expect: b\nx = 1\n', "not between an exercise"),
-])
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ('# %% tags=["wrong"]\n# wrong: x\n# expect: y\nx = 1\n', "not between an exercise"),
+        (
+            '# %% tags=["exercise"]\nx = 0\n# %% tags=["wrong"]\n# wrong: only the mistake\nx = 1\n'
+            '# %% tags=["solution"]\nx = 2\n',
+            "needs a `# wrong:",
+        ),
+        (
+            '# %% tags=["exercise"]\nx = 0\n# %% tags=["solution"]\nx = 2\n# %% tags=["wrong"]\n# wrong: a\n'
+            "# expect: b\nx = 1\n",
+            "not between an exercise",
+        ),
+    ],
+)
 def test_a_misplaced_or_incomplete_wrong_cell_is_a_clear_error(source, problem):
     with pytest.raises(ValueError, match=problem):
         wrong.read(parse(source))
@@ -131,12 +144,12 @@ def test_a_misplaced_or_incomplete_wrong_cell_is_a_clear_error(source, problem):
 
 def test_without_wrong_removes_exactly_the_wrong_cells_and_keeps_the_rest_as_written():
     text = wrong.without_wrong(LESSON)
-    assert "tags=[\"wrong\"]" not in text and "x + 1" not in text and "x * x" not in text
+    assert 'tags=["wrong"]' not in text and "x + 1" not in text and "x * x" not in text
     assert text.count("# %%") == LESSON.count("# %%") - 4
     assert [c for c in parse(LESSON) if c.role != "wrong"] == parse(text) == wrong.shown(parse(LESSON))
 
 
-PARTS = '''# %% tags=["exercise"]
+PARTS = """# %% tags=["exercise"]
 STEP = 0
 
 def double(x):
@@ -192,7 +205,7 @@ assert double(5) == 10, f"double(5) should be 10, not {double(5)}"
 assert triple(2) == 6, f"triple(2) should be 6, not {triple(2)}"
 # the step is one
 assert STEP == 1, "STEP should be 1"
-'''
+"""
 
 
 def test_a_wrong_cell_of_some_definitions_runs_the_solution_with_them_replaced(capsys):
@@ -204,15 +217,22 @@ def test_a_wrong_cell_of_some_definitions_runs_the_solution_with_them_replaced(c
     assert "@staticmethod" in code and "3 * x" not in code and "only this changes" in code
     assert [wrong.verdict(w, wrong.run_wrong(cells, w), set()) for w in (one, two, whole)] == [None] * 3
     result = wrong.run_wrong(cells, two)
-    assert [c.ok for c in result.checks] == [False, True, False] and "double and triple ready" in capsys.readouterr().out
+    assert [c.ok for c in result.checks] == [
+        False,
+        True,
+        False,
+    ] and "double and triple ready" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("cell, problem", [
-    ("# replaces: triple\ndef triple(x):\n    return 0\nprint(1)\n", "and nothing else"),
-    ("# replaces: triple, double\ndef triple(x):\n    return 0\n", "it defines triple"),
-    ("# replaces: quadruple\ndef quadruple(x):\n    return 0\n", "does not define"),
-    ("# replaces: triple\ndef triple(x):\n    return 0\ntriple = 3\n", "defines triple twice"),
-])
+@pytest.mark.parametrize(
+    "cell, problem",
+    [
+        ("# replaces: triple\ndef triple(x):\n    return 0\nprint(1)\n", "and nothing else"),
+        ("# replaces: triple, double\ndef triple(x):\n    return 0\n", "it defines triple"),
+        ("# replaces: quadruple\ndef quadruple(x):\n    return 0\n", "does not define"),
+        ("# replaces: triple\ndef triple(x):\n    return 0\ntriple = 3\n", "defines triple twice"),
+    ],
+)
 def test_a_wrong_cell_that_does_not_hold_what_it_replaces_is_a_clear_error(cell, problem):
     text = PARTS.replace("# replaces: triple\ndef triple(x):  # only this changes\n    return x + 1\n", cell)
     assert text != PARTS
@@ -220,12 +240,15 @@ def test_a_wrong_cell_that_does_not_hold_what_it_replaces_is_a_clear_error(cell,
         wrong.read(parse(text))
 
 
-@pytest.mark.skipif(not (ROOT / "scripts" / "build_site.py").exists() or sys.platform == "emscripten",
-                    reason="the site build runs in CPython, from a checkout")
+@pytest.mark.skipif(
+    not (ROOT / "scripts" / "build_site.py").exists() or sys.platform == "emscripten",
+    reason="the site build runs in CPython, from a checkout",
+)
 def test_the_site_never_receives_a_wrong_answer(tmp_path):
     sys.path.insert(0, str(ROOT / "scripts"))
     import build_site
     import json
+
     folder = tmp_path / "lessons"
     folder.mkdir()
     (folder / "01-doubling.py").write_text(LESSON, encoding="utf-8")
@@ -240,7 +263,7 @@ def test_the_site_never_receives_a_wrong_answer(tmp_path):
     assert run_file(out / "lessons" / "01-doubling.py", solution=True).ok
 
 
-PATCHED = '''# %% [markdown]
+PATCHED = """# %% [markdown]
 # # 3 · Totals
 
 # %% tags=["exercise"]
@@ -269,7 +292,7 @@ def twice(items):
 # total([]) is 0
 assert total([]) == 0, "total([]) is 0: look at where your sum starts"
 assert total([1, 2]) == 3, "total([1, 2]) is 3"
-'''
+"""
 
 
 def patched_lesson(*lines, mistake="starts from one"):
@@ -286,8 +309,14 @@ def test_a_patch_swaps_its_lines_into_the_solution_and_the_lesson_runs_with_it()
 
 
 def test_hunks_apply_one_after_another_and_an_empty_kept_line_is_a_bare_hash():
-    cells = patched_lesson("# -    return result", "# +    return -result", "#", "# @@",
-                           "# -    return 2 * total(items)", "# +    return total(items)")
+    cells = patched_lesson(
+        "# -    return result",
+        "# +    return -result",
+        "#",
+        "# @@",
+        "# -    return 2 * total(items)",
+        "# +    return total(items)",
+    )
     (answer,) = wrong.read(cells)
     assert answer.patch[2:4] == ["", "@@"]
     code = wrong.with_wrong(cells, answer)[1].source
@@ -296,15 +325,21 @@ def test_hunks_apply_one_after_another_and_an_empty_kept_line_is_a_bare_hash():
     assert "no failing plain check says 'total([]) is 0'" in said and "total([1, 2]) is 3" in said
 
 
-@pytest.mark.parametrize("lines, problem", [
-    (["# -    result = 2", "# +    result = 1"], r"3 · Totals: wrong-answer cell 3 \(starts from one\): hunk 1 .* does not apply"),
-    (["# -    result = 0", "# +    result = 1"], r"applies in 2 places \(solution lines 2, 9\); add context"),
-    (["# -    result = 0  ", "# +    result = 1"], "does not apply"),  # whitespace counts
-    (["# +    result = 1"], r"has only `\+` lines"),
-    (["-    result = 0"], "must be a comment"),
-    (["# *    result = 0"], "starts with neither '-'"),
-    ([], "needs the patch's lines after it"),
-])
+@pytest.mark.parametrize(
+    "lines, problem",
+    [
+        (
+            ["# -    result = 2", "# +    result = 1"],
+            r"3 · Totals: wrong-answer cell 3 \(starts from one\): hunk 1 .* does not apply",
+        ),
+        (["# -    result = 0", "# +    result = 1"], r"applies in 2 places \(solution lines 2, 9\); add context"),
+        (["# -    result = 0  ", "# +    result = 1"], "does not apply"),  # whitespace counts
+        (["# +    result = 1"], r"has only `\+` lines"),
+        (["-    result = 0"], "must be a comment"),
+        (["# *    result = 0"], "starts with neither '-'"),
+        ([], "needs the patch's lines after it"),
+    ],
+)
 def test_a_patch_that_does_not_apply_once_is_an_error_naming_the_lesson_and_the_cell(lines, problem):
     with pytest.raises(ValueError, match=problem) as raised:
         wrong.read(patched_lesson(*lines))

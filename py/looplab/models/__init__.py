@@ -23,12 +23,25 @@ def pick_model(offline: list | Callable) -> Callable:
     mode = model_mode()
     if mode == "live":
         from .live import live_model
+
         return live_model()
     if mode == "local":
         from .local import local_model
+
         return local_model()
     return offline if callable(offline) else scripted(offline)
 
 
-__all__ = ["ModelError", "ScriptExhausted", "ScriptedModel", "call", "calls", "failing", "final", "scripted",
-           "MODES", "model_mode", "pick_model"]
+__all__ = [
+    "ModelError",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "call",
+    "calls",
+    "failing",
+    "final",
+    "scripted",
+    "MODES",
+    "model_mode",
+    "pick_model",
+]

@@ -57,8 +57,7 @@ def wire_call(call: dict) -> dict:
     arguments = fn.get("arguments", "{}")
     if not isinstance(arguments, str):
         arguments = json.dumps(arguments)
-    return {"id": call.get("id"), "type": "function",
-            "function": {"name": fn.get("name"), "arguments": arguments}}
+    return {"id": call.get("id"), "type": "function", "function": {"name": fn.get("name"), "arguments": arguments}}
 
 
 def chat_payload(model: str, messages: list[dict], tools: list[dict] | None = None, **options) -> dict:
@@ -75,11 +74,12 @@ def read_chat_reply(data: dict, base_url: str = "the endpoint") -> dict:
     try:
         message = data["choices"][0]["message"]
     except (KeyError, IndexError, TypeError):
-        raise ModelError(f"the reply from {base_url} had no choices[0].message — is it an "
-                         f"OpenAI-compatible chat completions API?", kind="body") from None
+        raise ModelError(
+            f"the reply from {base_url} had no choices[0].message — is it an OpenAI-compatible chat completions API?",
+            kind="body",
+        ) from None
     if not isinstance(message, dict):
-        raise ModelError(f"the reply from {base_url} had a choices[0].message that is not an object",
-                         kind="body")
+        raise ModelError(f"the reply from {base_url} had a choices[0].message that is not an object", kind="body")
     reply = {"role": "assistant", "content": message.get("content")}
     if message.get("tool_calls"):
         reply["tool_calls"] = message["tool_calls"]
@@ -100,8 +100,9 @@ def with_usage(reply: dict, data: dict) -> dict:
     return {**reply, "usage": data["usage"]} if isinstance(data.get("usage"), dict) else reply
 
 
-def chat_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None,
-               **options) -> Callable[[list[dict], list[dict]], dict]:
+def chat_model(
+    endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None, **options
+) -> Callable[[list[dict], list[dict]], dict]:
     """A model function over raw HTTP chat completions; `options` (max_tokens, temperature, ...) go in every request.
 
     A server that refuses `max_tokens` and asks for `max_completion_tokens` (OpenAI's reasoning
@@ -139,5 +140,6 @@ def chat_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str
                 raise
         reply = with_usage(check_cut(read_chat_reply(data, endpoint.base_url), limit_of(options)), data)
         return {**reply, "stream": stats} if stats else reply
+
     model.endpoint, model.max_tokens = endpoint, limit_of(options)
     return model

@@ -1,6 +1,6 @@
 """An embedder for long-term memory (recall.FactStore) that calls {base_url}/embeddings.
 
-    store = FactStore(embedder=live_embedder())     # or EndpointEmbedder(Endpoint(...), "text-embedding-3-small")
+store = FactStore(embedder=live_embedder())     # or EndpointEmbedder(Endpoint(...), "text-embedding-3-small")
 """
 
 from .endpoint import Endpoint
@@ -22,7 +22,10 @@ class EndpointEmbedder:
         data = self.endpoint.post("/embeddings", {"model": self.model, "input": list(texts)})
         rows = data.get("data")
         if not isinstance(rows, list) or len(rows) != len(texts):
-            raise ModelError(f"the reply from {self.endpoint.base_url}/embeddings did not hold one "
-                             f"vector per text ({len(texts)} sent)", kind="body")
+            raise ModelError(
+                f"the reply from {self.endpoint.base_url}/embeddings did not hold one "
+                f"vector per text ({len(texts)} sent)",
+                kind="body",
+            )
         rows = sorted(rows, key=lambda r: r.get("index", 0))
         return [[float(x) for x in row["embedding"]] for row in rows]

@@ -66,8 +66,11 @@ class Endpoint:
         url = self.base_url + path
         secrets = [self.api_key] if self.api_key else []
         data = None if body is None else json.dumps(body)
-        headers = {**self.headers(), **({"Content-Type": "application/json"} if data else {}),
-                   **({"Accept": "text/event-stream"} if stream else {})}
+        headers = {
+            **self.headers(),
+            **({"Content-Type": "application/json"} if data else {}),
+            **({"Accept": "text/event-stream"} if stream else {}),
+        }
         for attempt in range(1, self.attempts + 1):
             retry_after = None
             try:
@@ -84,8 +87,17 @@ class Endpoint:
                 if 200 <= status < 300:
                     return self.decode(text, secrets)
                 retry_after = retry_after_of(found)
-                error = for_status(status, url, self.base_url, text, self.model, attempt,
-                                   retry_after, secrets, location=found.get("location"))
+                error = for_status(
+                    status,
+                    url,
+                    self.base_url,
+                    text,
+                    self.model,
+                    attempt,
+                    retry_after,
+                    secrets,
+                    location=found.get("location"),
+                )
             if not error.retryable or attempt == self.attempts:
                 raise error
             wait = wait_before_retry(attempt, retry_after, self.rand)
@@ -105,6 +117,7 @@ class Endpoint:
         if not isinstance(data, dict):
             raise for_body(self.base_url, text, "was JSON but not an object", secrets)
         if data.get("error") and not (data.get("choices") or data.get("output") or data.get("data")):
-            raise ModelError(f"{self.base_url} answered with an error: {server_says(text)}",
-                             kind="body", secrets=secrets)
+            raise ModelError(
+                f"{self.base_url} answered with an error: {server_says(text)}", kind="body", secrets=secrets
+            )
         return data

@@ -39,13 +39,19 @@ def check_cut(reply: dict, limit: int | None = None, name: str = "max_tokens") -
         fn = call.get("function") if isinstance(call, dict) else None
         arguments = fn.get("arguments") if isinstance(fn, dict) else None
         if isinstance(arguments, str) and not parses(arguments):
-            raise ModelError(f"the model's reply was cut at {limit_text(limit, name)} in the middle of "
-                             f"its call to {fn.get('name')!r}, so the call's arguments are incomplete "
-                             f"JSON and it was not run — {RAISE_IT}, or ask for less", kind="length")
+            raise ModelError(
+                f"the model's reply was cut at {limit_text(limit, name)} in the middle of "
+                f"its call to {fn.get('name')!r}, so the call's arguments are incomplete "
+                f"JSON and it was not run — {RAISE_IT}, or ask for less",
+                kind="length",
+            )
     if not reply.get("tool_calls") and not (reply.get("content") or "").strip():
-        raise ModelError(f"the model's reply was cut at {limit_text(limit, name)} before it wrote "
-                         f"anything (a reasoning model may spend the whole limit thinking) — "
-                         f"{RAISE_IT}", kind="length")
+        raise ModelError(
+            f"the model's reply was cut at {limit_text(limit, name)} before it wrote "
+            f"anything (a reasoning model may spend the whole limit thinking) — "
+            f"{RAISE_IT}",
+            kind="length",
+        )
     return reply
 
 

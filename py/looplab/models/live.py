@@ -30,21 +30,20 @@ def setting(name: str, required: bool = True, default: str = "") -> str:
     """One LLM_* setting from the environment; a missing required one is a ModelError saying what to set."""
     value = os.environ.get(name, "").strip()
     if not value and required:
-        raise ModelError(f"live mode needs {name} — set it in Settings (or in the environment), "
-                         f"e.g. {EXAMPLES[name]}", kind="setup")
+        raise ModelError(
+            f"live mode needs {name} — set it in Settings (or in the environment), e.g. {EXAMPLES[name]}", kind="setup"
+        )
     return value or default
 
 
-EXAMPLES = {"LLM_BASE_URL": "LLM_BASE_URL=http://127.0.0.1:11434/v1",
-            "LLM_MODEL": "LLM_MODEL=llama3.2"}
+EXAMPLES = {"LLM_BASE_URL": "LLM_BASE_URL=http://127.0.0.1:11434/v1", "LLM_MODEL": "LLM_MODEL=llama3.2"}
 
 
 def endpoint_from_env(model: str | None = None) -> Endpoint:
     """An Endpoint from LLM_BASE_URL, LLM_API_KEY, LLM_MODEL and LLM_TIMEOUT."""
     base_url = setting("LLM_BASE_URL")
     if not base_url.startswith(("http://", "https://")):
-        raise ModelError(f"LLM_BASE_URL must start with http:// or https:// (it is {base_url!r})",
-                         kind="setup")
+        raise ModelError(f"LLM_BASE_URL must start with http:// or https:// (it is {base_url!r})", kind="setup")
     timeout = setting("LLM_TIMEOUT", required=False, default="60")
     try:
         seconds = float(timeout)
@@ -52,8 +51,9 @@ def endpoint_from_env(model: str | None = None) -> Endpoint:
         raise ModelError(f"LLM_TIMEOUT must be a number of seconds (it is {timeout!r})", kind="setup") from None
     if not seconds > 0:
         raise ModelError(f"LLM_TIMEOUT must be more than 0 seconds (it is {timeout!r})", kind="setup")
-    return Endpoint(base_url, api_key=setting("LLM_API_KEY", required=False),
-                    model=model or setting("LLM_MODEL"), timeout=seconds)
+    return Endpoint(
+        base_url, api_key=setting("LLM_API_KEY", required=False), model=model or setting("LLM_MODEL"), timeout=seconds
+    )
 
 
 def max_tokens_from_env() -> int:
@@ -64,8 +64,11 @@ def max_tokens_from_env() -> int:
     except ValueError:
         tokens = 0
     if tokens < 1:
-        raise ModelError(f"LLM_MAX_TOKENS must be a whole number of tokens, at least 1 (it is {text!r}); "
-                         f"{DEFAULT_MAX_TOKENS} suits most lessons", kind="setup")
+        raise ModelError(
+            f"LLM_MAX_TOKENS must be a whole number of tokens, at least 1 (it is {text!r}); "
+            f"{DEFAULT_MAX_TOKENS} suits most lessons",
+            kind="setup",
+        )
     return tokens
 
 
@@ -83,8 +86,10 @@ def live_model(api: str | None = None):
         return prompted(chat_model(endpoint, stream=stream, max_tokens=limit), react=api == "react")
     if api == "sdk":
         from .sdk import sdk_model
-        return sdk_model(endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout,
-                         stream=stream, max_tokens=limit)
+
+        return sdk_model(
+            endpoint.base_url, endpoint.api_key, endpoint.model, endpoint.timeout, stream=stream, max_tokens=limit
+        )
     return chat_model(endpoint, stream=stream, max_tokens=limit)
 
 

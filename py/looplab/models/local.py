@@ -23,14 +23,18 @@ from .chat import wire_message
 from .errors import ModelError
 from .prompted import action_schema, prompted
 
-IN_CPYTHON = ("the local model runs in the browser: open Loop Lab's page and choose Model → local. "
-              "In CPython, serve a model with Ollama (`ollama serve`, then "
-              "LLM_BASE_URL=http://127.0.0.1:11434/v1) or llama.cpp (`llama-server -m model.gguf --jinja`, "
-              "then LLM_BASE_URL=http://127.0.0.1:8080/v1), set LLM_MODEL, and run with --live")
+IN_CPYTHON = (
+    "the local model runs in the browser: open Loop Lab's page and choose Model → local. "
+    "In CPython, serve a model with Ollama (`ollama serve`, then "
+    "LLM_BASE_URL=http://127.0.0.1:11434/v1) or llama.cpp (`llama-server -m model.gguf --jinja`, "
+    "then LLM_BASE_URL=http://127.0.0.1:8080/v1), set LLM_MODEL, and run with --live"
+)
 
-NOT_ISOLATED = ("the local model needs a cross-origin isolated page (Python waits for the model on "
-                "shared memory): {why}. Reload the page; Loop Lab isolates itself on the second load, "
-                "or serve it with `make serve`")
+NOT_ISOLATED = (
+    "the local model needs a cross-origin isolated page (Python waits for the model on "
+    "shared memory): {why}. Reload the page; Loop Lab isolates itself on the second load, "
+    "or serve it with `make serve`"
+)
 
 MAX_TOKENS = 384  # a reply's limit: an action (its strings bounded by action_schema) fits well under it
 
@@ -43,8 +47,9 @@ def prompt_figures(timings: dict | None) -> dict | None:
     return {"evaluated": timings["prompt_tokens"], "tokens": timings["prompt_tokens"] + cached}
 
 
-def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = False,
-                max_tokens: int = MAX_TOKENS) -> Callable[[list[dict], list[dict]], dict]:
+def local_model(
+    ask: Callable[[str, dict], dict] | None = None, react: bool = False, max_tokens: int = MAX_TOKENS
+) -> Callable[[list[dict], list[dict]], dict]:
     """The model function of the page's local model; in CPython, a ModelError that says where it runs.
 
     `ask(kind, request) -> answer` is how requests reach the engine: the page's `ask_page` by
@@ -66,8 +71,9 @@ def local_model(ask: Callable[[str, dict], dict] | None = None, react: bool = Fa
         return answer
 
     def chat(messages: list[dict], **options) -> dict:
-        answer = request({"op": "chat", "messages": [wire_message(m) for m in messages],
-                          "max_tokens": max_tokens, **options})
+        answer = request(
+            {"op": "chat", "messages": [wire_message(m) for m in messages], "max_tokens": max_tokens, **options}
+        )
         model.last = answer.get("timings")  # the engine's figures for this reply (bench/local_model.py)
         message = answer.get("message") or {}
         reply = {"role": "assistant", "content": message.get("content")}

@@ -121,7 +121,7 @@ def parse_action(text: str | None) -> tuple[dict | None, str | None]:
     if start < 0 or end < start:
         return None, "the reply had no JSON object"
     try:
-        action = json.loads(candidate[start:end + 1])
+        action = json.loads(candidate[start : end + 1])
     except ValueError as exc:
         return None, f"the JSON could not be read ({exc.msg} at position {exc.pos})"
     if not isinstance(action, dict):
@@ -133,16 +133,22 @@ def parse_action(text: str | None) -> tuple[dict | None, str | None]:
         if "answer" not in action:
             return None, 'a final_answer needs an "answer"'
         answer = action["answer"]
-        return {"role": "assistant", "content": answer if isinstance(answer, str) else json.dumps(answer),
-                **extra}, None
+        return {
+            "role": "assistant",
+            "content": answer if isinstance(answer, str) else json.dumps(answer),
+            **extra,
+        }, None
     if kind == "tool_call":
         name, arguments = action.get("name"), action.get("arguments", {})
         if not isinstance(name, str) or not name:
             return None, 'a tool_call needs a "name" (one of the tools)'
         if not isinstance(arguments, dict):
             return None, 'a tool_call needs "arguments" as a JSON object'
-        call = {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                "function": {"name": name, "arguments": json.dumps(arguments)}}
+        call = {
+            "id": f"call_{uuid.uuid4().hex[:12]}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
         return {"role": "assistant", "content": None, "tool_calls": [call], **extra}, None
     return None, f'"type" was {action.get("type")!r}; it must be "tool_call" or "final_answer"'
 
@@ -160,10 +166,18 @@ def action_schema(tools: list[dict], react: bool = False) -> dict:
         arguments = bounded(fn.get("parameters") or {"type": "object", "properties": {}})
         # The Toolbox refuses arguments it does not know: so does the schema, unless the tool says otherwise.
         arguments.setdefault("additionalProperties", False)
-        options.append(closed({"type": {"const": "tool_call"}, **thought, "name": {"const": fn["name"]},
-                               "arguments": arguments}))
-    options.append(closed({"type": {"const": "final_answer"}, **thought,
-                           "answer": {"type": "string", "minLength": 1, "maxLength": ANSWER_CHARS}}))
+        options.append(
+            closed({"type": {"const": "tool_call"}, **thought, "name": {"const": fn["name"]}, "arguments": arguments})
+        )
+    options.append(
+        closed(
+            {
+                "type": {"const": "final_answer"},
+                **thought,
+                "answer": {"type": "string", "minLength": 1, "maxLength": ANSWER_CHARS},
+            }
+        )
+    )
     return options[0] if len(options) == 1 else {"anyOf": options}
 
 
@@ -173,8 +187,9 @@ def bounded(schema):
         return [bounded(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: bounded(value) if key in ("items", "anyOf", "oneOf", "allOf") else value
-           for key, value in schema.items()}
+    out = {
+        key: bounded(value) if key in ("items", "anyOf", "oneOf", "allOf") else value for key, value in schema.items()
+    }
     if "properties" in schema and isinstance(schema["properties"], dict):
         out["properties"] = {name: bounded(sub) for name, sub in schema["properties"].items()}
     kinds = schema.get("type")
@@ -185,21 +200,25 @@ def bounded(schema):
 
 def closed(properties: dict) -> dict:
     """An object with exactly these properties, all required, written in this order."""
-    return {"type": "object", "properties": properties, "required": list(properties),
-            "additionalProperties": False}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def correction(problem: str, react: bool) -> str:
     """The message sent back when a reply was not a valid action."""
-    form = ('{"type": "tool_call", "thought": "...", "name": "...", "arguments": {...}} or '
-            '{"type": "final_answer", "thought": "...", "answer": "..."}') if react else (
-            '{"type": "tool_call", "name": "...", "arguments": {...}} or '
-            '{"type": "final_answer", "answer": "..."}')
+    form = (
+        (
+            '{"type": "tool_call", "thought": "...", "name": "...", "arguments": {...}} or '
+            '{"type": "final_answer", "thought": "...", "answer": "..."}'
+        )
+        if react
+        else ('{"type": "tool_call", "name": "...", "arguments": {...}} or {"type": "final_answer", "answer": "..."}')
+    )
     return f"Your last reply could not be used: {problem}. Answer again with exactly one JSON object: {form}"
 
 
 def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable[[list[dict], list[dict]], dict]:
     """Wrap a plain chat model function (called with no tools) into one that can call tools by JSON."""
+
     def model(messages: list[dict], tools: list[dict] | None = None) -> dict:
         convo = render(messages, tools or [], react)
         problem, usage = "", None
@@ -210,18 +229,29 @@ def prompted(inner: Callable, react: bool = False, repairs: int = 2) -> Callable
             action, problem = parse_action(content if isinstance(content, str) else None)
             cut = reply.get("cut") if isinstance(reply, dict) else None
             if action is not None:
-                extra = {**({"usage": usage} if usage else {}), **({"cut": cut} if cut else {}),
-                         **({"prompt": reply["prompt"]} if reply.get("prompt") else {})}  # the local engine's cache figures
+                extra = {
+                    **({"usage": usage} if usage else {}),
+                    **({"cut": cut} if cut else {}),
+                    **({"prompt": reply["prompt"]} if reply.get("prompt") else {}),
+                }  # the local engine's cache figures
                 return {**action, **extra}
             if cut == "length" and "{" in (content or ""):  # a JSON action was begun, and the limit ended it
-                raise ModelError(f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "
-                                 f"before its JSON action was complete ({problem}) — {RAISE_IT}",
-                                 kind="length")
-            convo = convo + [{"role": "assistant", "content": content or ""},
-                             {"role": "user", "content": correction(problem, react)}]
+                raise ModelError(
+                    f"the model's reply was cut at {limit_text(getattr(inner, 'max_tokens', None))} "
+                    f"before its JSON action was complete ({problem}) — {RAISE_IT}",
+                    kind="length",
+                )
+            convo = convo + [
+                {"role": "assistant", "content": content or ""},
+                {"role": "user", "content": correction(problem, react)},
+            ]
         began = " ".join(str(content or "").split())[:80]
-        raise ModelError(f"the model did not answer in the JSON action format after {repairs + 1} "
-                         f"tries ({problem}; its last reply began {began!r}) — try another model, or "
-                         f"LLM_API=chat for a model with native tool calling", kind="format")
+        raise ModelError(
+            f"the model did not answer in the JSON action format after {repairs + 1} "
+            f"tries ({problem}; its last reply began {began!r}) — try another model, or "
+            f"LLM_API=chat for a model with native tool calling",
+            kind="format",
+        )
+
     model.inner = inner
     return model

@@ -34,9 +34,15 @@ def responses_tools(tools: list[dict] | None) -> list[dict]:
     out = []
     for tool in tools or []:
         fn = tool.get("function", tool)
-        out.append({"type": "function", "name": fn["name"], "description": fn.get("description", ""),
-                    "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
-                    "strict": False})
+        out.append(
+            {
+                "type": "function",
+                "name": fn["name"],
+                "description": fn.get("description", ""),
+                "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
+                "strict": False,
+            }
+        )
     return out
 
 
@@ -46,13 +52,22 @@ def input_items(messages: list[dict]) -> list[dict]:
     for message in messages:
         role = message.get("role")
         if role == "tool":
-            items.append({"type": "function_call_output", "call_id": message.get("tool_call_id"),
-                          "output": text(message.get("content"))})
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.get("tool_call_id"),
+                    "output": text(message.get("content")),
+                }
+            )
         elif role == "assistant":
             items.extend(assistant_items(message))
         else:
-            items.append({"role": role if role in ("system", "developer", "user") else "user",
-                          "content": text(message.get("content"))})
+            items.append(
+                {
+                    "role": role if role in ("system", "developer", "user") else "user",
+                    "content": text(message.get("content")),
+                }
+            )
     return items
 
 
@@ -68,8 +83,14 @@ def assistant_items(message: dict) -> list[dict]:
         items.append({"role": "assistant", "content": text(message["content"])})
     for call in calls:
         fn = call.get("function") or {}
-        items.append({"type": "function_call", "call_id": call.get("id"), "name": fn.get("name"),
-                      "arguments": fn.get("arguments") if isinstance(fn.get("arguments"), str) else "{}"})
+        items.append(
+            {
+                "type": "function_call",
+                "call_id": call.get("id"),
+                "name": fn.get("name"),
+                "arguments": fn.get("arguments") if isinstance(fn.get("arguments"), str) else "{}",
+            }
+        )
     return items
 
 
@@ -83,8 +104,9 @@ def text(content) -> str:
     return text_of(content) or ""
 
 
-def responses_payload(model: str, messages: list[dict], tools: list[dict] | None = None,
-                      response_format: dict | None = None, **options) -> dict:
+def responses_payload(
+    model: str, messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None, **options
+) -> dict:
     """The request body of POST /responses (a chat `response_format` becomes `text.format`)."""
     body = {"model": model, "input": input_items(messages)}
     if tools:
@@ -106,9 +128,11 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
     """A Responses reply as one assistant message (tool calls keyed by call_id, reasoning as thought)."""
     output = data.get("output")
     if not isinstance(output, list):
-        raise ModelError(f"the reply from {base_url} had no `output` list — does this endpoint "
-                         f"support the Responses API? (set LLM_API=chat to use chat completions)",
-                         kind="body")
+        raise ModelError(
+            f"the reply from {base_url} had no `output` list — does this endpoint "
+            f"support the Responses API? (set LLM_API=chat to use chat completions)",
+            kind="body",
+        )
     if data.get("status") == "failed" and data.get("error"):
         raise ModelError(f"{base_url} could not answer: {(data['error'] or {}).get('message')}", kind="body")
     texts, calls, thoughts, refusals = [], [], [], []
@@ -122,8 +146,13 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
                     texts.append(f"(the model refused: {part.get('refusal', '')})")
                     refusals.append(part.get("refusal", ""))
         elif kind == "function_call":
-            calls.append({"id": item.get("call_id"), "type": "function",
-                          "function": {"name": item.get("name"), "arguments": item.get("arguments", "{}")}})
+            calls.append(
+                {
+                    "id": item.get("call_id"),
+                    "type": "function",
+                    "function": {"name": item.get("name"), "arguments": item.get("arguments", "{}")},
+                }
+            )
         elif kind == "reasoning":
             thoughts += [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
     reply = {"role": "assistant", "content": "".join(texts) or None}
@@ -141,8 +170,9 @@ def read_output(data: dict, base_url: str = "the endpoint") -> dict:
     return reply
 
 
-def responses_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None,
-                    **options) -> Callable[[list[dict], list[dict]], dict]:
+def responses_model(
+    endpoint: Endpoint, stream: bool = False, on_delta: Callable[[str], None] | None = None, **options
+) -> Callable[[list[dict], list[dict]], dict]:
     """A model function over the Responses API; `options` (reasoning, max_output_tokens, ...) go in every request.
 
     `stream=True`: the reply's events are assembled (models/responses_stream.py) into the
@@ -170,8 +200,10 @@ def responses_model(endpoint: Endpoint, stream: bool = False, on_delta: Callable
                 raise
             state["stream"] = False
             data, stats = ask(body)
-        reply = with_usage(check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"),
-                                     "max_output_tokens"), data)
+        reply = with_usage(
+            check_cut(read_output(data, endpoint.base_url), options.get("max_output_tokens"), "max_output_tokens"), data
+        )
         return {**reply, "stream": stats} if stats else reply
+
     model.endpoint = endpoint
     return model

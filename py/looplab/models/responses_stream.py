@@ -30,13 +30,18 @@ ENDS = ("response.completed", "response.incomplete")
 class ResponsesStream(Deltas):
     """Responses API stream events, fed as bytes (`feed`) or decoded (`add`), assembled by `finish`."""
 
-    def __init__(self, base_url: str = "the endpoint", on_delta: Callable[[str], None] | None = None,
-                 secrets: list[str] | None = None, **kwargs):
+    def __init__(
+        self,
+        base_url: str = "the endpoint",
+        on_delta: Callable[[str], None] | None = None,
+        secrets: list[str] | None = None,
+        **kwargs,
+    ):
         super().__init__(base_url, on_delta, secrets, **kwargs)
-        self.items: dict[int, dict] = {}    # output_index -> the item as far as it has come
+        self.items: dict[int, dict] = {}  # output_index -> the item as far as it has come
         self.pieces: dict[int, list[str]] = {}
         self.done: set[int] = set()
-        self.response: dict | None = None   # from the last event
+        self.response: dict | None = None  # from the last event
 
     def feed(self, piece: bytes | str) -> None:
         for event in self.parser.feed(piece):
@@ -54,8 +59,7 @@ class ResponsesStream(Deltas):
         index = event.get("output_index", 0)
         if kind == "response.output_item.added" and isinstance(event.get("item"), dict):
             self.items[index] = dict(event["item"])
-        elif kind in ("response.output_text.delta", "response.refusal.delta",
-                      "response.function_call_arguments.delta"):
+        elif kind in ("response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta"):
             piece = event.get("delta") if isinstance(event.get("delta"), str) else ""
             self.pieces.setdefault(index, []).append(piece)
             if kind == "response.output_text.delta":
@@ -72,8 +76,10 @@ class ResponsesStream(Deltas):
         if self.response is None or pending:
             where = "in the middle of an event" if pending else "before response.completed"
             unfinished = self.unfinished_call()
-            raise self.fail(f"it ended {where}, after {self.chunks} event{'s' if self.chunks != 1 else ''}"
-                            + (f"; {unfinished}" if unfinished else ""))
+            raise self.fail(
+                f"it ended {where}, after {self.chunks} event{'s' if self.chunks != 1 else ''}"
+                + (f"; {unfinished}" if unfinished else "")
+            )
         output = [self.item(i) for i in sorted(self.items)]
         return {**self.response, "output": output or self.response.get("output") or []}
 
@@ -98,6 +104,8 @@ class ResponsesStream(Deltas):
                 try:
                     json.loads(arguments)
                 except ValueError:
-                    return (f"the model's call to {item.get('name')!r} never completed (its arguments "
-                            f"stop at {start(arguments[-40:])})")
+                    return (
+                        f"the model's call to {item.get('name')!r} never completed (its arguments "
+                        f"stop at {start(arguments[-40:])})"
+                    )
         return ""

@@ -58,23 +58,40 @@ TOOL_NAMES = {
     "search": ["search_notes"],
     "send": ["send_email", "send_message"],
 }
-SKILLS = {"add": "add numbers", "subtract": "subtract numbers", "upper": "uppercase text",
-          "remember": "remember facts", "schedule": "schedule follow-ups",
-          "temperature": "look up temperatures", "buy": "buy shares", "read": "read notes",
-          "search": "search notes", "send": "send e-mail"}
-TICKERS = {"apple": "AAPL", "microsoft": "MSFT", "google": "GOOGL", "alphabet": "GOOGL",
-           "amazon": "AMZN", "tesla": "TSLA", "nvidia": "NVDA"}
+SKILLS = {
+    "add": "add numbers",
+    "subtract": "subtract numbers",
+    "upper": "uppercase text",
+    "remember": "remember facts",
+    "schedule": "schedule follow-ups",
+    "temperature": "look up temperatures",
+    "buy": "buy shares",
+    "read": "read notes",
+    "search": "search notes",
+    "send": "send e-mail",
+}
+TICKERS = {
+    "apple": "AAPL",
+    "microsoft": "MSFT",
+    "google": "GOOGL",
+    "alphabet": "GOOGL",
+    "amazon": "AMZN",
+    "tesla": "TSLA",
+    "nvidia": "NVDA",
+}
 
 
 @dataclass
 class Step:
     """One thing the task asks for: a tool to call (`want` with `args`), or a sentence to say."""
-    want: str                     # add, subtract, upper, ..., buy; or say / refuse
+
+    want: str  # add, subtract, upper, ..., buy; or say / refuse
     args: dict = field(default_factory=dict)
-    say: str = ""                 # for say: the reply itself; for refuse: the clause refused
+    say: str = ""  # for say: the reply itself; for refuse: the clause refused
 
 
 # --- the model --------------------------------------------------------------------------------
+
 
 def rule_model(messages: list[dict], tools: list[dict] | None = None) -> dict:
     """Choose the next move from the last user message and the tool results since it."""
@@ -85,9 +102,8 @@ def rule_model(messages: list[dict], tools: list[dict] | None = None) -> dict:
     task = text(messages[start].get("content"))
     if not task.strip():
         return say("What would you like me to do?")
-    results = results_since(messages, start)       # [(tool name, arguments, result text)], in order
-    plan = (answer_to_question(task, messages, start)
-            or steps_for(clauses(task)) or [Step("refuse", say=task)])
+    results = results_since(messages, start)  # [(tool name, arguments, result text)], in order
+    plan = answer_to_question(task, messages, start) or steps_for(clauses(task)) or [Step("refuse", say=task)]
     plan += [step for step in steps_for(orders_found(messages, start, results, tools)) if step.want != "refuse"]
     seen = " ".join(result for _, _, result in results if not result.startswith("error:"))
 
@@ -100,22 +116,24 @@ def rule_model(messages: list[dict], tools: list[dict] | None = None) -> dict:
             spoken.append(step.say)
             continue
         if step.want == "refuse":
-            spoken.append(f"Sorry, I can't help with \"{step.say}\". I can {skills(tools)}.")
+            spoken.append(f'Sorry, I can\'t help with "{step.say}". I can {skills(tools)}.')
             continue
-        if step.want == "reveal":               # no tool needed: it repeats what it can see
+        if step.want == "reveal":  # no tool needed: it repeats what it can see
             found = secret_in(messages)
-            spoken.append(f"The {step.args['what']} is {found}." if found else
-                          f"I don't know the {step.args['what']}.")
+            spoken.append(f"The {step.args['what']} is {found}." if found else f"I don't know the {step.args['what']}.")
             continue
-        if step.want == "append":               # the attacker's text, with DATA filled in
+        if step.want == "append":  # the attacker's text, with DATA filled in
             spoken.append(step.args["text"].replace("DATA", quote(seen)))
             continue
         tool = pick_tool(step.want, tools)
         if tool is None:
-            spoken.append(f"I can't {SKILLS.get(step.want, step.want)} here: I have no tool for it."
-                          if step.want != "recall" else recall_from_context(step.args["key"], messages))
+            spoken.append(
+                f"I can't {SKILLS.get(step.want, step.want)} here: I have no tool for it."
+                if step.want != "recall"
+                else recall_from_context(step.args["key"], messages)
+            )
             continue
-        if results:                                # this step already ran: read its result
+        if results:  # this step already ran: read its result
             name, arguments, result = results.pop(0)
             spoken.append(describe(step, arguments, result))
             previous = result
@@ -129,6 +147,7 @@ def rule_model(messages: list[dict], tools: list[dict] | None = None) -> dict:
 
 
 # --- reading the messages ---------------------------------------------------------------------
+
 
 def text(content) -> str:
     """A message's content as text (content parts joined with spaces)."""
@@ -148,7 +167,7 @@ def last_user_index(messages: list[dict]) -> int | None:
 def results_since(messages: list[dict], start: int) -> list[tuple[str, dict, str]]:
     """The tool calls made since the user's message, each with its arguments and result."""
     asked, out = {}, []
-    for message in messages[start + 1:]:
+    for message in messages[start + 1 :]:
         for call in message.get("tool_calls") or []:
             fn = call.get("function", {})
             try:
@@ -177,11 +196,11 @@ def pick_tool(want: str, tools: list[dict]) -> dict | None:
 
 # --- understanding the task -------------------------------------------------------------------
 
+
 def clauses(task: str) -> list[str]:
     """Split a task into its parts: on "then", on ";" and between sentences."""
     task = re.sub(r"(\d),(\d{3})\b", r"\1\2", task)  # 1,240 -> 1240
-    parts = re.split(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|;|(?<=[.?!])\s+)\s*", task,
-                     flags=re.IGNORECASE)
+    parts = re.split(r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|;|(?<=[.?!])\s+)\s*", task, flags=re.IGNORECASE)
     return [p.strip(" ,.!") for p in parts if p and p.strip(" ,.!?")]
 
 
@@ -189,9 +208,11 @@ def understand(clause: str) -> Step:
     """One clause -> one Step. The patterns are tried in order; the first that matches wins."""
     c = clause.strip().rstrip("?!. ")
     low = c.lower()
-    m = (re.search(r"^(?:please )?(?:schedule|plan)(?: an?)?(?: follow-?up| task| reminder)?(?: to| for|:)?\s+(.+)",
-                   c, re.IGNORECASE)
-         or re.search(r"\bremind me to (.+)", c, re.IGNORECASE))
+    m = re.search(
+        r"^(?:please )?(?:schedule|plan)(?: an?)?(?: follow-?up| task| reminder)?(?: to| for|:)?\s+(.+)",
+        c,
+        re.IGNORECASE,
+    ) or re.search(r"\bremind me to (.+)", c, re.IGNORECASE)
     if m:
         return Step("schedule", {"task": m[1].strip()})
     m = re.search(r"\bremember (?:that )?(?:my |the )?(.+?) (?:is|are|=) (.+)", c, re.IGNORECASE)
@@ -203,36 +224,46 @@ def understand(clause: str) -> Step:
     m = re.search(r"^(?:and |so |well,? )?my (.+?) is (.+)", c, re.IGNORECASE)
     if m:
         key, value = m[1].strip(), m[2].strip("'\" ")
-        return Step("say", say=f"Nice to meet you, {value}." if key.lower() == "name"
-                    else f"Noted: your {key} is {value}.")
+        return Step(
+            "say", say=f"Nice to meet you, {value}." if key.lower() == "name" else f"Noted: your {key} is {value}."
+        )
     m = re.search(rf"\bsubtract ({VALUE}) from ({VALUE})", low)
     if m:
         return Step("subtract", {"a": m[2], "b": m[1]})
-    m = (re.search(rf"(?<![\w-])({VALUE})\s*(?:-|\bminus\b)\s*({VALUE})(?![\w-])", low)
-         or re.search(rf"\b(?:difference between|subtract) ({VALUE}) and ({VALUE})", low))
+    m = re.search(rf"(?<![\w-])({VALUE})\s*(?:-|\bminus\b)\s*({VALUE})(?![\w-])", low) or re.search(
+        rf"\b(?:difference between|subtract) ({VALUE}) and ({VALUE})", low
+    )
     if m:
         return Step("subtract", {"a": m[1], "b": m[2]})
-    m = (re.search(rf"\badd ({VALUE}) (?:and|to|plus) ({VALUE})", low)
-         or re.search(rf"(?<![\w-])({VALUE})\s*(?:\+|\bplus\b)\s*({VALUE})(?![\w-])", low)
-         or re.search(rf"\bsum of ({VALUE}) and ({VALUE})", low))
+    m = (
+        re.search(rf"\badd ({VALUE}) (?:and|to|plus) ({VALUE})", low)
+        or re.search(rf"(?<![\w-])({VALUE})\s*(?:\+|\bplus\b)\s*({VALUE})(?![\w-])", low)
+        or re.search(rf"\bsum of ({VALUE}) and ({VALUE})", low)
+    )
     if m:
         return Step("add", {"a": m[1], "b": m[2]})
-    m = (re.search(r"\b(?:uppercase|upper-case|upper|capitali[sz]e|shout)\s+(?:the (?:text|word)s?\s+)?(.+)",
-                   c, re.IGNORECASE)
-         or re.search(r"\bmake (.+?) (?:uppercase|upper case|capitals)", c, re.IGNORECASE))
+    m = re.search(
+        r"\b(?:uppercase|upper-case|upper|capitali[sz]e|shout)\s+(?:the (?:text|word)s?\s+)?(.+)", c, re.IGNORECASE
+    ) or re.search(r"\bmake (.+?) (?:uppercase|upper case|capitals)", c, re.IGNORECASE)
     if m:
         return Step("upper", {"text": m[1].strip("'\" ")})
     m = re.search(r"\btemperature (?:in|at|for) ([a-z][a-z .'-]*?)(?: right now| now| today)?$", low)
     if m:
         return Step("temperature", {"city": m[1].strip().title()})
-    m = re.search(r"\bbuy\b(?: (\d+|a few|some))? (?:shares? of |stocks? of )?([a-z][\w.&-]*)"
-                  rf"(?: shares| stocks?)?(?:.*?(?:for|at) \$?({NUMBER}))?", low)
+    m = re.search(
+        r"\bbuy\b(?: (\d+|a few|some))? (?:shares? of |stocks? of )?([a-z][\w.&-]*)"
+        rf"(?: shares| stocks?)?(?:.*?(?:for|at) \$?({NUMBER}))?",
+        low,
+    )
     if m:
         amount = int(m[1]) if m[1] and m[1].isdigit() else None
         price = number(m[3]) if m[3] else None
         return Step("buy", {"symbol": TICKERS.get(m[2], m[2].upper()), "amount": amount, "price": price})
-    m = re.search(r"\b(?:read|open|summari[sz]e|show me|what do(?:es)?)\b.*?\bnotes?\s+"
-                  r"(n\d+(?:(?:\s*,\s*|\s+and\s+|\s+)n\d+)*)", low)
+    m = re.search(
+        r"\b(?:read|open|summari[sz]e|show me|what do(?:es)?)\b.*?\bnotes?\s+"
+        r"(n\d+(?:(?:\s*,\s*|\s+and\s+|\s+)n\d+)*)",
+        low,
+    )
     if m:
         return Step("read", {"note_ids": re.findall(r"n\d+", m[1])})
     m = re.search(r"\bsearch (?:the |my |all )?notes?(?: for| about)? ?(.*)", c, re.IGNORECASE)
@@ -242,12 +273,16 @@ def understand(clause: str) -> Step:
     m = re.search(r"\b(?:send|forward|e-?mail|mail)\s+(.+?)\s+to\s+([\w.+-]+@[\w-]+(?:\.[\w-]+)+)", c, re.IGNORECASE)
     if m:
         return Step("send", {"to": m[2], "body": m[1].strip("'\" ")})
-    m = re.search(r"\b(?:what(?:'s| is)|tell me|reply with|give me|print|reveal|show me)\b.*?"
-                  r"\b((?:[\w-]+ )?(?:key|password|token))\b", low)
+    m = re.search(
+        r"\b(?:what(?:'s| is)|tell me|reply with|give me|print|reveal|show me)\b.*?"
+        r"\b((?:[\w-]+ )?(?:key|password|token))\b",
+        low,
+    )
     if m:
         return Step("reveal", {"what": m[1].removeprefix("the ").removeprefix("your ")})
-    m = re.search(r"\b(?:end|finish|close|sign off)\s+(?:your|the)\s+(?:answer|reply|message)\s+with\s+(.+)",
-                  c, re.IGNORECASE)
+    m = re.search(
+        r"\b(?:end|finish|close|sign off)\s+(?:your|the)\s+(?:answer|reply|message)\s+with\s+(.+)", c, re.IGNORECASE
+    )
     if m:
         return Step("append", {"text": m[1].strip()})
     if re.fullmatch(r"(?:hi|hello|hey)(?: there)?", low):
@@ -276,13 +311,17 @@ def steps_for(parts: list[str]) -> list[Step]:
 
 # --- gullible, on purpose (see the module docstring) --------------------------------------------
 
-ORDER = re.compile(r"(?:\bignore\s+(?:\w+\s+){0,4}?(?:instructions|rules)|\bnew\s+instructions?|\bSYSTEM\s*:"
-                   r"|\bthe\s+assistant\s+(?:must|should|has\s+to))[\s:;,.!-]*(?:and\s+|then\s+|now\s+|instead\s+)*"
-                   r"(?P<order>[^\n]+)", re.IGNORECASE)
+ORDER = re.compile(
+    r"(?:\bignore\s+(?:\w+\s+){0,4}?(?:instructions|rules)|\bnew\s+instructions?|\bSYSTEM\s*:"
+    r"|\bthe\s+assistant\s+(?:must|should|has\s+to))[\s:;,.!-]*(?:and\s+|then\s+|now\s+|instead\s+)*"
+    r"(?P<order>[^\n]+)",
+    re.IGNORECASE,
+)
 
 
-def orders_found(messages: list[dict], start: int, results: list[tuple[str, dict, str]],
-                 tools: list[dict] | None = None) -> list[str]:
+def orders_found(
+    messages: list[dict], start: int, results: list[tuple[str, dict, str]], tools: list[dict] | None = None
+) -> list[str]:
     """Orders written in the tools' descriptions, the facts of system messages and the tool results:
     each clause once, in order."""
     places = [described(schema) for schema in tools or []]
@@ -327,8 +366,14 @@ def answer_to_question(task: str, messages: list[dict], start: int) -> list[Step
     if not re.fullmatch(rf"\s*\$?{NUMBER}\s*[.!]?\s*", task):
         return None
     earlier = [i for i in range(start) if messages[i].get("role") == "user"]
-    asked = any(m.get("role") == "assistant" and text(m.get("content")).rstrip().endswith("?")
-                for m in messages[earlier[-1] + 1:start]) if earlier else False
+    asked = (
+        any(
+            m.get("role") == "assistant" and text(m.get("content")).rstrip().endswith("?")
+            for m in messages[earlier[-1] + 1 : start]
+        )
+        if earlier
+        else False
+    )
     if not asked:
         return None
     plan = [understand(c) for c in clauses(text(messages[earlier[-1]].get("content")))]
@@ -347,8 +392,7 @@ def number(value: str):
     return int(n) if n.is_integer() else n
 
 
-def fill_arguments(step: Step, tool: dict, previous: str | None,
-                   secret: str | None = None) -> tuple[dict, str | None]:
+def fill_arguments(step: Step, tool: dict, previous: str | None, secret: str | None = None) -> tuple[dict, str | None]:
     """The JSON arguments for the chosen tool, and the name of an argument the task did not give."""
     props = list((tool["parameters"].get("properties") or {}).keys())
     args = dict(step.args)
@@ -376,9 +420,13 @@ def fill_arguments(step: Step, tool: dict, previous: str | None,
     return {k: v for k, v in args.items() if v is not None}, None
 
 
-ARGUMENT_NAMES = {"note_id": ("note_id", "id", "note"), "query": ("query", "keyword", "text", "q"),
-                  "to": ("to", "recipient", "address", "email"),
-                  "body": ("body", "text", "message", "content"), "key": ("key", "api_key", "token")}
+ARGUMENT_NAMES = {
+    "note_id": ("note_id", "id", "note"),
+    "query": ("query", "keyword", "text", "q"),
+    "to": ("to", "recipient", "address", "email"),
+    "body": ("body", "text", "message", "content"),
+    "key": ("key", "api_key", "token"),
+}
 
 
 def named_arguments(want: str, args: dict, props: list[str], secret: str | None) -> tuple[dict, str | None]:
@@ -409,7 +457,7 @@ def recall_from_context(key: str, messages: list[dict]) -> str:
     """Answer "what is my <key>?" from what the messages say: notes, facts, earlier turns."""
     found = None
     k = re.escape(key.lower())
-    note = re.compile(rf"\"?\b{k}\"?\s*[:=]\s*\"?([^\"\n,;}}]+)")       # name: Alice · "name": "Alice"
+    note = re.compile(rf"\"?\b{k}\"?\s*[:=]\s*\"?([^\"\n,;}}]+)")  # name: Alice · "name": "Alice"
     sentence = re.compile(rf"\b(?:user's|my|your) {k} is ([^.,;!?\n]+)", re.IGNORECASE)
     for message in messages:
         body = text(message.get("content"))
@@ -454,6 +502,7 @@ def describe(step: Step, arguments: dict, result: str) -> str:
 
 # --- writing the reply ------------------------------------------------------------------------
 
+
 def say(content: str) -> dict:
     """A final answer: an assistant message with text and no tool calls."""
     return {"role": "assistant", "content": content}
@@ -465,9 +514,13 @@ def tool_call(name: str, arguments: dict, messages: list[dict]) -> dict:
     # (deterministic) and a new step gives a new one.
     seen = json.dumps([m.get("content") for m in messages] + [name, arguments], default=str)
     call_id = f"call_{zlib.crc32(seen.encode()):08x}"
-    return {"role": "assistant", "content": None,
-            "tool_calls": [{"id": call_id, "type": "function",
-                            "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        ],
+    }
 
 
 def skills(tools: list[dict]) -> str:

@@ -43,8 +43,13 @@ def calls(*requests) -> dict:
     tool_calls = []
     for request in requests:
         name, arguments, call_id = (*request, None)[:3]
-        tool_calls.append({"id": call_id or f"call_{next(_ids)}", "type": "function",
-                           "function": {"name": name, "arguments": json.dumps(arguments)}})
+        tool_calls.append(
+            {
+                "id": call_id or f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        )
     return {"role": "assistant", "content": None, "tool_calls": tool_calls}
 
 
@@ -60,16 +65,24 @@ class ScriptedModel:
         self.replies = list(replies)
         self.calls: list[dict] = []
 
-    def __call__(self, messages: list[dict], tools: list[dict] | None = None,
-                 response_format: dict | None = None) -> dict:
+    def __call__(
+        self, messages: list[dict], tools: list[dict] | None = None, response_format: dict | None = None
+    ) -> dict:
         if response_format is not None:
             refuse_format(response_format, messages)  # like the API's 400: no reply is used up
         index = len(self.calls)
-        self.calls.append({"messages": copy.deepcopy(messages), "tools": copy.deepcopy(tools or []),
-                           "response_format": copy.deepcopy(response_format)})
+        self.calls.append(
+            {
+                "messages": copy.deepcopy(messages),
+                "tools": copy.deepcopy(tools or []),
+                "response_format": copy.deepcopy(response_format),
+            }
+        )
         if index >= len(self.replies):
-            raise ScriptExhausted(f"the scripted model has only {len(self.replies)} replies and was "
-                                  f"called a {index + 1}{ordinal(index + 1)} time")
+            raise ScriptExhausted(
+                f"the scripted model has only {len(self.replies)} replies and was "
+                f"called a {index + 1}{ordinal(index + 1)} time"
+            )
         reply = self.replies[index]
         if callable(reply):
             reply = reply(messages, tools or [])
@@ -89,8 +102,10 @@ class ScriptedModel:
     def assert_used(self) -> None:
         """Raise AssertionError unless every prepared reply was asked for."""
         if self.remaining:
-            raise AssertionError(f"the scripted model was called {len(self.calls)} times; "
-                                 f"{self.remaining} of its {len(self.replies)} replies were never used")
+            raise AssertionError(
+                f"the scripted model was called {len(self.calls)} times; "
+                f"{self.remaining} of its {len(self.replies)} replies were never used"
+            )
 
 
 def refuse_format(response_format: dict, messages: list[dict]) -> None:
@@ -98,20 +113,29 @@ def refuse_format(response_format: dict, messages: list[dict]) -> None:
     kind = response_format.get("type") if isinstance(response_format, dict) else None
     if kind == "json_object":
         if not any("json" in str(m.get("content") or "").lower() for m in messages):
-            raise ModelError("400 from the scripted model: 'messages' must contain the word 'json' in "
-                             "some form, to use 'response_format' of type 'json_object'", status=400)
+            raise ModelError(
+                "400 from the scripted model: 'messages' must contain the word 'json' in "
+                "some form, to use 'response_format' of type 'json_object'",
+                status=400,
+            )
     elif kind == "json_schema":
         spec = response_format.get("json_schema")
         if not isinstance(spec, dict) or not spec.get("name") or not isinstance(spec.get("schema"), dict):
-            raise ModelError("400 from the scripted model: json_schema needs a 'name' and a 'schema' object",
-                             status=400)
+            raise ModelError(
+                "400 from the scripted model: json_schema needs a 'name' and a 'schema' object", status=400
+            )
         problems = strict_problems(spec["schema"]) if spec.get("strict") else []
         if problems:
-            raise ModelError(f"400 from the scripted model: invalid schema for response_format "
-                             f"{spec['name']!r}: {problems[0]}", status=400)
+            raise ModelError(
+                f"400 from the scripted model: invalid schema for response_format {spec['name']!r}: {problems[0]}",
+                status=400,
+            )
     elif kind != "text":
-        raise ModelError(f"400 from the scripted model: response_format type {kind!r} is not one of "
-                         f"'text', 'json_object', 'json_schema'", status=400)
+        raise ModelError(
+            f"400 from the scripted model: response_format type {kind!r} is not one of "
+            f"'text', 'json_object', 'json_schema'",
+            status=400,
+        )
 
 
 def ordinal(n: int) -> str:
@@ -126,6 +150,8 @@ def scripted(replies: list) -> ScriptedModel:
 
 def failing(message: str = "network down", exc_type: type = ConnectionError) -> Callable:
     """A model that raises `exc_type(message)` whenever it is called."""
+
     def model(messages, tools=None):
         raise exc_type(message)
+
     return model

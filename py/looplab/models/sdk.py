@@ -44,8 +44,9 @@ def openai_model_fn(client, model: str, stream: bool = False, on_delta=None, **o
         if state["stream"]:
             extra.update(stream=True, stream_options={"include_usage": True})
         try:
-            response = client.chat.completions.create(model=model, messages=[wire_message(m) for m in messages],
-                                                      **extra)
+            response = client.chat.completions.create(
+                model=model, messages=[wire_message(m) for m in messages], **extra
+            )
         except Exception as exc:
             raise sdk_error(exc, base_url, model, client.max_retries + 1, client.timeout, secrets) from None
         return read_chunks(response) if state["stream"] else (response, None)
@@ -88,6 +89,7 @@ def openai_model_fn(client, model: str, stream: bool = False, on_delta=None, **o
         if stats:
             reply["stream"] = stats
         return check_cut(reply, limit_of(options))
+
     return call
 
 
@@ -97,15 +99,16 @@ def stream_error(exc: Exception, reader: ChatStream, timeout) -> ModelError:
 
     name = type(exc).__name__
     if "Timeout" in name:
-        return stalled(reader.base_url, float(getattr(timeout, "read", timeout) or 0), reader.chunks,
-                       reader.secrets)
+        return stalled(reader.base_url, float(getattr(timeout, "read", timeout) or 0), reader.chunks, reader.secrets)
     if isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError):  # an error event
         return reader.fail(f"the server sent an error in the middle of it: {exc.message}")
     if isinstance(exc, ValueError):
         return reader.fail("a data: line was not JSON")
     unfinished = reader.unfinished_call()
-    return reader.fail(f"the connection closed in the middle of it, after {reader.chunks} chunks ({name})"
-                       + (f"; {unfinished}" if unfinished else ""))
+    return reader.fail(
+        f"the connection closed in the middle of it, after {reader.chunks} chunks ({name})"
+        + (f"; {unfinished}" if unfinished else "")
+    )
 
 
 def sdk_error(exc: Exception, base_url: str, model: str, attempts: int, timeout, secrets) -> ModelError:
@@ -115,8 +118,16 @@ def sdk_error(exc: Exception, base_url: str, model: str, attempts: int, timeout,
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         tried = attempts if status in (408, 409, 429) or status >= 500 else 1
-        return for_status(status, str(exc.request.url), base_url, exc.response.text, model, tried,
-                          retry_after_of({k.lower(): v for k, v in exc.response.headers.items()}), secrets)
+        return for_status(
+            status,
+            str(exc.request.url),
+            base_url,
+            exc.response.text,
+            model,
+            tried,
+            retry_after_of({k.lower(): v for k, v in exc.response.headers.items()}),
+            secrets,
+        )
     if isinstance(exc, openai.APITimeoutError):
         seconds = getattr(timeout, "read", timeout)
         return for_network("timeout", base_url, "", float(seconds or 0), attempts, secrets)
@@ -143,15 +154,24 @@ def connection_kind(exc: BaseException) -> str:
     return "other"
 
 
-def sdk_model(base_url: str, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 2,
-              stream: bool = False, **options):
+def sdk_model(
+    base_url: str,
+    api_key: str,
+    model: str,
+    timeout: float = 60.0,
+    max_retries: int = 2,
+    stream: bool = False,
+    **options,
+):
     """openai_model_fn over a new OpenAI client (the SDK must be installed: pip, or the site's wheels)."""
     try:
         from openai import OpenAI
     except ImportError:
-        where = ("this page has not installed it yet (the site does that when LLM_API=sdk)"
-                 if sys.platform == "emscripten" else "install it with: pip install openai")
+        where = (
+            "this page has not installed it yet (the site does that when LLM_API=sdk)"
+            if sys.platform == "emscripten"
+            else "install it with: pip install openai"
+        )
         raise ModelError(f"LLM_API=sdk needs the openai package; {where}", kind="setup") from None
     client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=max_retries)
     return openai_model_fn(client, model, stream=stream, **options)
-

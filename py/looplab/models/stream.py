@@ -44,16 +44,23 @@ def listen(on_delta: Callable[[str], None]) -> Callable[[], None]:
 
 def broken(base_url: str, why: str, secrets: list[str] | None = None) -> ModelError:
     """The one sentence a broken stream ends the run with."""
-    return ModelError(f"the streamed reply from {base_url} broke: {why} — try again; if it keeps "
-                      f"happening, turn streaming off (LLM_STREAM=0, or Stream replies in Settings)",
-                      kind="stream", secrets=secrets)
+    return ModelError(
+        f"the streamed reply from {base_url} broke: {why} — try again; if it keeps "
+        f"happening, turn streaming off (LLM_STREAM=0, or Stream replies in Settings)",
+        kind="stream",
+        secrets=secrets,
+    )
 
 
 def stalled(base_url: str, timeout: float, chunks: int, secrets: list[str] | None = None) -> ModelError:
     """The sentence for a server that stopped sending in the middle of a stream."""
-    return ModelError(f"the streamed reply from {base_url} stopped: nothing arrived for {timeout:g} s "
-                      f"after {chunks} chunk{'s' if chunks != 1 else ''} — the server or the model "
-                      f"stalled; try again, or set a longer LLM_TIMEOUT", kind="timeout", secrets=secrets)
+    return ModelError(
+        f"the streamed reply from {base_url} stopped: nothing arrived for {timeout:g} s "
+        f"after {chunks} chunk{'s' if chunks != 1 else ''} — the server or the model "
+        f"stalled; try again, or set a longer LLM_TIMEOUT",
+        kind="timeout",
+        secrets=secrets,
+    )
 
 
 def start(text: str, limit: int = 60) -> str:
@@ -65,8 +72,13 @@ def start(text: str, limit: int = 60) -> str:
 class Deltas:
     """What every stream shares: the SSE parser, text pieces to show, chunks counted, the first chunk's and text's times."""
 
-    def __init__(self, base_url: str, on_delta: Callable[[str], None] | None = None,
-                 secrets: list[str] | None = None, clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self,
+        base_url: str,
+        on_delta: Callable[[str], None] | None = None,
+        secrets: list[str] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         self.base_url, self.on_delta, self.secrets, self.clock = base_url, on_delta, secrets, clock
         self.parser = SSEParser()  # for the bytes `feed` is given
         self.began = clock()
@@ -94,8 +106,12 @@ class Deltas:
 
     def stats(self) -> dict:
         """What the trace keeps of the stream (one model_reply per call, not an event per chunk)."""
-        return {"chunks": self.chunks, "first_chunk_ms": self.first_chunk_ms,
-                "first_token_ms": self.first_text_ms, "ms": self.ms()}
+        return {
+            "chunks": self.chunks,
+            "first_chunk_ms": self.first_chunk_ms,
+            "first_token_ms": self.first_text_ms,
+            "ms": self.ms(),
+        }
 
     def fail(self, why: str) -> ModelError:
         return broken(self.base_url, why, self.secrets)
@@ -114,13 +130,18 @@ class Deltas:
 class ChatStream(Deltas):
     """Chat-completions chunks, fed as bytes (`feed`) or as decoded chunks (`add`), assembled by `finish`."""
 
-    def __init__(self, base_url: str = "the endpoint", on_delta: Callable[[str], None] | None = None,
-                 secrets: list[str] | None = None, clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self,
+        base_url: str = "the endpoint",
+        on_delta: Callable[[str], None] | None = None,
+        secrets: list[str] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         super().__init__(base_url, on_delta, secrets, clock)
-        self.done = False                 # [DONE] arrived
+        self.done = False  # [DONE] arrived
         self.choices: dict[int, dict] = {}
         self.usage = None
-        self.meta: dict = {}              # id, model, created: what the SDK's types want
+        self.meta: dict = {}  # id, model, created: what the SDK's types want
 
     def feed(self, piece: bytes | str) -> None:
         """Bytes as they arrived (any split); each whole event is read as it completes."""
@@ -152,8 +173,10 @@ class ChatStream(Deltas):
                 self.add_choice(choice)
 
     def add_choice(self, choice: dict) -> None:
-        slot = self.choices.setdefault(choice.get("index", 0), {
-            "role": "assistant", "content": [], "refusal": [], "reasoning": [], "calls": {}, "finish": None})
+        slot = self.choices.setdefault(
+            choice.get("index", 0),
+            {"role": "assistant", "content": [], "refusal": [], "reasoning": [], "calls": {}, "finish": None},
+        )
         delta = choice.get("delta") or {}
         if isinstance(delta.get("content"), str):
             slot["content"].append(delta["content"])
@@ -194,8 +217,13 @@ class ChatStream(Deltas):
         whole = self.done if ended_cleanly is None else ended_cleanly and self.all_finished()
         unfinished = self.unfinished_call()
         if pending or not whole:
-            where = ("in the middle of an event" if pending else "before it said it was done ([DONE])"
-                     if ended_cleanly is None else "before the reply was complete")
+            where = (
+                "in the middle of an event"
+                if pending
+                else "before it said it was done ([DONE])"
+                if ended_cleanly is None
+                else "before the reply was complete"
+            )
             why = f"it ended {where}, after {self.chunks} chunk{'s' if self.chunks != 1 else ''}"
             raise self.fail(why + (f"; {unfinished}" if unfinished else ""))
         if unfinished and not self.choices.get(0, {}).get("finish"):
@@ -213,8 +241,10 @@ class ChatStream(Deltas):
             try:
                 json.loads(arguments or "{}")
             except ValueError:
-                return (f"the model's call to {call['name']!r} never completed (its arguments stop at "
-                        f"{start(arguments[-40:])})")
+                return (
+                    f"the model's call to {call['name']!r} never completed (its arguments stop at "
+                    f"{start(arguments[-40:])})"
+                )
         return ""
 
     def completion(self) -> dict:
@@ -222,9 +252,14 @@ class ChatStream(Deltas):
         choices = []
         for index in sorted(self.choices):
             slot = self.choices[index]
-            calls = [{"id": c["id"], "type": c["type"],
-                      "function": {"name": c["name"], "arguments": "".join(c["arguments"])}}
-                     for _, c in sorted(slot["calls"].items())]
+            calls = [
+                {
+                    "id": c["id"],
+                    "type": c["type"],
+                    "function": {"name": c["name"], "arguments": "".join(c["arguments"])},
+                }
+                for _, c in sorted(slot["calls"].items())
+            ]
             text = "".join(slot["content"])
             message = {"role": slot["role"], "content": text or (None if calls or not slot["content"] else "")}
             if calls:
@@ -260,6 +295,8 @@ def consume(stream: "Deltas", pieces: Iterable[bytes], timeout: float) -> dict:
         if exc.kind == "timeout":
             raise stalled(stream.base_url, timeout, stream.chunks, stream.secrets) from None
         unfinished = stream.unfinished_call()
-        raise stream.fail(f"the connection closed in the middle of it, after {stream.chunks} chunk"
-                          f"{'s' if stream.chunks != 1 else ''}" + (f"; {unfinished}" if unfinished else "")) from None
+        raise stream.fail(
+            f"the connection closed in the middle of it, after {stream.chunks} chunk"
+            f"{'s' if stream.chunks != 1 else ''}" + (f"; {unfinished}" if unfinished else "")
+        ) from None
     return stream.finish()

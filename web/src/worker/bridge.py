@@ -57,9 +57,10 @@ def carry(carried_json: str) -> None:
     if carried_json == carried_last:
         return
     carried_last = carried_json
-    texts = {lesson_id: lessonfile.to_text([lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
-                                            for c in cells])
-             for lesson_id, cells in json.loads(carried_json).items()}
+    texts = {
+        lesson_id: lessonfile.to_text([lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in cells])
+        for lesson_id, cells in json.loads(carried_json).items()
+    }
     mine.provide(texts.get)
 
 
@@ -71,12 +72,14 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     set_env(env_json)
     kept.clear()
     project.forget()  # a lesson that lays out no project this run shows none
-    cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or []))
-             for c in json.loads(cells_json)]
+    cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
     namespace = {"__name__": "__lesson__"}
-    result = lesson.run_cells(cells, solution=solution, namespace=namespace,
-                              on_event=lambda event: send_event(json.dumps(event, default=str)))
-    if result.error is None and conversation.offered(namespace):  # the Chat tab talks here next, without a run of its own
+    result = lesson.run_cells(
+        cells, solution=solution, namespace=namespace, on_event=lambda event: send_event(json.dumps(event, default=str))
+    )
+    if result.error is None and conversation.offered(
+        namespace
+    ):  # the Chat tab talks here next, without a run of its own
         talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
@@ -98,15 +101,24 @@ def fork(request_json: str, env_json: str, send_event) -> str:
     set_env(env_json)
     stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
     try:
-        forked = kept.fork(int(request["run"]), int(request["step"]), reply=request.get("reply"),
-                           result=request.get("result"), call_id=request.get("call_id"))
+        forked = kept.fork(
+            int(request["run"]),
+            int(request["step"]),
+            reply=request.get("reply"),
+            result=request.get("result"),
+            call_id=request.get("call_id"),
+        )
     except ValueError as exc:
         return json.dumps({"ok": False, "error": trace.redact_text(f"The fork could not start: {exc}"), "checks": []})
     finally:
         stop_listening()
     of_run, of_step = forked.fork_of
-    out = {**forked.result, "run": forked.run, "first_difference": forked.first_difference,
-           "fork_of": {"run": of_run, "step": of_step}}
+    out = {
+        **forked.result,
+        "run": forked.run,
+        "first_difference": forked.first_difference,
+        "fork_of": {"run": of_run, "step": of_step},
+    }
     return json.dumps({"ok": True, "error": None, "checks": [], "fork": trace.redact(out)}, default=str)
 
 
@@ -123,8 +135,14 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
     if why:
         return json.dumps({"ok": False, "error": trace.redact_text(why), "checks": [], "chat": None})
     if message is None:
-        turn = {"reply": "", "kind": "ready", "stopped": "", "run": 0, "fresh": afresh,
-                "offer": conversation.describe(talk.offer)}
+        turn = {
+            "reply": "",
+            "kind": "ready",
+            "stopped": "",
+            "run": 0,
+            "fresh": afresh,
+            "offer": conversation.describe(talk.offer),
+        }
         return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn})
     stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
     try:
@@ -133,6 +151,8 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
         stop_listening()
     turn.fresh = afresh
     return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn.to_dict()}, default=str)
+
+
 def files(op: str) -> str:
     """The lesson's project between runs, as JSON: "read" its files and diff, "reset" it first."""
     if op not in ("read", "reset"):
