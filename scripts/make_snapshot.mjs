@@ -61,8 +61,13 @@ nodeCrypto.randomFillSync = (view) => {
 // builds the real wrappers on every restore; one without JSPI never enters Python through
 // callPromising (worker.js), so can_run_sync() is false there and replies come whole.
 if (!("Suspending" in WebAssembly)) {
-  WebAssembly.Suspending = function Suspending(fn) { return fn; };
-  WebAssembly.promising = (fn) => (...args) => Promise.resolve(fn(...args));
+  WebAssembly.Suspending = function Suspending(fn) {
+    return fn;
+  };
+  WebAssembly.promising =
+    (fn) =>
+    (...args) =>
+      Promise.resolve(fn(...args));
 }
 
 const { loadPyodide } = await import(indexURL + "pyodide.mjs");
@@ -72,8 +77,13 @@ const most = request.heapMax; // the most the wasm module's memory can grow to (
 const extras = request.extras || [];
 
 const maker = await loadPyodide({
-  indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _makeSnapshot: true, _sysExecutable: PROGRAM,
-  env: { HOME }, ...quiet,
+  indexURL,
+  lockFileContents,
+  packageBaseUrl: at("py") + "/",
+  _makeSnapshot: true,
+  _sysExecutable: PROGRAM,
+  env: { HOME },
+  ...quiet,
 });
 maker.unpackArchive(new Uint8Array(readFileSync(at(request.wheel))), "wheel");
 maker.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
@@ -81,10 +91,14 @@ maker.runPython(`import sys; sys.path.insert(0, "${HOME}")`);
 if (extras.length) await maker.loadPackage(extras, { messageCallback: quiet.stdout, errorCallback: (e) => fail(e) });
 maker.runPython("import importlib; importlib.invalidate_caches()"); // the bridge written after a finder looked in HOME
 const keep = ["looplab", ...Object.keys(maker.loadedPackages).filter((name) => name !== "looplab")];
-const failed = JSON.parse(maker.pyimport("looplab_bridge").prepare(JSON.stringify(request.modules), JSON.stringify(keep)));
+const failed = JSON.parse(
+  maker.pyimport("looplab_bridge").prepare(JSON.stringify(request.modules), JSON.stringify(keep)),
+);
 const heapBytes = maker._module.HEAP8.length;
 if (heapBytes > most) {
-  fail(`the heap grew to ${(heapBytes / 2 ** 20).toFixed(1)} MiB, over the ${most / 2 ** 20} MiB Python's memory can grow to: import less at build time`);
+  fail(
+    `the heap grew to ${(heapBytes / 2 ** 20).toFixed(1)} MiB, over the ${most / 2 ** 20} MiB Python's memory can grow to: import less at build time`,
+  );
 }
 // Pyodide's record of loaded packages is a JS object Python holds: it must be as a fresh start has
 // it ({}) for the snapshot. The worker marks the extras loaded again after the restore (bridge.start).
@@ -101,15 +115,22 @@ nodeCrypto.randomFillSync = realFill;
 const realInstantiate = WebAssembly.instantiate;
 WebAssembly.instantiate = growingInstantiate(realInstantiate, () => snapshot);
 const restored = await loadPyodide({
-  indexURL, lockFileContents, packageBaseUrl: at("py") + "/", _loadSnapshot: snapshot, _sysExecutable: PROGRAM,
-  env: { HOME }, ...quiet,
+  indexURL,
+  lockFileContents,
+  packageBaseUrl: at("py") + "/",
+  _loadSnapshot: snapshot,
+  _sysExecutable: PROGRAM,
+  env: { HOME },
+  ...quiet,
 });
 // What the snapshot holds, before the page's start-up changes anything:
-const state = JSON.parse(restored.runPython(`
+const state = JSON.parse(
+  restored.runPython(`
 import json, os, sys
 json.dumps({"environ": dict(os.environ), "modules": len(sys.modules), "cwd": os.getcwd(),
             "executable": sys.executable, "looplab": "looplab.loop" in sys.modules})
-`));
+`),
+);
 restored.FS.writeFile(BRIDGE, readFileSync(at(request.bridge)));
 const bridge = restored.pyimport("looplab_bridge");
 const laid = JSON.parse(bridge.start(false));
@@ -120,6 +141,11 @@ let checks = null;
 if (lesson) {
   const events = [];
   const result = JSON.parse(bridge.run(JSON.stringify(lesson.cells), true, "{}", (event) => events.push(event)));
-  checks = { ok: result.ok, passed: result.checks.filter((c) => c.ok).length, total: result.checks.length, events: events.length };
+  checks = {
+    ok: result.ok,
+    passed: result.checks.filter((c) => c.ok).length,
+    total: result.checks.length,
+    events: events.length,
+  };
 }
 console.log(JSON.stringify({ heapBytes, bytes: snapshot.length, failed, kept: laid, restored: { ...state, checks } }));

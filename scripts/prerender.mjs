@@ -14,9 +14,11 @@ import { readFileSync } from "node:fs";
 import MarkdownIt from "markdown-it";
 
 const markdown = new MarkdownIt({ html: false, linkify: true, typographer: true });
-const openLink = markdown.renderer.rules.link_open || ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options));
+const openLink =
+  markdown.renderer.rules.link_open || ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options));
 markdown.renderer.rules.link_open = (tokens, i, options, env, self) => {
-  if (!(tokens[i].attrGet("href") || "").startsWith("#")) { // as renderMarkdown: other sites open in a new tab
+  if (!(tokens[i].attrGet("href") || "").startsWith("#")) {
+    // as renderMarkdown: other sites open in a new tab
     tokens[i].attrSet("target", "_blank");
     tokens[i].attrSet("rel", "noopener noreferrer");
   }
@@ -30,11 +32,15 @@ for (const [index, cell] of lesson.cells.entries()) {
   if (cell.role === "markdown") {
     // elementtiming: bench/startup.py reads when this paragraph was painted (Element Timing API)
     const html = markdown.render(cell.source);
-    parts.push(`<div class="prose" data-cell="${index}">${first ? html.replace(/<(p|h1|h2)>/, '<$1 elementtiming="looplab-prose">') : html}</div>`);
+    parts.push(
+      `<div class="prose" data-cell="${index}">${first ? html.replace(/<(p|h1|h2)>/, '<$1 elementtiming="looplab-prose">') : html}</div>`,
+    );
     first = false;
   } else if (cell.role === "code") {
-    parts.push(`<section class="cell cell-code" aria-label="Code cell ${index + 1}"><div class="cell-head"><span class="cell-kind">Code</span></div>` +
-      `<div class="cell-editor"><pre class="code-placeholder">${markdown.utils.escapeHtml(cell.source)}</pre></div></section>`);
+    parts.push(
+      `<section class="cell cell-code" aria-label="Code cell ${index + 1}"><div class="cell-head"><span class="cell-kind">Code</span></div>` +
+        `<div class="cell-editor"><pre class="code-placeholder">${markdown.utils.escapeHtml(cell.source)}</pre></div></section>`,
+    );
   } else {
     break;
   }

@@ -23,7 +23,11 @@ const start = () => {
   if (later) document.head.append(later.content);
   // The lesson's renderer (markdown-it, DOMPurify) evaluated first, each in a task of its own: with
   // them, app.js's evaluation was one of the page's longest tasks (issue 23: none over 50 ms).
-  import("markdown-it").then(nextTask).then(() => import("dompurify")).then(nextTask).then(() => import("./src/page/main.js"));
+  import("markdown-it")
+    .then(nextTask)
+    .then(() => import("dompurify"))
+    .then(nextTask)
+    .then(() => import("./src/page/main.js"));
 };
 // An async module (index.html): it runs as soon as it is here, before the page is parsed; the app
 // waits for the parsed page.

@@ -49,8 +49,10 @@ const ISOLATION = {
 // or refuses the rules, the fetch handler serves everything as before.
 function routes() {
   const special = /[\\:*?+(){}]/g; // URLPattern's syntax characters, matched literally
-  const paths = PRECACHE.filter((path) => path !== "./" && path !== WORKER_SCRIPT)
-    .map((path) => ({ pathname: new URL(path, self.location).pathname.replace(special, "\\$&"), search: "" }));
+  const paths = PRECACHE.filter((path) => path !== "./" && path !== WORKER_SCRIPT).map((path) => ({
+    pathname: new URL(path, self.location).pathname.replace(special, "\\$&"),
+    search: "",
+  }));
   return [{ condition: { or: paths.map((pattern) => ({ urlPattern: pattern })) }, source: { cacheName: CACHE } }];
 }
 
@@ -65,28 +67,33 @@ async function addRoutes(event) {
 
 self.addEventListener("install", (event) => {
   const routed = addRoutes(event); // while the event is being dispatched, as the API asks
-  event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    await cache.addAll(PRECACHE);
-    await routed;
-    await self.skipWaiting();
-  })());
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      await cache.addAll(PRECACHE);
+      await routed;
+      await self.skipWaiting();
+    })(),
+  );
 });
 
 self.addEventListener("activate", (event) => {
-  event.waitUntil((async () => {
-    for (const name of await caches.keys()) {
-      if (name.startsWith("looplab-") && name !== CACHE) await caches.delete(name);
-    }
-    await self.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith("looplab-") && name !== CACHE) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })(),
+  );
 });
 
 /** The page or a worker script with the isolation headers it lacks (what a host already sends is
  * kept), a worker script with its policy; every other file is passed on untouched. */
 function withHeaders(request, response) {
   const page = request.mode === "navigate";
-  if ((!page && request.destination !== "worker") || response.type === "opaque" || response.type === "error") return response;
+  if ((!page && request.destination !== "worker") || response.type === "opaque" || response.type === "error")
+    return response;
   const missing = Object.entries(ISOLATION).filter(([name]) => !response.headers.has(name));
   if (!missing.length && page) return response;
   const headers = new Headers(response.headers);
@@ -104,24 +111,31 @@ self.addEventListener("fetch", (event) => {
     // has no static routing), immutable (its version in the path): through the HTTP cache first,
     // where a browser that keeps compiled code for a wasm keys it. Offline with no HTTP copy, the
     // precache serves.
-    event.respondWith(fetch(request).then(async (response) => {
-      // a lazy wasm (the local model's engine) is kept from its first use, for offline visits
-      if (response.ok && LAZY.has(url.pathname)) await caches.open(CACHE).then((cache) => cache.put(request, response.clone()));
-      return response;
-    }).catch(() => caches.match(request, { cacheName: CACHE })));
+    event.respondWith(
+      fetch(request)
+        .then(async (response) => {
+          // a lazy wasm (the local model's engine) is kept from its first use, for offline visits
+          if (response.ok && LAZY.has(url.pathname))
+            await caches.open(CACHE).then((cache) => cache.put(request, response.clone()));
+          return response;
+        })
+        .catch(() => caches.match(request, { cacheName: CACHE })),
+    );
     return;
   }
-  event.respondWith((async () => {
-    const cache = await caches.open(CACHE);
-    // an exact key: a match with ignoreSearch reads every entry of the cache (~100) to compare
-    // (the worker script's address carries ?connect=, the page's a query of the page's own)
-    const key = request.mode === "navigate" ? new URL("./", self.location).href : url.origin + url.pathname;
-    const hit = await cache.match(key);
-    if (hit) return withHeaders(request, hit);
-    const response = await fetch(request);
-    if (response.ok && LAZY.has(url.pathname)) await cache.put(request, response.clone());
-    return withHeaders(request, response);
-  })());
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      // an exact key: a match with ignoreSearch reads every entry of the cache (~100) to compare
+      // (the worker script's address carries ?connect=, the page's a query of the page's own)
+      const key = request.mode === "navigate" ? new URL("./", self.location).href : url.origin + url.pathname;
+      const hit = await cache.match(key);
+      if (hit) return withHeaders(request, hit);
+      const response = await fetch(request);
+      if (response.ok && LAZY.has(url.pathname)) await cache.put(request, response.clone());
+      return withHeaders(request, response);
+    })(),
+  );
 });
 
 // Test connection asks whether anything answers at a URL, when the page's own request failed:
@@ -135,6 +149,8 @@ self.addEventListener("message", (event) => {
   // Served with COEP (some hosts add it to every file), this worker's no-cors request would be
   // blocked whatever the server does: then it cannot tell, and says so.
   if (self.crossOriginIsolated) return port.postMessage({ reachable: null });
-  fetch(message.url, { mode: "no-cors", credentials: "omit", cache: "no-store" })
-    .then(() => port.postMessage({ reachable: true }), () => port.postMessage({ reachable: false }));
+  fetch(message.url, { mode: "no-cors", credentials: "omit", cache: "no-store" }).then(
+    () => port.postMessage({ reachable: true }),
+    () => port.postMessage({ reachable: false }),
+  );
 });

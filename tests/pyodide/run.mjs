@@ -50,8 +50,15 @@ function lockFromGroup() {
     if (!existsSync(join(WHEELS, e.filename)))
       fail(`missing ${e.filename}: run \`.venv/bin/python scripts/wheels.py ${GROUP}\` (or make test-pyodide)`);
     packages[e.name] = {
-      name: e.name, version: e.version, file_name: e.filename, sha256: e.sha256,
-      install_dir: "site", package_type: "package", imports: [], depends: [], unvendored_tests: false,
+      name: e.name,
+      version: e.version,
+      file_name: e.filename,
+      sha256: e.sha256,
+      install_dir: "site",
+      package_type: "package",
+      imports: [],
+      depends: [],
+      unvendored_tests: false,
     };
   }
   return { info, packages };
@@ -59,7 +66,8 @@ function lockFromGroup() {
 
 // Copy a file or folder from the repo into Pyodide's file system (skipping caches).
 function copyInto(FS, rel) {
-  const host = join(ROOT, rel), target = `${REPO}/${rel}`;
+  const host = join(ROOT, rel),
+    target = `${REPO}/${rel}`;
   if (statSync(host).isDirectory()) {
     FS.mkdirTree(target);
     for (const name of readdirSync(host)) {
@@ -96,14 +104,18 @@ for (const rel of COPIED) copyInto(pyodide.FS, rel);
 if (process.argv[2] === "--script") {
   const script = process.argv[3] ?? fail("--script needs a file");
   copyInto(pyodide.FS, script);
-  pyodide.runPython(`import os, runpy; os.chdir(${JSON.stringify(REPO)}); runpy.run_path(${JSON.stringify(script)}, run_name="__main__")`);
+  pyodide.runPython(
+    `import os, runpy; os.chdir(${JSON.stringify(REPO)}); runpy.run_path(${JSON.stringify(script)}, run_name="__main__")`,
+  );
   process.exit(0);
 }
 
 const args = process.argv.length > 2 ? process.argv.slice(2) : ["tests/unit"];
 pyodide.globals.set("pytest_args", pyodide.toPy(args));
 const loaded = ((Date.now() - started) / 1000).toFixed(1);
-console.log(`test-pyodide: Pyodide ${pyodide.version}, ${Object.keys(lockFileContents.packages).length} local wheels, ready in ${loaded}s`);
+console.log(
+  `test-pyodide: Pyodide ${pyodide.version}, ${Object.keys(lockFileContents.packages).length} local wheels, ready in ${loaded}s`,
+);
 const code = pyodide.runPython(`
 import os, sys, pytest
 sys.dont_write_bytecode = True

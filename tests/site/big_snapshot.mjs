@@ -14,12 +14,14 @@ const mebibytes = Number(process.argv[2]);
 const quiet = { stdout: () => {}, stderr: () => {} };
 
 const maker = await loadPyodide({ indexURL, _makeSnapshot: true, ...quiet });
-const made = JSON.parse(maker.runPython(`
+const made = JSON.parse(
+  maker.runPython(`
 import hashlib, json
 big = bytes(range(256)) * (4096 * ${mebibytes})  # kept in the heap: it must come back whole
 digest = hashlib.sha256(big).hexdigest()
 json.dumps({"digest": digest, "length": len(big)})
-`));
+`),
+);
 const snapshot = maker.makeMemorySnapshot();
 
 async function restore(grow) {
@@ -27,11 +29,13 @@ async function restore(grow) {
   if (grow) WebAssembly.instantiate = growingInstantiate(real, () => snapshot);
   try {
     const py = await loadPyodide({ indexURL, _loadSnapshot: snapshot, ...quiet });
-    return JSON.parse(py.runPython(`
+    return JSON.parse(
+      py.runPython(`
 import hashlib, json
 more = bytearray(8 * 2**20)  # the memory still grows after the restore
 json.dumps({"digest": hashlib.sha256(big).hexdigest(), "length": len(big), "more": len(more), "sum": sum(range(10))})
-`));
+`),
+    );
   } catch (error) {
     return { error: String(error && error.message ? error.message : error).split("\n")[0] };
   } finally {

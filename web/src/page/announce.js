@@ -9,7 +9,10 @@ const RUNNING = new Set(["running", "stopping"]);
 
 /** The sentence for a run that ended: the status line's text, then the failed checks' names. */
 export function runSummary(statusText, failed) {
-  const text = statusText.trim().replace(/\s+·\s+/g, ", ").replace(/[.…]*$/, ".");
+  const text = statusText
+    .trim()
+    .replace(/\s+·\s+/g, ", ")
+    .replace(/[.…]*$/, ".");
   return failed.length ? `${text} Failed: ${failed.join("; ")}.` : text;
 }
 
@@ -36,7 +39,10 @@ export function announceRuns(status, checks, region) {
       if (!RUNNING.has(was)) say("");
     } else if (RUNNING.has(was) && state !== "crashed") {
       // a chat turn's end ("replied", page/chat.js) is the agent's reply: the lesson's checks are not its
-      const failed = state === "replied" ? [] : [...checks.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
+      const failed =
+        state === "replied"
+          ? []
+          : [...checks.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
       say(runSummary(text, failed));
     } else if (state === "ready" && (was === undefined || was === "loading" || was === "crashed")) {
       say(runSummary(text, []));

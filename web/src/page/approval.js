@@ -13,16 +13,23 @@ import { drawDiff } from "./diffview.js";
 export function setupApproval(dialog) {
   const $ = (role) => dialog.querySelector(`[data-role=${role}]`);
   const reason = $("approval-reason");
-  const decide = [dialog.querySelector("[data-testid=approve]"), dialog.querySelector("[data-testid=reject]"), $("approval-reason-row")];
+  const decide = [
+    dialog.querySelector("[data-testid=approve]"),
+    dialog.querySelector("[data-testid=reject]"),
+    $("approval-reason-row"),
+  ];
 
   return function ask({ tool, arguments: args, diff }, { blocking, signal, step }) {
     const before = document.activeElement;
-    $("approval-what").textContent = `${step ? `Step ${step}: t` : "T"}he model asks to run ${tool} with these arguments:`;
+    $("approval-what").textContent =
+      `${step ? `Step ${step}: t` : "T"}he model asks to run ${tool} with these arguments:`;
     $("approval-args").textContent = pretty(args);
     $("approval-diff").hidden = $("approval-diff-title").hidden = !diff;
     if (diff) drawDiff($("approval-diff"), diff);
     $("approval-note").hidden = blocking;
-    $("approval-note").textContent = blocking ? "" : "This page is not cross-origin isolated, so the run could not pause to ask you: the call was refused by default. (Reload the page; Loop Lab isolates itself on the second load.)";
+    $("approval-note").textContent = blocking
+      ? ""
+      : "This page is not cross-origin isolated, so the run could not pause to ask you: the call was refused by default. (Reload the page; Loop Lab isolates itself on the second load.)";
     for (const part of decide) part.hidden = !blocking;
     $("approval-ok").hidden = blocking;
     reason.value = "";

@@ -32,7 +32,14 @@ const fetched = new Map(); // "slug@hash" -> the lesson's JSON (a Promise): a le
 
 function lessonOnce(meta, lessonOf) {
   const key = `${meta.slug}@${meta.hash}`;
-  if (!fetched.has(key)) fetched.set(key, lessonOf(meta).catch((error) => { fetched.delete(key); throw error; }));
+  if (!fetched.has(key))
+    fetched.set(
+      key,
+      lessonOf(meta).catch((error) => {
+        fetched.delete(key);
+        throw error;
+      }),
+    );
   return fetched.get(key);
 }
 
@@ -47,7 +54,11 @@ export async function carriedCells(cells, lessons, lessonOf) {
     seen.add(id);
     const lesson = await lessonOnce(meta, lessonOf); // each run asks again; the file is read once
     const { cells: edits } = fittingEdits(meta.slug, lesson, meta.hash);
-    const asRun = lesson.cells.map((cell, index) => ({ kind: cell.kind, tags: cell.tags, source: edits[index] ?? cell.source }));
+    const asRun = lesson.cells.map((cell, index) => ({
+      kind: cell.kind,
+      tags: cell.tags,
+      source: edits[index] ?? cell.source,
+    }));
     if (Object.keys(edits).length) carried[id] = asRun;
     todo = todo.concat(minedIds(asRun));
   }

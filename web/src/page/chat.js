@@ -28,7 +28,8 @@ export function toolCalls(events) {
   const calls = new Map();
   for (const event of events) {
     const key = `${event.run}:${event.call_id}`;
-    if (event.type === "tool_call") calls.set(key, { tool: event.tool, arguments: event.arguments, result: null, ok: null });
+    if (event.type === "tool_call")
+      calls.set(key, { tool: event.tool, arguments: event.arguments, result: null, ok: null });
     if (event.type === "tool_result") {
       const call = calls.get(key) || { tool: event.tool, arguments: null };
       calls.set(key, { ...call, result: event.result ?? "", ok: event.ok });
@@ -39,8 +40,15 @@ export function toolCalls(events) {
 
 /** The Chat tab's elements in index.html. */
 export function chatElements(byTest) {
-  return { tab: byTest("chat-tab"), log: byTest("chat-log"), input: byTest("chat-input"), send: byTest("chat-send"), fresh: byTest("chat-new"),
-    suggestions: document.querySelector("[data-role=chat-suggestions]"), who: document.querySelector("[data-role=chat-who]") };
+  return {
+    tab: byTest("chat-tab"),
+    log: byTest("chat-log"),
+    input: byTest("chat-input"),
+    send: byTest("chat-send"),
+    fresh: byTest("chat-new"),
+    suggestions: document.querySelector("[data-role=chat-suggestions]"),
+    who: document.querySelector("[data-role=chat-who]"),
+  };
 }
 
 /** The hooks a Chat needs, from the page's parts: the session's store, the model toggle, the
@@ -60,9 +68,13 @@ export function chatHooks({ store, mode, inspector, status, tab }) {
 export function chatSentence(reply, { result, seconds }) {
   const time = `${seconds.toFixed(1)} s`;
   if (reply && reply.role === "ready") return [`Ready to talk to ${reply.text}.`, "ready"];
-  if (!reply || reply.role === "note") return [`The chat could not go on: ${short(result.error || result.message || "no reply", 200)}`, "failed"];
+  if (!reply || reply.role === "note")
+    return [`The chat could not go on: ${short(result.error || result.message || "no reply", 200)}`, "failed"];
   if (reply.kind === "interrupted") return [`Stopped the turn after ${time}. Say something else to go on.`, "stopped"];
-  return [`The agent replied in ${time} (stopped: ${reply.stopped}): ${short(reply.text || "(no reply)", 160)}`, "replied"];
+  return [
+    `The agent replied in ${time} (stopped: ${reply.stopped}): ${short(reply.text || "(no reply)", 160)}`,
+    "replied",
+  ];
 }
 
 export class Chat {
@@ -127,7 +139,8 @@ export class Chat {
     const message = text.trim();
     if (!message || (this.pending && this.pending.message !== null)) return;
     this.ui.input.value = "";
-    if (this.pending) { // the chat is being made ready: the message goes once it is
+    if (this.pending) {
+      // the chat is being made ready: the message goes once it is
       this.queued = message;
       return;
     }
@@ -140,7 +153,8 @@ export class Chat {
     this.pending = { message, li, events: [], printed: "", text: "", fresh: this.fresh };
     const pending = this.pending;
     Promise.resolve(this.hooks.send({ message, fresh: this.fresh })).then((answer) => {
-      if (answer && !("outcome" in answer) && this.pending === pending) { // refused: nothing ran
+      if (answer && !("outcome" in answer) && this.pending === pending) {
+        // refused: nothing ran
         this.pending = null;
         if (li) {
           this.turns.pop();
@@ -158,8 +172,12 @@ export class Chat {
     this.turns.push({ role: "user", text: message });
     this.save();
     this.ui.log.append(this.drawTurn(this.turns[this.turns.length - 1]));
-    const li = el("li", { class: "chat-turn", "data-testid": "chat-turn", "data-role": "assistant", "data-state": "pending" },
-      el("span", { class: "chat-who" }, this.offer ? this.offer.name : "agent"), el("div", { class: "chat-text" }, "…"));
+    const li = el(
+      "li",
+      { class: "chat-turn", "data-testid": "chat-turn", "data-role": "assistant", "data-state": "pending" },
+      el("span", { class: "chat-who" }, this.offer ? this.offer.name : "agent"),
+      el("div", { class: "chat-text" }, "…"),
+    );
     this.ui.log.append(li);
     this.scroll();
     return li;
@@ -179,13 +197,17 @@ export class Chat {
         base.event(event);
         if (mine()) pending.events.push(event);
       },
-      delta: (text) => { // a reply's text as it is written (shared/protocol.js delta)
+      delta: (text) => {
+        // a reply's text as it is written (shared/protocol.js delta)
         if (!mine() || !pending.li) return;
         pending.text += text;
         pending.li.querySelector(".chat-text").textContent = pending.text;
         this.scroll();
       },
-      ask: (kind, request, options) => (kind === "approval" && mine() && pending.li ? this.approval(pending.li, request, options) : base.ask(kind, request, options)),
+      ask: (kind, request, options) =>
+        kind === "approval" && mine() && pending.li
+          ? this.approval(pending.li, request, options)
+          : base.ask(kind, request, options),
     };
   }
 
@@ -193,10 +215,19 @@ export class Chat {
   approval(li, { tool, arguments: args }, { blocking, signal }) {
     const approve = el("button", { type: "button", "data-testid": "chat-approve" }, "Approve");
     const reject = el("button", { type: "button", class: "ghost", "data-testid": "chat-reject" }, "Reject");
-    const box = el("div", { class: "chat-approval", role: "group", "aria-label": `Approve ${tool}?` },
-      el("p", {}, `The agent asks to run ${tool} with:`), el("pre", {}, pretty(args)),
-      blocking ? el("p", { class: "chat-actions" }, approve, reject)
-        : el("p", { class: "muted" }, "This page is not cross-origin isolated, so the turn could not pause to ask you: the call was refused by default."));
+    const box = el(
+      "div",
+      { class: "chat-approval", role: "group", "aria-label": `Approve ${tool}?` },
+      el("p", {}, `The agent asks to run ${tool} with:`),
+      el("pre", {}, pretty(args)),
+      blocking
+        ? el("p", { class: "chat-actions" }, approve, reject)
+        : el(
+            "p",
+            { class: "muted" },
+            "This page is not cross-origin isolated, so the turn could not pause to ask you: the call was refused by default.",
+          ),
+    );
     li.append(box);
     this.scroll();
     if (!blocking) return { approved: false, reason: "" };
@@ -217,7 +248,8 @@ export class Chat {
    * says so (and announce.js reads that out once). */
   ended(effect) {
     const reply = this.finish(effect);
-    if (effect.here && effect.result.outcome !== "crashed") this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
+    if (effect.here && effect.result.outcome !== "crashed")
+      this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
   }
 
   finish({ result, here }) {
@@ -227,9 +259,17 @@ export class Chat {
     const turn = result.chat;
     if (turn && turn.offer) this.offer = turn.offer;
     if (turn && pending.fresh) this.fresh = false; // the fresh namespace was made
-    const afresh = { role: "note", text: "The lesson's code ran again (it changed, or Python started afresh): the agent starts a new conversation here." };
+    const afresh = {
+      role: "note",
+      text: "The lesson's code ran again (it changed, or Python started afresh): the agent starts a new conversation here.",
+    };
     if (pending.message === null) {
-      if (turn && turn.fresh && this.turns.some((t) => t.role === "assistant") && this.turns[this.turns.length - 1].role !== "note") {
+      if (
+        turn &&
+        turn.fresh &&
+        this.turns.some((t) => t.role === "assistant") &&
+        this.turns[this.turns.length - 1].role !== "note"
+      ) {
         this.turns.push(afresh);
         this.save();
       }
@@ -238,18 +278,37 @@ export class Chat {
       const queued = this.queued;
       this.queued = null;
       if (queued) setTimeout(() => this.request(queued), 0); // after the session heard this end
-      return result.error ? { role: "note", text: result.error } : { role: "ready", text: this.offer ? this.offer.name : "the agent" };
+      return result.error
+        ? { role: "note", text: result.error }
+        : { role: "ready", text: this.offer ? this.offer.name : "the agent" };
     }
     const earlier = this.turns.slice(0, -1).some((t) => t.role === "assistant");
     if (turn && turn.fresh && earlier) this.turns.splice(this.turns.length - 1, 0, afresh);
     let reply;
     if (result.outcome === "checked" && turn && turn.kind !== "ready") {
-      reply = { role: "assistant", text: turn.reply, kind: turn.kind, stopped: turn.stopped, run: turn.run,
-        tools: toolCalls(pending.events), printed: pending.printed.trim(), blocks: pending.events.filter((e) => e.type === "policy_block").map((e) => e.reason) };
+      reply = {
+        role: "assistant",
+        text: turn.reply,
+        kind: turn.kind,
+        stopped: turn.stopped,
+        run: turn.run,
+        tools: toolCalls(pending.events),
+        printed: pending.printed.trim(),
+        blocks: pending.events.filter((e) => e.type === "policy_block").map((e) => e.reason),
+      };
     } else if (result.outcome === "checked" || result.outcome === "crashed") {
       reply = { role: "note", text: result.error || result.message || "The chat could not start." };
     } else {
-      reply = { role: "assistant", text: "", kind: "interrupted", stopped: null, run: null, tools: toolCalls(pending.events), printed: pending.printed.trim(), blocks: [] };
+      reply = {
+        role: "assistant",
+        text: "",
+        kind: "interrupted",
+        stopped: null,
+        run: null,
+        tools: toolCalls(pending.events),
+        printed: pending.printed.trim(),
+        blocks: [],
+      };
     }
     this.turns.push(reply);
     this.save();
@@ -286,13 +345,22 @@ export class Chat {
     const who = this.offer ? this.offer.name : "the lesson's agent";
     this.ui.who.textContent = `Talking to ${who}${this.hooks.scripted() ? " · scripted model" : ""}`;
     this.ui.log.replaceChildren(...this.turns.map((turn) => this.drawTurn(turn)));
-    if (!this.turns.length) this.ui.log.append(el("li", { class: "chat-note muted", "data-role": "chat-empty" }, "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages."));
+    if (!this.turns.length)
+      this.ui.log.append(
+        el(
+          "li",
+          { class: "chat-note muted", "data-role": "chat-empty" },
+          "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages.",
+        ),
+      );
     const chips = this.offer && this.hooks.scripted() ? this.offer.suggestions : [];
-    this.ui.suggestions.replaceChildren(...chips.map((text) => {
-      const chip = el("button", { type: "button", class: "chat-chip", "data-testid": "chat-suggestion" }, text);
-      chip.addEventListener("click", () => this.submit(text));
-      return chip;
-    }));
+    this.ui.suggestions.replaceChildren(
+      ...chips.map((text) => {
+        const chip = el("button", { type: "button", class: "chat-chip", "data-testid": "chat-suggestion" }, text);
+        chip.addEventListener("click", () => this.submit(text));
+        return chip;
+      }),
+    );
     this.ui.suggestions.hidden = !chips.length;
     this.scroll();
   }
@@ -300,22 +368,62 @@ export class Chat {
   drawTurn(turn) {
     if (turn.role === "note") return el("li", { class: "chat-note" }, turn.text);
     const you = turn.role === "user";
-    const li = el("li", { class: "chat-turn", "data-testid": "chat-turn", "data-role": turn.role, "data-kind": turn.kind, "data-stopped": turn.stopped },
-      el("span", { class: "chat-who" }, you ? "You" : this.offer ? this.offer.name : "agent"));
+    const li = el(
+      "li",
+      {
+        class: "chat-turn",
+        "data-testid": "chat-turn",
+        "data-role": turn.role,
+        "data-kind": turn.kind,
+        "data-stopped": turn.stopped,
+      },
+      el("span", { class: "chat-who" }, you ? "You" : this.offer ? this.offer.name : "agent"),
+    );
     if (!you && turn.tools && turn.tools.length) {
-      li.append(el("details", { class: "chat-tools" }, el("summary", {}, plural(turn.tools.length, "tool call")),
-        el("ol", {}, ...turn.tools.map((c) => el("li", { class: c.ok === false ? "ev-bad" : "" },
-          el("code", {}, `${c.tool}(${short(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? ""), 200)})`),
-          ` → ${c.result === null ? "(no result)" : short(String(c.result), 300)}`)))));
+      li.append(
+        el(
+          "details",
+          { class: "chat-tools" },
+          el("summary", {}, plural(turn.tools.length, "tool call")),
+          el(
+            "ol",
+            {},
+            ...turn.tools.map((c) =>
+              el(
+                "li",
+                { class: c.ok === false ? "ev-bad" : "" },
+                el(
+                  "code",
+                  {},
+                  `${c.tool}(${short(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? ""), 200)})`,
+                ),
+                ` → ${c.result === null ? "(no result)" : short(String(c.result), 300)}`,
+              ),
+            ),
+          ),
+        ),
+      );
     }
-    if (!you && turn.printed) li.append(el("details", { class: "chat-printed" }, el("summary", {}, "What the agent printed"), el("pre", {}, turn.printed)));
+    if (!you && turn.printed)
+      li.append(
+        el(
+          "details",
+          { class: "chat-printed" },
+          el("summary", {}, "What the agent printed"),
+          el("pre", {}, turn.printed),
+        ),
+      );
     if (!you && NOTES[turn.kind]) li.append(el("p", { class: "chat-flag ev-bad" }, NOTES[turn.kind]));
     for (const reason of (!you && turn.blocks) || []) li.append(el("p", { class: "muted" }, `Gate: ${reason}`));
     li.append(el("div", { class: "chat-text" }, turn.text || (you ? "" : "(no reply)")));
     if (!you && turn.stopped) {
       const meta = el("p", { class: "chat-meta muted" }, `stopped: ${turn.stopped}`);
       if (turn.run && this.hooks.known(turn.run)) {
-        const link = el("button", { type: "button", class: "link", "data-role": "chat-run" }, `run #${turn.run} in the inspector`);
+        const link = el(
+          "button",
+          { type: "button", class: "link", "data-role": "chat-run" },
+          `run #${turn.run} in the inspector`,
+        );
         link.addEventListener("click", () => this.hooks.inspect(turn.run));
         meta.append(" · ", link);
       }

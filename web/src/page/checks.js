@@ -21,7 +21,9 @@ export function checkStatus(check) {
 /** How many checks passed, failed and were not checked, and how many were checked at all. */
 export function tally(checks) {
   const count = (status) => checks.filter((c) => checkStatus(c) === status).length;
-  const passed = count("passed"), failed = count("failed"), unchecked = count("not checked");
+  const passed = count("passed"),
+    failed = count("failed"),
+    unchecked = count("not checked");
   return { passed, failed, unchecked, checked: checks.length - unchecked };
 }
 
@@ -40,12 +42,21 @@ export function showChecks(root, checks, { pending = false } = {}) {
   for (const check of checks) {
     const status = checkStatus(check);
     const shown = pending ? { mark: "•", css: "pending", say: "not run: " } : SHOWN[status] || SHOWN.failed;
-    list.append(el("li", { class: `check check-${shown.css}`, "data-ok": pending ? "" : String(check.ok), "data-status": pending ? "" : status },
-      el("span", { class: "check-mark", "aria-hidden": "true" }, shown.mark),
-      el("span", { class: "sr-only" }, shown.say),
-      el("span", { class: "check-name" }, check.name),
-      !pending && status === "not checked" ? el("span", { class: "check-unchecked-label" }, "not checked") : null,
-      check.message && status !== "passed" ? el("span", { class: "check-message" }, check.message) : null));
+    list.append(
+      el(
+        "li",
+        {
+          class: `check check-${shown.css}`,
+          "data-ok": pending ? "" : String(check.ok),
+          "data-status": pending ? "" : status,
+        },
+        el("span", { class: "check-mark", "aria-hidden": "true" }, shown.mark),
+        el("span", { class: "sr-only" }, shown.say),
+        el("span", { class: "check-name" }, check.name),
+        !pending && status === "not checked" ? el("span", { class: "check-unchecked-label" }, "not checked") : null,
+        check.message && status !== "passed" ? el("span", { class: "check-message" }, check.message) : null,
+      ),
+    );
   }
   const counts = tally(checks);
   if (!pending) root.append(el("p", { class: counts.failed ? "summary fail" : "summary pass" }, describeTally(counts)));

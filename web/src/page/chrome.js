@@ -33,7 +33,8 @@ export class StatusLine {
    * last words, so the line stays one line; null when a new reply begins. */
   writing(text) {
     if (this.state !== "running") return;
-    if (text === null) { // a new reply begins: the running sentence alone again
+    if (text === null) {
+      // a new reply begins: the running sentence alone again
       this.written = "";
       this.text.textContent = this.said;
       return;

@@ -17,10 +17,14 @@ import { workerScript } from "./workerpool.js";
 /** When this site's service worker first takes over the page (a first visit), warm the code cache. */
 export function warmCodeOnTakeOver(build) {
   if (!("serviceWorker" in navigator) || navigator.serviceWorker.controller || !build.indexURL) return;
-  navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (self.requestIdleCallback) requestIdleCallback(() => warm(build), { timeout: 5000 });
-    else setTimeout(() => warm(build), 1000);
-  }, { once: true });
+  navigator.serviceWorker.addEventListener(
+    "controllerchange",
+    () => {
+      if (self.requestIdleCallback) requestIdleCallback(() => warm(build), { timeout: 5000 });
+      else setTimeout(() => warm(build), 1000);
+    },
+    { once: true },
+  );
 }
 
 function warm(build) {

@@ -3,7 +3,6 @@
 import { el } from "./dom.js";
 import { messageItem } from "./steps.js";
 
-
 /** What the model saw on its last call: the model_call event's `context`. */
 export class Context {
   constructor(root) {
@@ -12,7 +11,9 @@ export class Context {
   }
 
   clear() {
-    this.root.replaceChildren(el("p", { class: "muted" }, "The messages the model is sent appear here when a lesson calls a model."));
+    this.root.replaceChildren(
+      el("p", { class: "muted" }, "The messages the model is sent appear here when a lesson calls a model."),
+    );
   }
 
   add(event) {
@@ -22,8 +23,12 @@ export class Context {
   show(call) {
     const messages = call.context || [];
     const tokens = call.context_tokens !== undefined ? ` (${call.context_tokens} tokens)` : "";
-    const head = el("p", { class: "ctx-head" }, `Step ${call.step ?? "?"}: `,
-      `${messages.length} messages${tokens} and ${call.tools ?? 0} tools sent to the model`);
+    const head = el(
+      "p",
+      { class: "ctx-head" },
+      `Step ${call.step ?? "?"}: `,
+      `${messages.length} messages${tokens} and ${call.tools ?? 0} tools sent to the model`,
+    );
     const list = el("ol", { class: "ctx" });
     for (const message of messages) list.append(messageItem(message));
     this.root.replaceChildren(head, list);

@@ -3,7 +3,14 @@
 
 import { el } from "./dom.js";
 
-const KINDS = [["+++", "file"], ["---", "file"], ["@@", "hunk"], ["+", "add"], ["-", "del"], ["\\", "hunk"]];
+const KINDS = [
+  ["+++", "file"],
+  ["---", "file"],
+  ["@@", "hunk"],
+  ["+", "add"],
+  ["-", "del"],
+  ["\\", "hunk"],
+];
 
 /** The kind of one line of a unified diff: file, hunk, add, del or same. */
 export function lineKind(line) {

@@ -26,15 +26,17 @@ export function startEarly() {
   if (started) return started;
   const build = fetchBuild();
   // on a first visit, not before the page's first script started its worker (prestart.js)
-  const pool = Promise.all([build, self.looplabPainted]).then(([info]) => {
-    if (/[?&]early=off\b/.test(location.search) || willReload()) return null;
-    const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
-    const settings = new Settings();
-    const made = new WorkerPool(info, { isolated, endpoint: () => settings.endpoint(), query: location.search });
-    made.prestart(settings.endpoint());
-    performance.mark("looplab:early-worker");
-    return made;
-  }).catch(() => null); // main.js reports a build.json that did not come
+  const pool = Promise.all([build, self.looplabPainted])
+    .then(([info]) => {
+      if (/[?&]early=off\b/.test(location.search) || willReload()) return null;
+      const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
+      const settings = new Settings();
+      const made = new WorkerPool(info, { isolated, endpoint: () => settings.endpoint(), query: location.search });
+      made.prestart(settings.endpoint());
+      performance.mark("looplab:early-worker");
+      return made;
+    })
+    .catch(() => null); // main.js reports a build.json that did not come
   started = { build, pool };
   return started;
 }

@@ -21,7 +21,9 @@ const theme = EditorView.theme({
   ".cm-activeLineGutter": { backgroundColor: "var(--code-active)" },
   "&.cm-focused": { outline: "2px solid var(--accent)", outlineOffset: "-2px" },
   ".cm-cursor": { borderLeftColor: "var(--accent)" },
-  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--code-selection) !important" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
+    backgroundColor: "var(--code-selection) !important",
+  },
   ".cm-tooltip": { backgroundColor: "var(--panel)", color: "var(--fg)", border: "1px solid var(--border)" },
   // Marked with a line, not a background colour: every token keeps its contrast.
   ".cm-selectionMatch": { backgroundColor: "transparent", outline: "1px dashed var(--muted)" },
@@ -68,9 +70,11 @@ export function createState({ doc, readOnly = false, label = "Python code", onCh
   // Not editable (no caret), but focusable through the tabindex above: its keys still move and scroll.
   if (readOnly) extensions.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
   if (onChange) {
-    extensions.push(EditorView.updateListener.of((update) => {
-      if (update.docChanged) onChange(update.state.doc.toString());
-    }));
+    extensions.push(
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) onChange(update.state.doc.toString());
+      }),
+    );
   }
   return EditorState.create({ doc, extensions });
 }

@@ -11,7 +11,8 @@ import { plural } from "./text.js";
 /** The paths of the files a unified diff changes, in its order. */
 export function changedFiles(diff) {
   return [...String(diff || "").matchAll(/^\+\+\+ (?:b\/(.+)|\/dev\/null)$|^--- a\/(.+)$/gm)]
-    .map((m) => m[1] || m[2]).filter((path, i, all) => path && all.indexOf(path) === i);
+    .map((m) => m[1] || m[2])
+    .filter((path, i, all) => path && all.indexOf(path) === i);
 }
 
 /** {folder: {...}, file: path} from a list of paths: the tree the panel draws. */
@@ -41,11 +42,29 @@ export class FilesPanel {
     this.slug = null; // the lesson the project shown came from
     this.project = null;
     this.chosen = null; // the path of the file on view
-    this.reset = el("button", { type: "button", "data-testid": "files-reset", title: "Lay the project out again as the lesson did: your agent's changes are undone" }, "Reset project");
+    this.reset = el(
+      "button",
+      {
+        type: "button",
+        "data-testid": "files-reset",
+        title: "Lay the project out again as the lesson did: your agent's changes are undone",
+      },
+      "Reset project",
+    );
     this.note = el("p", { class: "files-note", role: "status" });
-    this.diff = el("pre", { class: "diff", "data-testid": "files-diff", tabindex: "0", "aria-labelledby": "files-diff-title" });
+    this.diff = el("pre", {
+      class: "diff",
+      "data-testid": "files-diff",
+      tabindex: "0",
+      "aria-labelledby": "files-diff-title",
+    });
     this.tree = el("div", { class: "files-tree" });
-    this.view = el("pre", { class: "files-text", tabindex: "0", "data-role": "file-text", "aria-labelledby": "files-view-title" });
+    this.view = el("pre", {
+      class: "files-text",
+      tabindex: "0",
+      "data-role": "file-text",
+      "aria-labelledby": "files-view-title",
+    });
     this.viewTitle = el("h3", { id: "files-view-title" });
     this.reset.addEventListener("click", () => this.resetProject());
     this.clear(true);
@@ -59,7 +78,9 @@ export class FilesPanel {
     }
     this.slug = this.project = this.chosen = null;
     this.showTab(false);
-    this.root.replaceChildren(el("p", { class: "muted" }, "A lesson that lays out a project for its agent shows its files here after a run."));
+    this.root.replaceChildren(
+      el("p", { class: "muted" }, "A lesson that lays out a project for its agent shows its files here after a run."),
+    );
   }
 
   /** After a run: read the project from Python. */
@@ -102,14 +123,28 @@ export class FilesPanel {
     drawDiff(this.diff, project.diff, "No changes: the project is as the lesson laid it out.");
     this.say("");
     this.root.replaceChildren(
-      el("div", { class: "files-head" },
-        el("p", {}, "Project ", el("code", {}, project.root), `: ${plural(paths.length, "file")}`,
-          changed.length ? `, ${changed.length} changed by the last run` : ", none changed"),
-        this.reset),
+      el(
+        "div",
+        { class: "files-head" },
+        el(
+          "p",
+          {},
+          "Project ",
+          el("code", {}, project.root),
+          `: ${plural(paths.length, "file")}`,
+          changed.length ? `, ${changed.length} changed by the last run` : ", none changed",
+        ),
+        this.reset,
+      ),
       this.note,
       el("h3", { id: "files-diff-title" }, "What changed since the lesson laid it out"),
       this.diff,
-      el("div", { class: "files-body" }, el("nav", { "aria-label": "Project files" }, this.tree), el("section", { class: "files-view" }, this.viewTitle, this.view)),
+      el(
+        "div",
+        { class: "files-body" },
+        el("nav", { "aria-label": "Project files" }, this.tree),
+        el("section", { class: "files-view" }, this.viewTitle, this.view),
+      ),
     );
     this.drawTree(fileTree(paths), new Set(changed));
     this.choose(this.chosen);
@@ -117,28 +152,40 @@ export class FilesPanel {
   }
 
   drawTree(tree, changed) {
-    const list = (node) => el("ul", {},
-      ...[...node.folders].map(([name, inner]) => el("li", { class: "files-folder" }, el("span", {}, `${name}/`), list(inner))),
-      ...node.files.map((path) => {
-        const button = el("button", { type: "button", class: "files-file", "data-path": path, "aria-pressed": "false" }, path.split("/").pop());
-        if (changed.has(path)) button.append(el("span", { class: "files-changed" }, " (changed)"));
-        button.addEventListener("click", () => this.choose(path));
-        return el("li", {}, button);
-      }));
+    const list = (node) =>
+      el(
+        "ul",
+        {},
+        ...[...node.folders].map(([name, inner]) =>
+          el("li", { class: "files-folder" }, el("span", {}, `${name}/`), list(inner)),
+        ),
+        ...node.files.map((path) => {
+          const button = el(
+            "button",
+            { type: "button", class: "files-file", "data-path": path, "aria-pressed": "false" },
+            path.split("/").pop(),
+          );
+          if (changed.has(path)) button.append(el("span", { class: "files-changed" }, " (changed)"));
+          button.addEventListener("click", () => this.choose(path));
+          return el("li", {}, button);
+        }),
+      );
     this.tree.replaceChildren(list(tree));
   }
 
   /** Show one file's text. */
   choose(path) {
     this.chosen = path;
-    for (const button of this.tree.querySelectorAll("button[data-path]")) button.setAttribute("aria-pressed", String(button.dataset.path === path));
+    for (const button of this.tree.querySelectorAll("button[data-path]"))
+      button.setAttribute("aria-pressed", String(button.dataset.path === path));
     this.viewTitle.textContent = path || "No file";
     this.view.textContent = path ? this.project.files[path] : "";
   }
 
   showTab(on) {
     const { tab } = this.hooks;
-    if (!on && tab.getAttribute("aria-selected") === "true") tab.parentElement.querySelector("[role=tab]:not([hidden])").click(); // back to the first tab
+    if (!on && tab.getAttribute("aria-selected") === "true")
+      tab.parentElement.querySelector("[role=tab]:not([hidden])").click(); // back to the first tab
     tab.hidden = !on;
   }
 }

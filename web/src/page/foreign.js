@@ -29,10 +29,17 @@ export function showForeign(root, { from, onChoose }) {
     });
     return button;
   };
-  const banner = el("div", { class: "stale-note foreign-note", role: "note", "data-testid": "foreign-code", "data-from": from },
-    el("p", {}, el("strong", {}, `Code from ${what} — read it before you run it with your key.`),
-      " Until you choose, this lesson runs on the scripted model: nothing is sent to your endpoint."),
-    el("p", {}, choose("live", "Run it with my live model"), " ", choose("local", "Run it with my local model")));
+  const banner = el(
+    "div",
+    { class: "stale-note foreign-note", role: "note", "data-testid": "foreign-code", "data-from": from },
+    el(
+      "p",
+      {},
+      el("strong", {}, `Code from ${what} — read it before you run it with your key.`),
+      " Until you choose, this lesson runs on the scripted model: nothing is sent to your endpoint.",
+    ),
+    el("p", {}, choose("live", "Run it with my live model"), " ", choose("local", "Run it with my local model")),
+  );
   root.prepend(banner);
   return banner;
 }
@@ -55,6 +62,7 @@ export async function takeForeign({ meta, slug, from, read, lessonOf }) {
 /** A notebook downloaded from a lesson: its lesson's slug, and `read` for takeForeign. */
 export function notebookCells(notebook) {
   const slug = notebook?.metadata?.looplab?.lesson;
-  if (typeof slug !== "string") throw new Error("it is not a notebook downloaded from a Loop Lab lesson (no metadata.looplab.lesson)");
+  if (typeof slug !== "string")
+    throw new Error("it is not a notebook downloaded from a Loop Lab lesson (no metadata.looplab.lesson)");
   return { slug, read: async (lesson) => ({ cells: fromNotebook(notebook, lesson), payload: null }) };
 }

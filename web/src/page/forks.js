@@ -17,19 +17,33 @@ export class Forks {
 
   /** The form: what to change at this step, prefilled with what the run had. */
   edit(run, step) {
-    const choices = step.tools.filter((t) => t.result && t.result.call_id).map((t) => ({
-      label: `the result of ${t.result.tool} (${t.result.call_id})`, kind: "result", callId: t.result.call_id, text: String(t.result.result ?? ""),
-    }));
+    const choices = step.tools
+      .filter((t) => t.result && t.result.call_id)
+      .map((t) => ({
+        label: `the result of ${t.result.tool} (${t.result.call_id})`,
+        kind: "result",
+        callId: t.result.call_id,
+        text: String(t.result.result ?? ""),
+      }));
     const message = step.reply && step.reply.message;
     if (message) {
       const plain = !(message.tool_calls || []).length && !message.thought && typeof message.content === "string";
-      choices.push({ label: "the model's reply", kind: "reply", text: plain ? message.content : JSON.stringify(message, null, 2) });
+      choices.push({
+        label: "the model's reply",
+        kind: "reply",
+        text: plain ? message.content : JSON.stringify(message, null, 2),
+      });
     } else if (step.call) {
       choices.push({ label: "the model's reply", kind: "reply", text: "" });
     }
     const select = el("select", { "aria-label": "What to change" });
     choices.forEach((c, i) => select.append(new Option(c.label, String(i))));
-    const editor = el("textarea", { "data-testid": "fork-editor", rows: "6", spellcheck: "false", "aria-label": "The new value (JSON or text)" });
+    const editor = el("textarea", {
+      "data-testid": "fork-editor",
+      rows: "6",
+      spellcheck: "false",
+      "aria-label": "The new value (JSON or text)",
+    });
     const note = el("p", { class: "insp-fork-msg", role: "status" });
     const go = el("button", { type: "button", class: "primary", "data-testid": "fork-run" }, "Run the fork");
     const cancel = el("button", { type: "button" }, "Cancel");
@@ -40,8 +54,15 @@ export class Forks {
     go.addEventListener("click", () => this.run(run, step, choices[Number(select.value)], editor.value, note, go));
     this.parts.box.replaceChildren(
       el("h4", {}, `Fork from step ${step.n}: change `, select),
-      el("p", { class: "muted" }, `Steps before ${step.n} are replayed from this run, step ${step.n} uses your edit, and later steps call the model again.`),
-      editor, el("div", { class: "insp-actions" }, go, cancel), note);
+      el(
+        "p",
+        { class: "muted" },
+        `Steps before ${step.n} are replayed from this run, step ${step.n} uses your edit, and later steps call the model again.`,
+      ),
+      editor,
+      el("div", { class: "insp-actions" }, go, cancel),
+      note,
+    );
     this.parts.box.hidden = false;
     editor.focus();
   }
@@ -57,7 +78,11 @@ export class Forks {
       note.textContent = why;
       return;
     }
-    const request = { run: run.number, step: step.n, ...(choice.kind === "result" ? { result: text, call_id: choice.callId } : { reply: text }) };
+    const request = {
+      run: run.number,
+      step: step.n,
+      ...(choice.kind === "result" ? { result: text, call_id: choice.callId } : { reply: text }),
+    };
     button.disabled = true;
     note.textContent = "Running the fork…";
     let result;
@@ -67,7 +92,9 @@ export class Forks {
       button.disabled = false;
     }
     if (!result || !result.ok || !result.fork) {
-      note.textContent = (result && (result.error || (result.outcome !== "checked" ? "The fork was stopped." : ""))) || "The fork did not run.";
+      note.textContent =
+        (result && (result.error || (result.outcome !== "checked" ? "The fork was stopped." : ""))) ||
+        "The fork did not run.";
       this.parts.schedule();
       return;
     }
@@ -96,17 +123,34 @@ export class Forks {
       const open = el("button", { type: "button", class: "link" }, r === shown ? "shown" : "open");
       open.disabled = r === shown;
       open.addEventListener("click", () => this.parts.open(r.id, Math.max(0, (fork.firstDifference || 1) - 1)));
-      return el("div", { class: "insp-col", "data-role": title.toLowerCase() },
+      return el(
+        "div",
+        { class: "insp-col", "data-role": title.toLowerCase() },
         el("h4", {}, `${title} · #${r.number} `, open),
-        el("dl", {}, el("dt", {}, "stopped"), el("dd", { "data-field": "stopped" }, stop.stopped || "—"),
-          el("dt", {}, "answer"), el("dd", { "data-field": "answer" }, stop.answer ?? stop.detail ?? "—"),
-          el("dt", {}, "steps"), el("dd", { "data-field": "steps" }, String(stop.steps ?? r.steps.length))));
+        el(
+          "dl",
+          {},
+          el("dt", {}, "stopped"),
+          el("dd", { "data-field": "stopped" }, stop.stopped || "—"),
+          el("dt", {}, "answer"),
+          el("dd", { "data-field": "answer" }, stop.answer ?? stop.detail ?? "—"),
+          el("dt", {}, "steps"),
+          el("dd", { "data-field": "steps" }, String(stop.steps ?? r.steps.length)),
+        ),
+      );
     };
     const diff = fork.firstDifference;
     compare.replaceChildren(
-      el("p", { class: "insp-diff-line" }, `Fork of #${base.number} at step ${fork.forkOf.step}: `,
-        diff ? el("b", { "data-role": "first-difference" }, `first differs at step ${diff}`) : el("b", { "data-role": "first-difference" }, "no step differs")),
-      el("div", { class: "insp-cols" }, column(base, "Original"), column(fork, "Fork")));
+      el(
+        "p",
+        { class: "insp-diff-line" },
+        `Fork of #${base.number} at step ${fork.forkOf.step}: `,
+        diff
+          ? el("b", { "data-role": "first-difference" }, `first differs at step ${diff}`)
+          : el("b", { "data-role": "first-difference" }, "no step differs"),
+      ),
+      el("div", { class: "insp-cols" }, column(base, "Original"), column(fork, "Fork")),
+    );
     compare.hidden = false;
   }
 }

@@ -40,8 +40,17 @@ export class Inspector {
     this.book = new RunBook();
     this.imports = 0;
     this.build();
-    this.forks = new Forks({ book: this.book, box: this.forkBox, compare: this.compare, shown: () => this.run,
-      open: (id, index) => this.open(id, index), schedule: () => this.schedule() }, hooks);
+    this.forks = new Forks(
+      {
+        book: this.book,
+        box: this.forkBox,
+        compare: this.compare,
+        shown: () => this.run,
+        open: (id, index) => this.open(id, index),
+        schedule: () => this.schedule(),
+      },
+      hooks,
+    );
     this.clear();
   }
 
@@ -51,30 +60,73 @@ export class Inspector {
     const button = (attrs, text) => el("button", { type: "button", ...attrs }, text);
     this.runList = el("ol", { class: "insp-runs", "data-testid": "trace-runs", "aria-label": "Runs" });
     this.fileInput = el("input", { type: "file", accept: "application/json,.json", hidden: "" });
-    this.exportButton = button({ "data-testid": "export-run", class: "ghost", title: "Download this run as JSON (Import opens it again)" }, "Export run");
-    this.otelButton = button({ "data-testid": "export-otel", class: "ghost", title: "Download this run as OpenTelemetry spans (OTLP JSON)" }, "Export as OpenTelemetry");
-    this.importButton = button({ "data-testid": "import-run", class: "ghost", title: "Open a run file exported before" }, "Import run");
+    this.exportButton = button(
+      { "data-testid": "export-run", class: "ghost", title: "Download this run as JSON (Import opens it again)" },
+      "Export run",
+    );
+    this.otelButton = button(
+      { "data-testid": "export-otel", class: "ghost", title: "Download this run as OpenTelemetry spans (OTLP JSON)" },
+      "Export as OpenTelemetry",
+    );
+    this.importButton = button(
+      { "data-testid": "import-run", class: "ghost", title: "Open a run file exported before" },
+      "Import run",
+    );
     this.prev = button({ "data-testid": "trace-prev", "aria-label": "Previous step", title: "Previous step (←)" }, "◀");
-    this.play = button({ "data-testid": "trace-play", "aria-pressed": "false", title: "Play the steps one after the other" }, "Play");
+    this.play = button(
+      { "data-testid": "trace-play", "aria-pressed": "false", title: "Play the steps one after the other" },
+      "Play",
+    );
     this.next = button({ "data-testid": "trace-next", "aria-label": "Next step", title: "Next step (→)" }, "▶");
-    this.scrubber = el("input", { type: "range", min: "1", max: "1", value: "1", step: "1", class: "insp-scrubber", "aria-label": "Step" });
+    this.scrubber = el("input", {
+      type: "range",
+      min: "1",
+      max: "1",
+      value: "1",
+      step: "1",
+      class: "insp-scrubber",
+      "aria-label": "Step",
+    });
     this.stepLabel = el("span", { class: "insp-step-label", "data-testid": "trace-step", "aria-live": "polite" });
     this.head = el("div", { class: "insp-head" });
     this.stepBox = el("section", { class: "insp-step", "aria-label": "The step shown" });
     this.forkBox = el("div", { class: "insp-forkbox", hidden: "" });
-    this.compare = el("section", { class: "insp-compare", "data-testid": "trace-fork", hidden: "", "aria-label": "Fork and original" });
+    this.compare = el("section", {
+      class: "insp-compare",
+      "data-testid": "trace-fork",
+      hidden: "",
+      "aria-label": "Fork and original",
+    });
     this.note = el("p", { class: "insp-note", role: "status" });
     // The current step's reply as the model writes it (a streamed reply), until its model_reply
     // event brings the whole reply; not a live region: the finished run is announced once.
     this.streamBox = el("p", { class: "insp-stream", "data-testid": "stream-text" });
-    this.controls = el("div", { class: "insp-controls", role: "group", "aria-label": "Step through the run" },
-      this.prev, this.play, this.next, this.scrubber, this.stepLabel);
-    this.empty = el("p", { class: "muted insp-empty" }, "Run the lesson: each run of run_agent shows here as steps you can go through, fork, export and share.");
+    this.controls = el(
+      "div",
+      { class: "insp-controls", role: "group", "aria-label": "Step through the run" },
+      this.prev,
+      this.play,
+      this.next,
+      this.scrubber,
+      this.stepLabel,
+    );
+    this.empty = el(
+      "p",
+      { class: "muted insp-empty" },
+      "Run the lesson: each run of run_agent shows here as steps you can go through, fork, export and share.",
+    );
     this.body = el("div", { class: "insp-body" }, this.head, this.controls, this.stepBox, this.forkBox, this.compare);
     this.root.replaceChildren(
-      el("div", { class: "insp-bar" }, this.runList,
-        el("div", { class: "insp-io" }, this.exportButton, this.otelButton, this.importButton, this.fileInput)),
-      this.note, this.empty, this.body);
+      el(
+        "div",
+        { class: "insp-bar" },
+        this.runList,
+        el("div", { class: "insp-io" }, this.exportButton, this.otelButton, this.importButton, this.fileInput),
+      ),
+      this.note,
+      this.empty,
+      this.body,
+    );
 
     this.prev.addEventListener("click", () => this.move(-1));
     this.next.addEventListener("click", () => this.move(1));
@@ -226,12 +278,16 @@ export class Inspector {
   drawRuns() {
     const items = this.book.runs.map((run) => {
       const label = [run.agent ? run.agent : "run", `#${run.number}`];
-      if (run.forkOf) label.push(`fork of #${this.book.byId.get(run.forkOf.run)?.number ?? "?"} at step ${run.forkOf.step}`);
+      if (run.forkOf)
+        label.push(`fork of #${this.book.byId.get(run.forkOf.run)?.number ?? "?"} at step ${run.forkOf.step}`);
       if (run.source === "imported") label.push("imported");
       const state = this.waiting && this.waiting.run === run ? "paused: asking a person" : outcome(run);
-      const button = el("button", { type: "button", class: "insp-run", "data-run": run.id, "aria-current": run === this.run ? "true" : "false" },
+      const button = el(
+        "button",
+        { type: "button", class: "insp-run", "data-run": run.id, "aria-current": run === this.run ? "true" : "false" },
         el("span", { class: "insp-run-name" }, label.join(" · ")),
-        el("span", { class: "insp-run-state" }, short(state, 60)));
+        el("span", { class: "insp-run-state" }, short(state, 60)),
+      );
       button.addEventListener("click", () => this.open(run.id));
       return el("li", { class: `insp-depth-${Math.min(run.depth, 3)}` }, button);
     });
@@ -241,16 +297,35 @@ export class Inspector {
   drawHead() {
     const run = this.run;
     const parts = [el("b", {}, run.agent ? `${run.agent}: ` : "Task: "), `“${short(run.task, 300)}”`];
-    const meta = [`tools: ${run.tools.join(", ") || "none"}`, run.maxSteps !== null ? `at most ${plural(run.maxSteps, "step")}` : null].filter(Boolean);
+    const meta = [
+      `tools: ${run.tools.join(", ") || "none"}`,
+      run.maxSteps !== null ? `at most ${plural(run.maxSteps, "step")}` : null,
+    ].filter(Boolean);
     const head = [el("p", { class: "insp-task" }, ...parts), el("p", { class: "muted" }, meta.join(" · "))];
     if (run.parent !== null) {
       const parent = this.book.byId.get(run.parent);
-      const back = el("button", { type: "button", class: "link" }, `back to ${parent.agent || "run"} #${parent.number}`);
-      back.addEventListener("click", () => this.open(parent.id, parent.steps.findIndex((s) => s.nested.includes(run.id))));
+      const back = el(
+        "button",
+        { type: "button", class: "link" },
+        `back to ${parent.agent || "run"} #${parent.number}`,
+      );
+      back.addEventListener("click", () =>
+        this.open(
+          parent.id,
+          parent.steps.findIndex((s) => s.nested.includes(run.id)),
+        ),
+      );
       head.push(el("p", { class: "muted" }, "Run by a tool of another run — ", back));
     }
-    if (run.blocked) head.push(el("p", { class: "ev-bad" }, `The input gate refused the task before any step: ${run.blocked.reason}`));
-    head.push(el("p", { class: `insp-outcome ${run.stop && run.stop.stopped === "final" ? "ev-ok" : run.stop ? "ev-bad" : ""}` }, `Outcome: ${outcome(run)}`));
+    if (run.blocked)
+      head.push(el("p", { class: "ev-bad" }, `The input gate refused the task before any step: ${run.blocked.reason}`));
+    head.push(
+      el(
+        "p",
+        { class: `insp-outcome ${run.stop && run.stop.stopped === "final" ? "ev-ok" : run.stop ? "ev-bad" : ""}` },
+        `Outcome: ${outcome(run)}`,
+      ),
+    );
     this.head.replaceChildren(...head);
   }
 
@@ -267,14 +342,18 @@ export class Inspector {
     this.play.disabled = n < 2;
     this.stepLabel.textContent = n ? `step ${this.index + 1} of ${n}` : "no steps";
     if (!n) {
-      this.stepBox.replaceChildren(el("p", { class: "muted" }, run.stop ? "This run took no step." : "Waiting for the first step…"));
+      this.stepBox.replaceChildren(
+        el("p", { class: "muted" }, run.stop ? "This run took no step." : "Waiting for the first step…"),
+      );
       return;
     }
     const step = run.steps[this.index];
     const box = [];
     const title = el("h3", {}, `Step ${step.n}`);
-    if (run.forkOf && run.firstDifference === step.n) title.append(el("span", { class: "insp-diff" }, " · first step that differs from the original"));
-    if (run.forkOf && step.n < run.forkOf.step) title.append(el("span", { class: "muted" }, " · replayed from the record"));
+    if (run.forkOf && run.firstDifference === step.n)
+      title.append(el("span", { class: "insp-diff" }, " · first step that differs from the original"));
+    if (run.forkOf && step.n < run.forkOf.step)
+      title.append(el("span", { class: "muted" }, " · replayed from the record"));
     const waiting = Boolean(this.waiting && this.waiting.run === run && this.waiting.step === step.n);
     box.push(title, tokensLine(step, this.hooks.prices()));
     if (step.call) box.push(contextSent(step.call));
@@ -282,11 +361,21 @@ export class Inspector {
     if (this.liveText && !step.reply && !run.stop && this.index === n - 1) box.push(this.streamBox);
     for (const tool of step.tools) box.push(toolBox(tool, { ended: Boolean(run.stop), waiting }));
     if (waiting) {
-      box.push(el("p", { class: "insp-waiting", "data-role": "approval-pause" }, `⏸ Paused: ${this.waiting.tool} waits for a person (Approve or Reject in the dialog).`));
+      box.push(
+        el(
+          "p",
+          { class: "insp-waiting", "data-role": "approval-pause" },
+          `⏸ Paused: ${this.waiting.tool} waits for a person (Approve or Reject in the dialog).`,
+        ),
+      );
     }
-    for (const block of step.blocks) box.push(el("p", { class: "ev-bad" }, `${block.gate} gate refused: ${block.reason}`));
+    for (const block of step.blocks)
+      box.push(el("p", { class: "ev-bad" }, `${block.gate} gate refused: ${block.reason}`));
     for (const id of step.nested) box.push(this.nestedLink(id));
-    if (this.index === n - 1 && run.stop) box.push(el("p", { class: `insp-stop ${run.stop.stopped === "final" ? "ev-ok" : "ev-bad"}` }, `Stop: ${outcome(run)}`));
+    if (this.index === n - 1 && run.stop)
+      box.push(
+        el("p", { class: `insp-stop ${run.stop.stopped === "final" ? "ev-ok" : "ev-bad"}` }, `Stop: ${outcome(run)}`),
+      );
     const fork = el("button", { type: "button", "data-testid": "fork", class: "ghost" }, "Fork from this step…");
     const why = this.hooks.whyNoFork(run);
     if (why) {
@@ -300,7 +389,11 @@ export class Inspector {
 
   nestedLink(id) {
     const nested = this.book.byId.get(id);
-    const button = el("button", { type: "button", class: "link" }, `open ${nested.agent || "run"} #${nested.number} (${outcome(nested)})`);
+    const button = el(
+      "button",
+      { type: "button", class: "link" },
+      `open ${nested.agent || "run"} #${nested.number} (${outcome(nested)})`,
+    );
     button.addEventListener("click", () => this.open(id));
     return el("p", { class: "insp-nested" }, "This step ran another agent: ", button);
   }
@@ -313,7 +406,9 @@ export class Inspector {
 
   exportJson() {
     if (!this.run) return;
-    const data = exportRun(this.book, this.run, { lesson: this.run.source === "imported" ? this.run.lesson : this.hooks.lesson() });
+    const data = exportRun(this.book, this.run, {
+      lesson: this.run.source === "imported" ? this.run.lesson : this.hooks.lesson(),
+    });
     this.hooks.download(this.fileName(this.run, ""), JSON.stringify(data, null, 1));
   }
 

@@ -18,7 +18,8 @@ function readFlag() {
 
 /** Why this page cannot isolate itself by a reload, or null when it can. */
 function obstacle() {
-  if (!("serviceWorker" in navigator) || !self.isSecureContext) return "this browser gives the page no service worker here";
+  if (!("serviceWorker" in navigator) || !self.isSecureContext)
+    return "this browser gives the page no service worker here";
   const flag = readFlag();
   if (flag === "no storage") return "the page cannot keep a note that it reloaded (storage is off)";
   if (flag) return "it was reloaded once and the host's headers still win";
@@ -60,15 +61,22 @@ export async function isolate(register, say, { timeoutMs = 60_000 } = {}) {
   }
   const why = obstacle();
   if (why) return { isolated: false, why };
-  say("First visit: setting up Loop Lab's service worker, then the page reloads once (so Stop and approvals work here)…");
+  say(
+    "First visit: setting up Loop Lab's service worker, then the page reloads once (so Stop and approvals work here)…",
+  );
   let timer;
   try {
     await Promise.race([
       controlled(register),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("it did not take over in time")), timeoutMs))),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error("it did not take over in time")), timeoutMs)),
+      ),
     ]);
   } catch (error) {
-    return { isolated: false, why: `its service worker could not be set up (${error && error.message ? error.message : error})` };
+    return {
+      isolated: false,
+      why: `its service worker could not be set up (${error && error.message ? error.message : error})`,
+    };
   } finally {
     clearTimeout(timer);
   }

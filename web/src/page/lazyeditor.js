@@ -23,7 +23,10 @@ const PIECES = [
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 // Idle time, or half a second at most (a background tab, a page that is never idle).
-const idleTask = () => new Promise((resolve) => (self.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 500 }) : setTimeout(resolve, 50)));
+const idleTask = () =>
+  new Promise((resolve) =>
+    self.requestIdleCallback ? requestIdleCallback(() => resolve(), { timeout: 500 }) : setTimeout(resolve, 50),
+  );
 
 let editorModule = null;
 
@@ -53,19 +56,26 @@ export function loadEditors() {
 
 const waiting = new Set(); // editors still plain text, in the order they came
 const ofPlaceholder = new WeakMap();
-const seen = typeof IntersectionObserver === "function" ? new IntersectionObserver((entries) => {
-  for (const entry of entries) {
-    const editor = ofPlaceholder.get(entry.target);
-    if (editor) editor.visible = entry.isIntersecting;
-  }
-}, { rootMargin: "200px" }) : null;
+const seen =
+  typeof IntersectionObserver === "function"
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            const editor = ofPlaceholder.get(entry.target);
+            if (editor) editor.visible = entry.isIntersecting;
+          }
+        },
+        { rootMargin: "200px" },
+      )
+    : null;
 let working = false;
 
 /** The next editor to make: the first one on screen, else (`any`) the first one waiting. */
 function pick(any) {
   let first = null;
   for (const editor of waiting) {
-    if (!editor.placeholder.isConnected) waiting.delete(editor); // its lesson has left the screen
+    if (!editor.placeholder.isConnected)
+      waiting.delete(editor); // its lesson has left the screen
     else if (editor.visible || !seen) return editor;
     else first = first || editor;
   }
@@ -100,7 +110,11 @@ export class LazyEditor {
     this.visible = false; // near the screen (IntersectionObserver): made first
     // Focusable: a long cell scrolls, and a scrolling region must be reachable from the keyboard
     // (WCAG 2.1.1); focusing it makes its editor next, and the editor takes the focus over.
-    this.placeholder = el("pre", { class: "code-placeholder", tabindex: "0", "aria-label": options.label || "Python code" }, this.doc);
+    this.placeholder = el(
+      "pre",
+      { class: "code-placeholder", tabindex: "0", "aria-label": options.label || "Python code" },
+      this.doc,
+    );
     this.placeholder.addEventListener("focus", () => {
       this.visible = true;
       if (hold) hold.release();

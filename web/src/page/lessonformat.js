@@ -8,8 +8,10 @@ export const LESSON_FORMAT = 1;
 export function readIndex(index) {
   const format = index && index.format;
   if (format !== LESSON_FORMAT) {
-    throw new Error(`these lessons are in lesson format ${format ?? "(none given)"}, and this page reads format ${LESSON_FORMAT}: ` +
-      "build the site again with the looplab the lessons came with");
+    throw new Error(
+      `these lessons are in lesson format ${format ?? "(none given)"}, and this page reads format ${LESSON_FORMAT}: ` +
+        "build the site again with the looplab the lessons came with",
+    );
   }
   if (!Array.isArray(index.lessons)) throw new Error("lessons/index.json has no list of lessons");
   return index.lessons;

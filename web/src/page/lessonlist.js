@@ -12,7 +12,13 @@ export function renderLessonList(root, lessons, currentSlug) {
   const items = lessons.map((lesson) => {
     const record = progress[lesson.slug] || {};
     const modified = isModified(lesson.slug);
-    const state = record.passed ? "passed" : record.passedOnce ? "passed-before" : record.checks !== undefined ? "tried" : "new";
+    const state = record.passed
+      ? "passed"
+      : record.passedOnce
+        ? "passed-before"
+        : record.checks !== undefined
+          ? "tried"
+          : "new";
     const item = document.createElement("li");
     item.dataset.slug = lesson.slug;
     item.dataset.state = state;

@@ -72,9 +72,14 @@ export class LessonView {
     const { cells: edits, stale } = fittingEdits(this.lesson.slug, this.lesson, this.meta.hash);
     this.edits = edits;
     if (stale) {
-      this.root.append(el("p", { class: "stale-note", role: "note", "data-role": "stale-edits" },
-        `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
-        "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress."));
+      this.root.append(
+        el(
+          "p",
+          { class: "stale-note", role: "note", "data-role": "stale-edits" },
+          `This lesson changed since you edited it: ${stale} earlier edit${stale > 1 ? "s" : ""} no longer ` +
+            "fit its cells, so the lesson's code is shown there. Nothing is lost: they are kept in Export progress.",
+        ),
+      );
     }
     this.timed = false; // the first prose block's paint time, for bench/startup.py (Element Timing API)
     this.next = 0; // the first cell not drawn yet
@@ -103,7 +108,8 @@ export class LessonView {
       const cell = cells[index];
       if (cell.role === "markdown") {
         const prose = this.prerendered.get(index) || renderMarkdown(cell.source);
-        if (!this.timed && prose.firstElementChild) prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
+        if (!this.timed && prose.firstElementChild)
+          prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
         this.timed = true;
         this.root.append(prose);
       } else if (cell.role === "code" || cell.role === "exercise") {
@@ -127,10 +133,18 @@ export class LessonView {
 
   codeCell(cell, index, edited) {
     const label = cell.role === "exercise" ? "Exercise: your code" : `Code cell ${index + 1}`;
-    const box = el("section", { class: `cell cell-${cell.role}`, "data-testid": "editor", "data-cell": index, "aria-label": label });
-    const head = el("div", { class: "cell-head" },
+    const box = el("section", {
+      class: `cell cell-${cell.role}`,
+      "data-testid": "editor",
+      "data-cell": index,
+      "aria-label": label,
+    });
+    const head = el(
+      "div",
+      { class: "cell-head" },
       el("span", { class: "cell-kind" }, cell.role === "exercise" ? "Exercise — your turn" : "Code"),
-      el("span", { class: "cell-modified", hidden: "" }, "modified"));
+      el("span", { class: "cell-modified", hidden: "" }, "modified"),
+    );
     box.append(head);
     const mount = el("div", { class: "cell-editor" });
     box.append(mount);
@@ -156,13 +170,17 @@ export class LessonView {
   }
 
   checkCell(cell, index) {
-    const details = el("details", { class: "cell cell-check" },
-      el("summary", {}, "The checks this lesson runs"));
+    const details = el("details", { class: "cell cell-check" }, el("summary", {}, "The checks this lesson runs"));
     const mount = el("div", { class: "cell-editor" });
     details.append(mount);
-    details.addEventListener("toggle", () => {
-      if (details.open && !mount.firstChild) new LazyEditor(mount, { doc: cell.source, readOnly: true, label: `Checks (cell ${index + 1})` });
-    }, { once: false });
+    details.addEventListener(
+      "toggle",
+      () => {
+        if (details.open && !mount.firstChild)
+          new LazyEditor(mount, { doc: cell.source, readOnly: true, label: `Checks (cell ${index + 1})` });
+      },
+      { once: false },
+    );
     return details;
   }
 
@@ -193,7 +211,8 @@ export class LessonView {
   /** The hint cells just before a solution: a button that reveals them one at a time, and their list. */
   hintsBefore(index) {
     const texts = [];
-    for (let i = index - 1; i >= 0 && this.lesson.cells[i].role === "hint"; i--) texts.unshift(this.lesson.cells[i].source);
+    for (let i = index - 1; i >= 0 && this.lesson.cells[i].role === "hint"; i--)
+      texts.unshift(this.lesson.cells[i].source);
     if (!texts.length) return null;
     const list = el("ol", { class: "hints", "aria-label": "Hints", hidden: "" });
     const button = el("button", { type: "button", class: "ghost", "data-testid": "show-hint" });
@@ -202,7 +221,11 @@ export class LessonView {
       button.textContent = shown ? `Next hint (${shown + 1} of ${texts.length})` : `Show a hint (1 of ${texts.length})`;
     };
     button.addEventListener("click", () => {
-      const hint = el("li", { class: "hint", "data-testid": "hint", tabindex: "-1" }, renderMarkdown(texts[list.children.length]));
+      const hint = el(
+        "li",
+        { class: "hint", "data-testid": "hint", tabindex: "-1" },
+        renderMarkdown(texts[list.children.length]),
+      );
       list.append(hint);
       list.hidden = false;
       hint.focus();
@@ -215,13 +238,23 @@ export class LessonView {
 
   /** Predict, then run: the question, one button per choice; a choice shows whether it was right, and why. */
   predictCell({ question, choices, answer, why }, index) {
-    const box = el("section", { class: "cell cell-predict", "data-testid": "predict", "data-cell": index, "aria-label": "Predict before you run" });
+    const box = el("section", {
+      class: "cell cell-predict",
+      "data-testid": "predict",
+      "data-cell": index,
+      "aria-label": "Predict before you run",
+    });
     box.append(el("div", { class: "cell-head" }, el("span", { class: "cell-kind" }, "Predict — then run")));
     box.append(renderMarkdown(question));
     const verdict = el("div", { class: "predict-verdict", "aria-live": "polite" });
     const group = el("div", { class: "predict-choices", role: "group", "aria-label": "Your prediction" });
     choices.forEach((choice, i) => {
-      const button = el("button", { type: "button", class: "ghost predict-choice", "data-testid": "predict-choice", "aria-pressed": "false" });
+      const button = el("button", {
+        type: "button",
+        class: "ghost predict-choice",
+        "data-testid": "predict-choice",
+        "aria-pressed": "false",
+      });
       button.append(inline(choice));
       button.addEventListener("click", () => {
         for (const other of group.children) {
@@ -247,7 +280,8 @@ export class LessonView {
     });
   }
 
-  modified() { // a cell not drawn yet is modified when a saved edit of it differs
+  modified() {
+    // a cell not drawn yet is modified when a saved edit of it differs
     return this.lesson.cells.some((cell, index) => {
       const editor = this.editors.get(index);
       const text = editor ? editor.text : index >= this.next ? this.edits[index] : undefined;

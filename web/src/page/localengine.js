@@ -56,17 +56,19 @@ export async function loadEngine(blob, { name = "model.gguf", threads = threadCo
   return new Engine(opened, { name, size: blob.size, loadMs: performance.now() - started, gpu: opened.gpu });
 }
 
-
 async function open(blob, name, threads, gpu) {
   const problems = []; // llama.cpp's error lines while loading: the reason a load failed
   const keep = (...args) => {
     const text = args.map(String).join(" ");
     if (/error/i.test(text)) problems.push(text);
   };
-  const wllama = new Wllama({ default: new URL(WASM_PATH, document.baseURI).href }, {
-    logger: { debug() {}, log() {}, warn: keep, error: keep },
-    allowOffline: true,
-  });
+  const wllama = new Wllama(
+    { default: new URL(WASM_PATH, document.baseURI).href },
+    {
+      logger: { debug() {}, log() {}, warn: keep, error: keep },
+      allowOffline: true,
+    },
+  );
   wllama.setCompat(null); // never the CDN build wllama would fetch for browsers without JSPI
   const options = { n_ctx: CONTEXT, n_threads: threads, n_parallel: 1, jinja: true };
   try {
@@ -91,7 +93,8 @@ async function open(blob, name, threads, gpu) {
 }
 
 function explain(name, problems, error) {
-  const said = problems.find((line) => /error loading model/.test(line)) || problems[0] || (error && error.message) || "";
+  const said =
+    problems.find((line) => /error loading model/.test(line)) || problems[0] || (error && error.message) || "";
   const detail = said.replace(/^.*?error loading model:\s*/, "").trim();
   if (/not within the file bounds|incomplete|unexpectedly reached end|failed to read/i.test(detail)) {
     return `${name} could not be loaded: the file is incomplete or damaged (llama.cpp: ${detail}). Pick the whole file again.`;

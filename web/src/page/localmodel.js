@@ -14,8 +14,10 @@ export async function ggufProblem(blob, name = blob.name || "the file") {
   const head = new Uint8Array(await blob.slice(0, 8).arrayBuffer());
   const magic = String.fromCharCode(...head.slice(0, 4));
   if (head.length < 8 || magic !== GGUF_MAGIC) {
-    return `${name} is not a GGUF model file (a GGUF file starts with the letters GGUF). Pick a .gguf file, ` +
-      "e.g. a Q4_K_M or Q8_0 build of a small instruct model.";
+    return (
+      `${name} is not a GGUF model file (a GGUF file starts with the letters GGUF). Pick a .gguf file, ` +
+      "e.g. a Q4_K_M or Q8_0 build of a small instruct model."
+    );
   }
   const version = head[4] | (head[5] << 8) | (head[6] << 16) | (head[7] << 24);
   if (version < 2 || version > 3) return `${name} is GGUF version ${version}; this engine reads versions 2 and 3.`;
@@ -46,7 +48,8 @@ export async function storedModel() {
 async function store(name, stream, size, onBytes) {
   await forgetStored();
   const dir = await folder(true);
-  if (!dir) throw new Error("this browser has no Origin Private File System: the model cannot be kept for the next visit");
+  if (!dir)
+    throw new Error("this browser has no Origin Private File System: the model cannot be kept for the next visit");
   const handle = await dir.getFileHandle(name, { create: true });
   const writable = await handle.createWritable();
   let written = 0;
@@ -99,9 +102,10 @@ export class LocalModel {
 
   describe() {
     const a = this.engine.about;
-    const speed = this.speed && this.speed.write
-      ? ` · reads ${this.speed.read.toFixed(1)} tokens/s, writes ${this.speed.write.toFixed(1)} tokens/s`
-      : "";
+    const speed =
+      this.speed && this.speed.write
+        ? ` · reads ${this.speed.read.toFixed(1)} tokens/s, writes ${this.speed.write.toFixed(1)} tokens/s`
+        : "";
     const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}${a.gpu ? " · WebGPU" : ""}`;
     return `${a.model} · ${mb(a.size)} · loaded in ${(a.loadMs / 1000).toFixed(1)} s · ${threads}${speed}${this.notKept}`;
   }
@@ -114,7 +118,8 @@ export class LocalModel {
       await this.start(file, file.name);
       try {
         await store(file.name, file.stream(), file.size, (done, total) =>
-          this.status("loading", `${this.describe()} · keeping a copy in this browser: ${mb(done)} of ${mb(total)}`));
+          this.status("loading", `${this.describe()} · keeping a copy in this browser: ${mb(done)} of ${mb(total)}`),
+        );
       } catch (error) {
         this.notKept = ` · not kept for your next visit (${error.message || error})`;
       }
@@ -129,13 +134,16 @@ export class LocalModel {
       try {
         response = await fetch(url, { credentials: "omit", cache: "no-store" });
       } catch (error) {
-        throw new Error(`nothing could be fetched from ${url} (${error.message}): check the URL, and that the server allows this page (CORS)`);
+        throw new Error(
+          `nothing could be fetched from ${url} (${error.message}): check the URL, and that the server allows this page (CORS)`,
+        );
       }
       if (!response.ok || !response.body) throw new Error(`${url} answered HTTP ${response.status}`);
       const size = Number(response.headers.get("content-length")) || 0;
       this.status("loading", `Fetching ${name}…`);
       const file = await store(name.endsWith(".gguf") ? name : `${name}.gguf`, response.body, size, (done, total) =>
-        this.status("loading", `Fetching ${name}: ${mb(done)}${total ? ` of ${mb(total)}` : ""}`));
+        this.status("loading", `Fetching ${name}: ${mb(done)}${total ? ` of ${mb(total)}` : ""}`),
+      );
       const problem = await ggufProblem(file, name);
       if (problem) {
         await forgetStored();
@@ -148,17 +156,26 @@ export class LocalModel {
   /** The stored model, loaded if it is not yet (the next visit: no picker). Resolves true when one is ready. */
   ensure() {
     if (this.engine) return Promise.resolve(true);
-    if (this.loading) return this.loading.then(() => Boolean(this.engine), () => false);
+    if (this.loading)
+      return this.loading.then(
+        () => Boolean(this.engine),
+        () => false,
+      );
     if (!this.ensuring) {
-      this.ensuring = storedModel().catch(() => null).then((stored) => {
-        this.ensuring = null;
-        if (this.engine || this.loading) return this.ensure();
-        if (!stored) {
-          if (this.state !== "failed") this.status("none", "No local model yet: pick a .gguf file.");
-          return false;
-        }
-        return this.replace(() => this.start(stored.file, stored.name)).then(() => Boolean(this.engine), () => false);
-      });
+      this.ensuring = storedModel()
+        .catch(() => null)
+        .then((stored) => {
+          this.ensuring = null;
+          if (this.engine || this.loading) return this.ensure();
+          if (!stored) {
+            if (this.state !== "failed") this.status("none", "No local model yet: pick a .gguf file.");
+            return false;
+          }
+          return this.replace(() => this.start(stored.file, stored.name)).then(
+            () => Boolean(this.engine),
+            () => false,
+          );
+        });
     }
     return this.ensuring;
   }
@@ -180,32 +197,38 @@ export class LocalModel {
 
   async replace(load) {
     const previous = this.loading || Promise.resolve();
-    const task = previous.catch(() => {}).then(async () => {
-      if (this.engine) {
-        await this.engine.unload();
-        this.engine = null;
-        this.speed = null;
-      }
-      this.notKept = "";
-      try {
-        await load();
-        this.status("ready", this.describe());
-      } catch (error) {
-        this.status("failed", error.message || String(error));
-        throw error;
-      }
-    });
+    const task = previous
+      .catch(() => {})
+      .then(async () => {
+        if (this.engine) {
+          await this.engine.unload();
+          this.engine = null;
+          this.speed = null;
+        }
+        this.notKept = "";
+        try {
+          await load();
+          this.status("ready", this.describe());
+        } catch (error) {
+          this.status("failed", error.message || String(error));
+          throw error;
+        }
+      });
     this.loading = task;
-    task.catch(() => {}).then(() => {
-      if (this.loading === task) this.loading = null;
-    });
+    task
+      .catch(() => {})
+      .then(() => {
+        if (this.loading === task) this.loading = null;
+      });
     return task;
   }
 
   async start(blob, name) {
     this.loads += 1;
     this.status("loading", `Loading ${name} (${mb(blob.size)}): starting the engine…`);
-    const { loadEngine } = await import(/* the engine bundle, loaded only in local mode */ new URL("localengine.js", document.baseURI).href);
+    const { loadEngine } = await import(
+      /* the engine bundle, loaded only in local mode */ new URL("localengine.js", document.baseURI).href
+    );
     this.status("loading", `Loading ${name} (${mb(blob.size)}) into memory…`);
     this.engine = await loadEngine(blob, { name });
     this.status("loading", `${this.describe()} · measuring its speed…`);
@@ -216,7 +239,11 @@ export class LocalModel {
    * `onText(text)` hears the reply's text as the engine writes it. */
   async answer(request, { signal, temperature = 0, onText = null }) {
     if (!(await this.ensure())) {
-      return { error: this.state === "failed" ? this.text : "no local model is loaded: pick a .gguf file in Settings → Local model", kind: "setup" };
+      return {
+        error:
+          this.state === "failed" ? this.text : "no local model is loaded: pick a .gguf file in Settings → Local model",
+        kind: "setup",
+      };
     }
     if (signal && signal.aborted) return { error: "stopped" };
     if (request.op === "describe") return { ...this.engine.about };
@@ -227,7 +254,10 @@ export class LocalModel {
       const answer = await this.engine.chat(request, { signal, temperature, onText });
       const t = answer.timings;
       this.busy = false;
-      this.status("ready", `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` : ""}`);
+      this.status(
+        "ready",
+        `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` : ""}`,
+      );
       return answer;
     } catch (error) {
       this.busy = false;

@@ -24,20 +24,29 @@ export function setupLocalSettings(root, model) {
     const picked = file.files && file.files[0];
     if (!picked) return;
     busy(true);
-    model.pick(picked).catch(() => {}).finally(() => {
-      busy(false);
-      file.value = ""; // the same file may be picked again
-    });
+    model
+      .pick(picked)
+      .catch(() => {})
+      .finally(() => {
+        busy(false);
+        file.value = ""; // the same file may be picked again
+      });
   });
 
   fetchButton.addEventListener("click", () => {
     const address = url.value.trim();
     if (!/^https?:\/\//.test(address)) {
-      draw({ state: "failed", text: "The model's URL must start with http:// or https://, e.g. http://localhost:8080/models/model.gguf." });
+      draw({
+        state: "failed",
+        text: "The model's URL must start with http:// or https://, e.g. http://localhost:8080/models/model.gguf.",
+      });
       return;
     }
     busy(true);
-    model.fetchFrom(address).catch(() => {}).finally(() => busy(false));
+    model
+      .fetchFrom(address)
+      .catch(() => {})
+      .finally(() => busy(false));
   });
 
   forget.addEventListener("click", () => {

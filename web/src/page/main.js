@@ -49,9 +49,17 @@ const fetchLesson = (meta) => fetchJSON(`lessons/${meta.slug}.json`);
 
 function findElements() {
   return {
-    list: byTest("lesson-list"), text: byTest("lesson-text"), checks: byTest("checks"), run: byTest("run"), stop: byTest("stop"),
-    reset: byTest("reset"), toggle: byTest("model-toggle"), settings: byTest("settings"), title: $("[data-role=title]"),
-    modified: $("[data-role=modified]"), status: byTest("status"),
+    list: byTest("lesson-list"),
+    text: byTest("lesson-text"),
+    checks: byTest("checks"),
+    run: byTest("run"),
+    stop: byTest("stop"),
+    reset: byTest("reset"),
+    toggle: byTest("model-toggle"),
+    settings: byTest("settings"),
+    title: $("[data-role=title]"),
+    modified: $("[data-role=modified]"),
+    status: byTest("status"),
   };
 }
 
@@ -60,28 +68,49 @@ async function main() {
   const ui = findElements();
   const store = createStore();
   holdEditors(new Promise((resolve) => store.subscribe((state) => state.python !== "starting" && resolve()))); // Python first
-  const status = new StatusLine({ root: ui.status, text: $("[data-role=status-text]"), progress: $("[data-role=progress]"), toast: $("[data-role=toast]") });
+  const status = new StatusLine({
+    root: ui.status,
+    text: $("[data-role=status-text]"),
+    progress: $("[data-role=progress]"),
+    toast: $("[data-role=toast]"),
+  });
   const output = new Output(byTest("output"));
   const events = new EventLog(byTest("trace"));
   const context = new Context(byTest("context-view"));
-  const files = new FilesPanel(byTest("files"), { tab: $("#tab-files"), ask: (op) => runner.files(op), lesson: () => store.state.lesson && store.state.lesson.slug, busy: () => controls(store.state).running });
+  const files = new FilesPanel(byTest("files"), {
+    tab: $("#tab-files"),
+    ask: (op) => runner.files(op),
+    lesson: () => store.state.lesson && store.state.lesson.slug,
+    busy: () => controls(store.state).running,
+  });
   const settings = new Settings();
-  const registerServiceWorker = serviceWorker(() => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000));
+  const registerServiceWorker = serviceWorker(() =>
+    status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000),
+  );
   const dialog = setupDialog($("[data-role=settings-dialog]"), settings, {
     onSave() {
       mode.show();
       // a new endpoint or key: a new worker holds it, under the new policy (worker/transport.js)
-      if (runner && runner.renew()) status.show("Settings saved: Python starts again with the new endpoint and key…", "loading");
+      if (runner && runner.renew())
+        status.show("Settings saved: Python starts again with the new endpoint and key…", "loading");
     },
   });
   const local = new LocalModel((state) => drawLocal(state));
   const drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
   let runner = null; // made once the page knows whether it is isolated
-  const mode = modes({ toggle: ui.toggle, settings, local, status, openDialog: () => dialog.open(), isolated: () => Boolean(runner && runner.isolated),
-    foreign: () => store.state.lesson && foreignSource(store.state.lesson.slug) });
+  const mode = modes({
+    toggle: ui.toggle,
+    settings,
+    local,
+    status,
+    openDialog: () => dialog.open(),
+    isolated: () => Boolean(runner && runner.isolated),
+    foreign: () => store.state.lesson && foreignSource(store.state.lesson.slug),
+  });
   const approve = setupApproval($("[data-role=approval-dialog]"));
   const prices = setupPrices($("[data-role=settings-dialog]"));
-  const renderList = () => renderLessonList(ui.list, store.state.lessons, store.state.lesson && store.state.lesson.slug);
+  const renderList = () =>
+    renderLessonList(ui.list, store.state.lessons, store.state.lesson && store.state.lesson.slug);
   const say = reports({ status, output, checks: ui.checks, renderList, mode: mode.name });
   // A Run pressed right after a lesson link runs that lesson (session.js), even when the press is
   // heard before the address change's hashchange event: the address is read first.
@@ -99,23 +128,49 @@ async function main() {
     panelBodies: document.querySelectorAll("[data-panel-body]"),
   });
   const fetched = new Map(); // a shared link's lesson, fetched for its edits: the view takes it, not a second fetch
-  const lessonOf = (meta) => (fetched.has(meta.slug) ? Promise.resolve(fetched.get(meta.slug)) : fetchLesson(meta)).finally(() => fetched.delete(meta.slug));
-  const screen = new LessonScreen({ ...ui, scroller: $("#lesson") }, {
-    renderList, clearPanels, keys: editorKeys, reopen: (slug) => store.dispatch({ type: "open", slug }),
-    choose(slug, chosen) { // the learner read the code from elsewhere and chose their model for it
-      trustCode(slug);
-      ui.toggle.value = chosen;
-      mode.change(store.state.everReady);
-    } });
+  const lessonOf = (meta) =>
+    (fetched.has(meta.slug) ? Promise.resolve(fetched.get(meta.slug)) : fetchLesson(meta)).finally(() =>
+      fetched.delete(meta.slug),
+    );
+  const screen = new LessonScreen(
+    { ...ui, scroller: $("#lesson") },
+    {
+      renderList,
+      clearPanels,
+      keys: editorKeys,
+      reopen: (slug) => store.dispatch({ type: "open", slug }),
+      choose(slug, chosen) {
+        // the learner read the code from elsewhere and chose their model for it
+        trustCode(slug);
+        ui.toggle.value = chosen;
+        mode.change(store.state.everReady);
+      },
+    },
+  );
   const inspector = new Inspector($("[data-role=inspector]"), {
     fork: (request) => store.dispatch({ type: "fork", request })[0],
-    whyNoFork: (run) => whyNoFork(store.state, run), download: (name, text) => download(name, text, settings.apiKey), prices: () => prices(),
+    whyNoFork: (run) => whyNoFork(store.state, run),
+    download: (name, text) => download(name, text, settings.apiKey),
+    prices: () => prices(),
     lesson: () => (store.state.lesson ? store.state.lesson.slug : null),
     model: () => (settings.live ? settings.values.model : ""),
   });
 
-  const { runCallbacks, launch } = runWiring({ store, output, events, context, inspector, mode, approve, status, files });
-  const chat = new Chat(chatElements(byTest), chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }));
+  const { runCallbacks, launch } = runWiring({
+    store,
+    output,
+    events,
+    context,
+    inspector,
+    mode,
+    approve,
+    status,
+    files,
+  });
+  const chat = new Chat(
+    chatElements(byTest),
+    chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }),
+  );
 
   function go(delta) {
     const { lessons, lesson } = store.state;
@@ -134,17 +189,25 @@ async function main() {
     const open = (name) => Promise.all(store.dispatch({ type: "open", slug: name }));
     if (share === null) return open(slug);
     const keep = (meta) => fetchLesson(meta).then((lesson) => (fetched.set(meta.slug, lesson), lesson));
-    return openShared(slug, share, { lessons: store.state.lessons, fetchLesson: keep, open, toast: (...a) => status.toast(...a),
-      openRun: (shared) => inspector.load(shared, "the shared link's run") });
+    return openShared(slug, share, {
+      lessons: store.state.lessons,
+      fetchLesson: keep,
+      open,
+      toast: (...a) => status.toast(...a),
+      openRun: (shared) => inspector.load(shared, "the shared link's run"),
+    });
   }
 
   store.handle({
-    empty: () => ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
-    load: ({ ticket, meta }) => lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
+    empty: () =>
+      ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
+    load: ({ ticket, meta }) =>
+      lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
     draw: (effect) => (screen.draw(effect), chat.show(effect.meta.slug, screen.now.view.cells())),
     follow: say.follow,
     toast({ say: what, meta }) {
-      if (what === "loading") status.toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
+      if (what === "loading")
+        status.toast("Python is still loading; Run works as soon as the status line says Ready.", 3000);
       else status.toast(`${meta.title} runs as soon as Python is ready again.`, 3000);
     },
     start({ ticket, meta }) {
@@ -157,9 +220,15 @@ async function main() {
       status.show(`Running ${meta.title} with the ${mode.name()} model…`, "running", { about: ticket });
       if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
       const cells = screen.now.view.cells();
-      launch("run", carriedCells(cells, store.state.lessons, fetchLesson)
-        .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
-        .then((carried) => runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket) })), at);
+      launch(
+        "run",
+        carriedCells(cells, store.state.lessons, fetchLesson)
+          .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
+          .then((carried) =>
+            runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket) }),
+          ),
+        at,
+      );
     },
     stop({ say: saying, ticket }) {
       if (saying) status.show("Stopping…", "stopping", { about: ticket });
@@ -168,12 +237,25 @@ async function main() {
     ended: (effect) => say.ended(effect, store.state.shown),
     fork({ request, ticket }) {
       status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: ticket });
-      return launch("fork", runner.fork(request, { env: settings.env(mode.current()), on: runCallbacks(ticket, { source: "fork" }) }), performance.now());
+      return launch(
+        "fork",
+        runner.fork(request, { env: settings.env(mode.current()), on: runCallbacks(ticket, { source: "fork" }) }),
+        performance.now(),
+      );
     },
     chat({ request, ticket }) {
-      if (!mode.canRun(ticket)) return Promise.resolve({ ok: false, error: "The model is not ready: see the message above, then send again." });
+      if (!mode.canRun(ticket))
+        return Promise.resolve({ ok: false, error: "The model is not ready: see the message above, then send again." });
       status.show(`Sending your message to the lesson's agent (${mode.name()} model)…`, "running", { about: ticket });
-      return launch("chat", runner.chat(screen.now.view.cells(), { ...request, env: settings.env(mode.current()), on: chat.callbacks(runCallbacks(ticket)) }), performance.now());
+      return launch(
+        "chat",
+        runner.chat(screen.now.view.cells(), {
+          ...request,
+          env: settings.env(mode.current()),
+          on: chat.callbacks(runCallbacks(ticket)),
+        }),
+        performance.now(),
+      );
     },
     chatted: (effect) => chat.ended(effect),
     refused: ({ error }) => Promise.resolve({ ok: false, error }),
@@ -200,27 +282,44 @@ async function main() {
   ui.toggle.addEventListener("change", () => mode.change(store.state.everReady));
   drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
-  setupShare({ button: byTest("share"), dialog: $("[data-role=share-dialog]") },
-    { payload: ({ withRun }) => sharePayload(screen.now, withRun ? inspector.shownRun() : null), secret: () => settings.apiKey });
+  setupShare(
+    { button: byTest("share"), dialog: $("[data-role=share-dialog]") },
+    {
+      payload: ({ withRun }) => sharePayload(screen.now, withRun ? inspector.shownRun() : null),
+      secret: () => settings.apiKey,
+    },
+  );
   $("[data-role=notebook]").addEventListener("click", () => downloadNotebook(screen.now, settings.apiKey));
   setupTheme($("[data-role=theme]"));
   $("[data-role=prev]").addEventListener("click", () => go(-1));
   $("[data-role=next]").addEventListener("click", () => go(1));
   setupProgressFile(
-    { exportButton: $("[data-role=export]"), importButton: $("[data-role=import-button]"), input: $("[data-role=import]") },
+    {
+      exportButton: $("[data-role=export]"),
+      importButton: $("[data-role=import-button]"),
+      input: $("[data-role=import]"),
+    },
     {
       imported(count) {
         status.toast(`Imported edits for ${count} lesson${count === 1 ? "" : "s"}.`);
         route();
       },
-      async notebook(data) { // a notebook downloaded from a lesson: its code goes in as a link's does, marked
+      async notebook(data) {
+        // a notebook downloaded from a lesson: its code goes in as a link's does, marked
         const { slug, read } = notebookCells(data);
         history.replaceState(null, "", `#/${encodeURIComponent(slug)}`);
-        await takeForeign({ meta: store.state.lessons.find((l) => l.slug === slug), slug, from: "notebook", read, lessonOf: (name) => fetchJSON(`lessons/${name}.json`) });
+        await takeForeign({
+          meta: store.state.lessons.find((l) => l.slug === slug),
+          slug,
+          from: "notebook",
+          read,
+          lessonOf: (name) => fetchJSON(`lessons/${name}.json`),
+        });
         await route();
       },
       failed: (text) => status.toast(text),
-    });
+    },
+  );
   setupDrawer($("[data-role=menu]"), ui.list);
   window.addEventListener("hashchange", () => location.hash !== routed && route()); // (a Run may have read it first)
   announceRuns(ui.status, ui.checks, byTest("announcer"));
@@ -228,20 +327,29 @@ async function main() {
   if (settings.mode === "local") mode.useLocal();
 
   const early = startEarly(); // boot.js started it (the worker with it) before this bundle ran
-  const build = await early.build.catch((error) => void status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed"));
+  const build = await early.build.catch(
+    (error) =>
+      void status.show(`The site could not load its build information (${error.message}). Reload the page.`, "crashed"),
+  );
   if (!build) return;
   warmCodeOnTakeOver(build); // before the service worker can take over (isolate below, or at ready)
   const firstLesson = fetchJSON("lessons/index.json")
-    .then((index) => { store.dispatch({ type: "listed", lessons: readIndex(index) }); return route(); })
+    .then((index) => {
+      store.dispatch({ type: "listed", lessons: readIndex(index) });
+      return route();
+    })
     .catch((error) => {
       const text = `The lessons could not be loaded (${error.message}).`;
       status.show(text, "crashed");
       ui.text.replaceChildren(Object.assign(document.createElement("p"), { role: "alert", textContent: text })); // stays when Python is ready
     });
-  const isolation = await isolate(registerServiceWorker, (text) => status.show(text, "loading", { stage: "isolating" }));
+  const isolation = await isolate(registerServiceWorker, (text) =>
+    status.show(text, "loading", { stage: "isolating" }),
+  );
   if (isolation.reloading) return; // a first visit on a host without COOP/COEP: Python starts after the reload
   const notIsolated = isolation.why || ""; // why the page is not cross-origin isolated, when it is not
-  runner = new Runner(build, { // Python loads in the worker while the lesson renders
+  runner = new Runner(build, {
+    // Python loads in the worker while the lesson renders
     pool: await early.pool,
     endpoint: () => settings.endpoint(), // what a new worker may reach, and the key it holds
     starting(event) {

@@ -27,7 +27,10 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
   // page that cannot wait for it (not cross-origin isolated), the learner is told what to do.
   function useLocal() {
     if (!self.crossOriginIsolated) {
-      status.toast("The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.", 10000);
+      status.toast(
+        "The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.",
+        10000,
+      );
     }
     local.ensure().then((ready) => {
       if (!ready && settings.mode === "local" && local.state !== "loading") openDialog();
@@ -61,7 +64,8 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
         }
       }
       if (mode === "local" && !isolated()) {
-        const text = "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+        const text =
+          "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
         status.toast(text, 10000);
         status.show(`Local model: ${text}`, "stopped", { about: ticket });
         return false;
@@ -78,7 +82,11 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     askLocal(request, { blocking, signal, delta = null }) {
       if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
       if (current() !== "local") return { error: "the model toggle is not on local", kind: "setup" };
-      return local.answer(request, { signal, temperature: settings.temperature, onText: settings.stream ? delta : null });
+      return local.answer(request, {
+        signal,
+        temperature: settings.temperature,
+        onText: settings.stream ? delta : null,
+      });
     },
   };
 }

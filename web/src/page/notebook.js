@@ -7,12 +7,21 @@
 // Wrong-answer cells never appear. Such a notebook can be imported again (fromNotebook): its code
 // goes back into the lesson's cells. No DOM: Node runs this in the tests.
 
-const ROLES = { markdown: "markdown", hint: "markdown", predict: "markdown", code: "code", exercise: "code", check: "code" };
+const ROLES = {
+  markdown: "markdown",
+  hint: "markdown",
+  predict: "markdown",
+  code: "code",
+  exercise: "code",
+  check: "code",
+};
 
 /** Notebook source: a list of lines, each but the last ending in "\n" (as Jupyter writes them). */
 function lines(text) {
   const parts = String(text).split("\n");
-  return parts.map((line, i) => (i < parts.length - 1 ? line + "\n" : line)).filter((line, i, all) => line !== "" || i < all.length - 1);
+  return parts
+    .map((line, i) => (i < parts.length - 1 ? line + "\n" : line))
+    .filter((line, i, all) => line !== "" || i < all.length - 1);
 }
 
 /** A solution shown, not run: its code in a fenced block. */
@@ -26,10 +35,16 @@ function solutionMarkdown(source) {
  * @returns {object} the notebook, ready for JSON.stringify
  */
 export function toNotebook(lesson, sources = []) {
-  const cells = [{
-    cell_type: "markdown", id: "looplab-about", metadata: {},
-    source: lines(`*From Loop Lab, lesson ${lesson.slug}, with your edits. It imports \`looplab\`: \`pip install looplab\` first. Here the model is the lesson's scripted one; approvals, \`input()\` and the local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: click a cell's bar to open it.*`),
-  }];
+  const cells = [
+    {
+      cell_type: "markdown",
+      id: "looplab-about",
+      metadata: {},
+      source: lines(
+        `*From Loop Lab, lesson ${lesson.slug}, with your edits. It imports \`looplab\`: \`pip install looplab\` first. Here the model is the lesson's scripted one; approvals, \`input()\` and the local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: click a cell's bar to open it.*`,
+      ),
+    },
+  ];
   lesson.cells.forEach((cell, index) => {
     const tags = [...(cell.tags || [])];
     if (tags.includes("wrong")) return;
@@ -40,7 +55,11 @@ export function toNotebook(lesson, sources = []) {
     const metadata = tags.length ? { tags } : {};
     if (solution || cell.role === "hint") metadata.jupyter = { source_hidden: true };
     const base = { id: `cell-${index + 1}`, metadata, source: lines(source) };
-    cells.push(type === "code" ? { cell_type: "code", ...base, execution_count: null, outputs: [] } : { cell_type: "markdown", ...base });
+    cells.push(
+      type === "code"
+        ? { cell_type: "code", ...base, execution_count: null, outputs: [] }
+        : { cell_type: "markdown", ...base },
+    );
   });
   return {
     nbformat: 4,

@@ -19,13 +19,18 @@ function hex(bytes) {
 }
 
 function attribute(key, value) {
-  if (typeof value === "number") return Number.isInteger(value) ? { key, value: { intValue: String(value) } } : { key, value: { doubleValue: value } };
+  if (typeof value === "number")
+    return Number.isInteger(value)
+      ? { key, value: { intValue: String(value) } }
+      : { key, value: { doubleValue: value } };
   if (typeof value === "boolean") return { key, value: { boolValue: value } };
   return { key, value: { stringValue: String(value) } };
 }
 
 function attributes(object) {
-  return Object.entries(object).filter(([, v]) => v !== undefined && v !== null && v !== "").map(([k, v]) => attribute(k, v));
+  return Object.entries(object)
+    .filter(([, v]) => v !== undefined && v !== null && v !== "")
+    .map(([k, v]) => attribute(k, v));
 }
 
 /** Nanoseconds since the epoch, as the decimal string OTLP JSON wants. */
@@ -53,14 +58,29 @@ export function toOtlp(runs, { model = "", service = "looplab", version = "" } =
     const stop = run.stop || {};
     const name = run.agent || "agent";
     spans.push({
-      traceId, spanId: id, parentSpanId: parent, name: `invoke_agent ${name}`, kind: KIND.INTERNAL,
-      startTimeUnixNano: at(0), endTimeUnixNano: at(end),
+      traceId,
+      spanId: id,
+      parentSpanId: parent,
+      name: `invoke_agent ${name}`,
+      kind: KIND.INTERNAL,
+      startTimeUnixNano: at(0),
+      endTimeUnixNano: at(end),
       attributes: attributes({
-        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name, "gen_ai.provider.name": "looplab",
-        "looplab.task": run.task, "looplab.stopped": stop.stopped, "looplab.steps": stop.steps, "looplab.answer": stop.answer,
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": name,
+        "gen_ai.provider.name": "looplab",
+        "looplab.task": run.task,
+        "looplab.stopped": stop.stopped,
+        "looplab.steps": stop.steps,
+        "looplab.answer": stop.answer,
         "looplab.run": run.number,
       }),
-      status: stop.stopped === "final" ? { code: STATUS.OK } : stop.stopped ? { code: STATUS.ERROR, message: `${stop.stopped}${stop.detail ? ": " + stop.detail : ""}` } : { code: STATUS.UNSET },
+      status:
+        stop.stopped === "final"
+          ? { code: STATUS.OK }
+          : stop.stopped
+            ? { code: STATUS.ERROR, message: `${stop.stopped}${stop.detail ? ": " + stop.detail : ""}` }
+            : { code: STATUS.UNSET },
     });
     for (const step of run.steps) {
       const call = step.call || {};
@@ -68,19 +88,30 @@ export function toOtlp(runs, { model = "", service = "looplab", version = "" } =
       const usage = usageOf(reply);
       const chatModel = reply.model || (reply.message && reply.message.model) || model || "scripted";
       const chatStart = call.t ?? reply.t ?? 0;
-      const chatEnd = (reply.t ?? chatStart);
+      const chatEnd = reply.t ?? chatStart;
       spans.push({
-        traceId, spanId: hex(8), parentSpanId: id, name: `chat ${chatModel}`, kind: KIND.CLIENT,
-        startTimeUnixNano: at(chatStart), endTimeUnixNano: at(chatEnd),
+        traceId,
+        spanId: hex(8),
+        parentSpanId: id,
+        name: `chat ${chatModel}`,
+        kind: KIND.CLIENT,
+        startTimeUnixNano: at(chatStart),
+        endTimeUnixNano: at(chatEnd),
         attributes: attributes({
-          "gen_ai.operation.name": "chat", "gen_ai.request.model": chatModel, "gen_ai.provider.name": "looplab",
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": chatModel,
+          "gen_ai.provider.name": "looplab",
           "gen_ai.usage.input_tokens": usage ? usage.input : call.context_tokens,
           "gen_ai.usage.output_tokens": usage ? usage.output : undefined,
           "looplab.tokens.estimated": usage ? undefined : call.context_tokens !== undefined,
-          "looplab.step": step.n, "looplab.messages": call.messages,
+          "looplab.step": step.n,
+          "looplab.messages": call.messages,
           "gen_ai.response.finish_reasons": reply.tool_calls ? "tool_calls" : reply.ok === false ? "error" : "stop",
         }),
-        status: reply.ok === false ? { code: STATUS.ERROR, message: String(reply.content || "unusable reply") } : { code: STATUS.UNSET },
+        status:
+          reply.ok === false
+            ? { code: STATUS.ERROR, message: String(reply.content || "unusable reply") }
+            : { code: STATUS.UNSET },
       });
       for (const tool of step.tools) {
         const c = tool.call || {};
@@ -89,23 +120,44 @@ export function toOtlp(runs, { model = "", service = "looplab", version = "" } =
         if (c.call_id) toolSpan.set(`${run.id}/${c.call_id}`, spanId);
         const started = c.t ?? r.t ?? chatEnd;
         spans.push({
-          traceId, spanId, parentSpanId: id, name: `execute_tool ${c.tool || r.tool || "?"}`, kind: KIND.INTERNAL,
-          startTimeUnixNano: at(started), endTimeUnixNano: at(r.t ?? started),
+          traceId,
+          spanId,
+          parentSpanId: id,
+          name: `execute_tool ${c.tool || r.tool || "?"}`,
+          kind: KIND.INTERNAL,
+          startTimeUnixNano: at(started),
+          endTimeUnixNano: at(r.t ?? started),
           attributes: attributes({
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": c.tool || r.tool, "gen_ai.tool.call.id": c.call_id || r.call_id,
-            "gen_ai.tool.type": "function", "looplab.step": step.n, "looplab.tool.arguments": c.arguments,
-            "looplab.tool.result": r.result, "looplab.approved": tool.approval ? tool.approval.approved : undefined,
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": c.tool || r.tool,
+            "gen_ai.tool.call.id": c.call_id || r.call_id,
+            "gen_ai.tool.type": "function",
+            "looplab.step": step.n,
+            "looplab.tool.arguments": c.arguments,
+            "looplab.tool.result": r.result,
+            "looplab.approved": tool.approval ? tool.approval.approved : undefined,
           }),
-          status: r.ok === false ? { code: STATUS.ERROR, message: String(r.result || "").slice(0, 200) } : { code: STATUS.UNSET },
+          status:
+            r.ok === false
+              ? { code: STATUS.ERROR, message: String(r.result || "").slice(0, 200) }
+              : { code: STATUS.UNSET },
         });
       }
     }
   }
   return {
-    resourceSpans: [{
-      resource: { attributes: attributes({ "service.name": service, "telemetry.sdk.name": "looplab", "telemetry.sdk.language": "webjs" }) },
-      scopeSpans: [{ scope: { name: "looplab", version }, spans }],
-    }],
+    resourceSpans: [
+      {
+        resource: {
+          attributes: attributes({
+            "service.name": service,
+            "telemetry.sdk.name": "looplab",
+            "telemetry.sdk.language": "webjs",
+          }),
+        },
+        scopeSpans: [{ scope: { name: "looplab", version }, spans }],
+      },
+    ],
   };
 }
 

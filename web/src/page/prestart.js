@@ -27,8 +27,15 @@ function prestart(build) {
     started.failed = event.message || "unknown error";
   };
   const absolute = (path) => new URL(path, document.baseURI).href;
-  const pageCompiles = Boolean(navigator.serviceWorker && navigator.serviceWorker.controller) && !/[?&]compile=worker\b/.test(location.search);
-  worker.postMessage(toWorker.prefetch({ ...build, indexURL: absolute(build.indexURL), lockFileURL: absolute(build.lockFileURL) }, pageCompiles));
+  const pageCompiles =
+    Boolean(navigator.serviceWorker && navigator.serviceWorker.controller) &&
+    !/[?&]compile=worker\b/.test(location.search);
+  worker.postMessage(
+    toWorker.prefetch(
+      { ...build, indexURL: absolute(build.indexURL), lockFileURL: absolute(build.lockFileURL) },
+      pageCompiles,
+    ),
+  );
   if (pageCompiles) {
     try {
       compileForWorker(worker, absolute(`${build.indexURL}pyodide.asm.wasm`));
@@ -70,7 +77,8 @@ function compileForWorker(worker, wasmURL) {
 function afterFirstPaint(then) {
   if (document.visibilityState === "hidden") return then();
   document.addEventListener("visibilitychange", then, { once: true });
-  if (!(PerformanceObserver.supportedEntryTypes || []).includes("paint")) return requestAnimationFrame(() => setTimeout(then, 0));
+  if (!(PerformanceObserver.supportedEntryTypes || []).includes("paint"))
+    return requestAnimationFrame(() => setTimeout(then, 0));
   new PerformanceObserver((list, observer) => {
     if (!list.getEntriesByName("first-contentful-paint").length) return;
     observer.disconnect();

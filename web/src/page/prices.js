@@ -13,7 +13,9 @@ export function setupPrices(dialog) {
     field("priceOutput").value = output ? String(output) : "";
   };
   fill();
-  form.addEventListener("submit", () => savePrices({ input: field("priceInput").value, output: field("priceOutput").value }));
+  form.addEventListener("submit", () =>
+    savePrices({ input: field("priceInput").value, output: field("priceOutput").value }),
+  );
   dialog.addEventListener("close", fill); // Cancel leaves the saved prices as they were
   return loadPrices;
 }

@@ -18,7 +18,8 @@ export function progressRecord(result) {
 function describeStart(how) {
   if (!how) return "";
   // a spare (workerpool.js) was restored while the page was idle, before the restart that took it
-  if (how.source) return how.spare ? " from a snapshot (a spare, restored while the page was idle)" : " from a snapshot";
+  if (how.source)
+    return how.spare ? " from a snapshot (a spare, restored while the page was idle)" : " from a snapshot";
   return how.refused.length ? ` (snapshot refused: ${how.refused.join("; ")})` : "";
 }
 
@@ -44,11 +45,17 @@ export function reports({ status, output, checks, renderList, mode }) {
     }
     if (result.outcome !== "checked") {
       const restarted = result.outcome === "restarted";
-      output.note(!restarted ? "Stopped: KeyboardInterrupt."
-        : result.heard ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
-          : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)");
+      output.note(
+        !restarted
+          ? "Stopped: KeyboardInterrupt."
+          : result.heard
+            ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
+            : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)",
+      );
       showChecks(checks, [], {});
-      status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", { about: run.ticket });
+      status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", {
+        about: run.ticket,
+      });
       return;
     }
     if (result.error) output.write(result.error + "\n", "error");
@@ -56,8 +63,11 @@ export function reports({ status, output, checks, renderList, mode }) {
     const record = progressRecord(result);
     saveProgress(slug, record);
     renderList();
-    status.show(`Done in ${seconds} s · ${title}: ${describeTally(tally(result.checks))}${result.error ? " · your code raised an error (see Output)" : ""}`,
-      record.passed ? "passed" : "failed", { about: run.ticket });
+    status.show(
+      `Done in ${seconds} s · ${title}: ${describeTally(tally(result.checks))}${result.error ? " · your code raised an error (see Output)" : ""}`,
+      record.passed ? "passed" : "failed",
+      { about: run.ticket },
+    );
   }
 
   // A run of a lesson the learner has left ended (opening the other lesson stopped it): nothing of
@@ -67,10 +77,18 @@ export function reports({ status, output, checks, renderList, mode }) {
     if (result.outcome === "checked") {
       saveProgress(run.meta.slug, progressRecord(result));
       renderList();
-      status.show(`Opened ${lesson.title}; ${run.meta.title} had finished (${describeTally(tally(result.checks))}).`, "ready", { about: ticket });
+      status.show(
+        `Opened ${lesson.title}; ${run.meta.title} had finished (${describeTally(tally(result.checks))}).`,
+        "ready",
+        { about: ticket },
+      );
     } else {
       const restarted = result.outcome === "restarted";
-      status.show(`Stopped ${run.meta.title}: you opened ${lesson.title}.${restarted ? " Starting Python again…" : ""}`, "stopped", { about: ticket });
+      status.show(
+        `Stopped ${run.meta.title}: you opened ${lesson.title}.${restarted ? " Starting Python again…" : ""}`,
+        "stopped",
+        { about: ticket },
+      );
     }
   }
 
@@ -88,13 +106,19 @@ export function reports({ status, output, checks, renderList, mode }) {
       const f = result.fork;
       const about = { about: run.ticket };
       if (result.outcome !== "checked") status.show("Stopped the fork.", "stopped", about);
-      else if (f) status.show(`Fork done: ${f.stopped} after ${f.steps} step${f.steps === 1 ? "" : "s"}${f.first_difference ? `; it differs from step ${f.first_difference}` : "; no step differs"}.`, "passed", about);
+      else if (f)
+        status.show(
+          `Fork done: ${f.stopped} after ${f.steps} step${f.steps === 1 ? "" : "s"}${f.first_difference ? `; it differs from step ${f.first_difference}` : "; no step differs"}.`,
+          "passed",
+          about,
+        );
       else status.show(result.error || "The fork did not run.", "failed", about);
     },
 
     /** The status line never goes on describing a lesson that has left the screen. */
     follow({ ticket, meta, run, python }) {
-      if (run) status.show(`Opened ${meta.title}; stopping the run of ${run.meta.title}…`, "stopping", { about: ticket });
+      if (run)
+        status.show(`Opened ${meta.title}; stopping the run of ${run.meta.title}…`, "stopping", { about: ticket });
       else if (!status.about || status.about === ticket) return;
       else if (python === "ready") status.show(`Ready · ${meta.title} · ${mode()} model`, "ready", { about: ticket });
       else status.show(`${meta.title} · Python is starting again…`, "loading", { about: ticket });
@@ -108,19 +132,43 @@ export function reports({ status, output, checks, renderList, mode }) {
 
     progress({ stage, loaded, total }) {
       status.loading(loaded, total);
-      status.show(`${stage[0].toUpperCase() + stage.slice(1)}… ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`, "loading", { stage });
+      status.show(
+        `${stage[0].toUpperCase() + stage.slice(1)}… ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`,
+        "loading",
+        { stage },
+      );
     },
 
     ready(info, notIsolated) {
       status.loaded();
       const ms = Math.round(performance.now() - loadingSince);
-      status.stamp({ readyAt: performance.now(), workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }) });
+      status.stamp({
+        readyAt: performance.now(),
+        workerTimes: JSON.stringify({ ...info.times, start: info.times.start - performance.timeOrigin }),
+      });
       if (!performance.getEntriesByName("looplab:ready").length) performance.mark("looplab:ready");
-      status.stamp({ startedFrom: startedFrom(info.start), spare: String(Boolean(info.start && info.start.spare)),
-        given: info.start && info.start.given ? Object.keys(info.start.given).filter((part) => info.start.given[part]).join(" ") : "" });
-      const isolation = info.isolated ? "" : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`;
-      const fence = info.fenced === false ? " · Python's network is not fenced in here (no service worker gave its worker a policy): run only code you trust with your key" : "";
-      status.show(`Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${mode()} model${isolation}${fence}`, "ready", { stage: "ready" });
+      status.stamp({
+        startedFrom: startedFrom(info.start),
+        spare: String(Boolean(info.start && info.start.spare)),
+        given:
+          info.start && info.start.given
+            ? Object.keys(info.start.given)
+                .filter((part) => info.start.given[part])
+                .join(" ")
+            : "",
+      });
+      const isolation = info.isolated
+        ? ""
+        : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`;
+      const fence =
+        info.fenced === false
+          ? " · Python's network is not fenced in here (no service worker gave its worker a policy): run only code you trust with your key"
+          : "";
+      status.show(
+        `Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${mode()} model${isolation}${fence}`,
+        "ready",
+        { stage: "ready" },
+      );
     },
 
     crashed({ message, restart }) {

@@ -31,7 +31,8 @@ export class Runner {
     this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
     this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     // on.pool: the pool early.js made before the app loaded, its first worker started already
-    this.pool = on.pool || new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
+    this.pool =
+      on.pool || new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
     this.pool.adopt({ endpoint: on.endpoint, busy: () => this.running });
     this.start();
   }
@@ -53,7 +54,8 @@ export class Runner {
   /** What this worker's messages do; a message from a worker already replaced is dropped. */
   reader(worker) {
     const mine = (handle) => (message) => worker === this.worker && handle(message);
-    const ofRun = (handle) => mine((message) => this.current && message.id === this.current.id && handle(this.current, message));
+    const ofRun = (handle) =>
+      mine((message) => this.current && message.id === this.current.id && handle(this.current, message));
     return reader("toPage", {
       progress: mine((message) => this.on.progress(message)),
       ready: mine((message) => {
@@ -65,7 +67,9 @@ export class Runner {
       event: ofRun((run, { event }) => run.on.event(event)),
       delta: ofRun((run, { text }) => this.delta(run, text)),
       ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
-      done: ofRun((_run, { result, interrupted, extras }) => this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null })),
+      done: ofRun((_run, { result, interrupted, extras }) =>
+        this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null }),
+      ),
       kept: (message) => this.pool.keep(message),
       files: mine(({ id, project, error }) => this.answerFiles({ project, error }, id)),
       fatal: mine(({ message }) => this.crash(worker, message)),
@@ -92,7 +96,11 @@ export class Runner {
   /** Between runs: the project the last run's lesson laid out (protocol.js `files`), "read" or
    * "reset" (laid out again first). Resolves {project, error}: project null when there is none. */
   files(op) {
-    if (!this.ready) return Promise.resolve({ project: null, error: "Python is starting (again, after a Stop or a crash): run the lesson to lay its project out" });
+    if (!this.ready)
+      return Promise.resolve({
+        project: null,
+        error: "Python is starting (again, after a Stop or a crash): run the lesson to lay its project out",
+      });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.filesAsked.set(id, resolve);
@@ -100,7 +108,8 @@ export class Runner {
     });
   }
 
-  answerFiles(answer, id = null) { // one question's answer, or (no id) the same answer to all
+  answerFiles(answer, id = null) {
+    // one question's answer, or (no id) the same answer to all
     for (const [asked, resolve] of this.filesAsked) {
       if (id !== null && asked !== id) continue;
       this.filesAsked.delete(asked);
@@ -116,11 +125,18 @@ export class Runner {
     if (run && blocking) run.asking = controller; // a run that waits: its end or Stop takes the question away
     const handler = run && run.on.ask;
     Promise.resolve()
-      .then(() => (handler ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) }) : { unavailable: `the page cannot answer a "${kind}" question` }))
-      .catch((error) => ({ unavailable: `the page could not answer: ${error && error.message ? error.message : error}` }))
+      .then(() =>
+        handler
+          ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) })
+          : { unavailable: `the page cannot answer a "${kind}" question` },
+      )
+      .catch((error) => ({
+        unavailable: `the page could not answer: ${error && error.message ? error.message : error}`,
+      }))
       .then((answer) => {
         if (run && run.asking === controller) run.asking = null;
-        if (blocking && !controller.signal.aborted && (!run || this.current === run)) writeAnswer(this.answers, answer || {});
+        if (blocking && !controller.signal.aborted && (!run || this.current === run))
+          writeAnswer(this.answers, answer || {});
       });
   }
 
@@ -169,7 +185,8 @@ export class Runner {
     return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on);
   }
 
-  send(message, env, on) { // message(id, env): the protocol's run or fork
+  send(message, env, on) {
+    // message(id, env): the protocol's run or fork
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {

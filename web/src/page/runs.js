@@ -117,7 +117,12 @@ function stepOf(run, n) {
 function place(run, e) {
   switch (e.type) {
     case "run_start":
-      Object.assign(run, { agent: e.agent || null, task: e.task ?? "", tools: e.tools || [], maxSteps: e.max_steps ?? null });
+      Object.assign(run, {
+        agent: e.agent || null,
+        task: e.task ?? "",
+        tools: e.tools || [],
+        maxSteps: e.max_steps ?? null,
+      });
       return;
     case "stop":
       run.stop = e;
@@ -193,7 +198,12 @@ export function exportRun(book, run, { lesson = null } = {}) {
   const family = book.family(run);
   const ids = new Set(family.map((r) => r.id));
   const forkOf = (f) => (f ? { run: book.byId.get(f.run)?.number ?? f.run, step: f.step } : null);
-  const runs = family.map((r) => ({ run: r.number, startedAt: r.startedAt, forkOf: forkOf(r.forkOf), firstDifference: r.firstDifference }));
+  const runs = family.map((r) => ({
+    run: r.number,
+    startedAt: r.startedAt,
+    forkOf: forkOf(r.forkOf),
+    firstDifference: r.firstDifference,
+  }));
   const events = book.events.filter((e) => ids.has(e.id)).map((e) => e.event); // in the order they came
   return { format: RUN_FORMAT, version: 1, lesson, run: run.number, runs, events };
 }
@@ -204,9 +214,13 @@ export function readRunFile(data) {
     throw new Error(`this file is not a Loop Lab run (it has no "format": "${RUN_FORMAT}")`);
   }
   if (data.version !== 1) throw new Error(`this run file is version ${data.version}; this page reads version 1`);
-  if (!Array.isArray(data.events) || !data.events.every((e) => e && typeof e === "object" && typeof e.type === "string")) {
-    throw new Error("this run file's \"events\" is not a list of events (each an object with a \"type\")");
+  if (
+    !Array.isArray(data.events) ||
+    !data.events.every((e) => e && typeof e === "object" && typeof e.type === "string")
+  ) {
+    throw new Error('this run file\'s "events" is not a list of events (each an object with a "type")');
   }
-  if (!data.events.some((e) => e.type === "run_start")) throw new Error("this run file holds no run (no run_start event)");
+  if (!data.events.some((e) => e.type === "run_start"))
+    throw new Error("this run file holds no run (no run_start event)");
   return data;
 }

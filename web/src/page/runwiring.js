@@ -19,7 +19,8 @@ export function runWiring({ store, output, events, context, inspector, mode, app
     return {
       stdout: onScreen((text) => output.write(text, "stdout")),
       stderr: onScreen((text) => output.write(text, "stderr")),
-      delta: onScreen((text) => { // a model reply's text as it is written (runner.js)
+      delta: onScreen((text) => {
+        // a model reply's text as it is written (runner.js)
         inspector.streaming(text);
         status.writing(text);
       }),
@@ -35,7 +36,8 @@ export function runWiring({ store, output, events, context, inspector, mode, app
       ask(kind, request, options) {
         if (kind === "model") return mode.askLocal(request, options);
         if (kind === "stdin") return askLine(output, request, options);
-        if (kind !== "approval" || store.state.shown !== ticket) return { unavailable: `the page has no answer to a "${kind}" question here` };
+        if (kind !== "approval" || store.state.shown !== ticket)
+          return { unavailable: `the page has no answer to a "${kind}" question here` };
         inspector.paused(request);
         return Promise.resolve(approve(request, { ...options, step })).finally(() => inspector.resumed());
       },

@@ -26,10 +26,20 @@ export class LessonScreen {
     ui.title.textContent = meta.title;
     this.modified = null;
     const drawnBefore = this.now !== null;
-    const view = new LessonView(ui.text, lesson, meta, { onModified: (modified) => this.onModified(modified), keys: hooks.keys });
+    const view = new LessonView(ui.text, lesson, meta, {
+      onModified: (modified) => this.onModified(modified),
+      keys: hooks.keys,
+    });
     this.now = { view, lesson, meta, ticket };
     const aside = asideState(meta.slug);
-    if (aside) showAside(ui.text, { shared: aside.shared, onSwap: () => { swapAside(meta.slug); hooks.reopen(meta.slug); } });
+    if (aside)
+      showAside(ui.text, {
+        shared: aside.shared,
+        onSwap: () => {
+          swapAside(meta.slug);
+          hooks.reopen(meta.slug);
+        },
+      });
     const from = foreignSource(meta.slug);
     if (from) showForeign(ui.text, { from, onChoose: (mode) => hooks.choose(meta.slug, mode) });
     this.onModified(view.modified()); // draws the list, with this lesson marked current
@@ -39,13 +49,16 @@ export class LessonScreen {
     showChecks(ui.checks, (record && record.results) || [], { pending: !record });
     if (record && record.results) ui.checks.dataset.stale = "true";
     else delete ui.checks.dataset.stale;
-    if (drawnBefore) { // the page's first lesson is at the top already: no forced layout for it
+    if (drawnBefore) {
+      // the page's first lesson is at the top already: no forced layout for it
       ui.text.scrollTop = 0;
       ui.scroller.scrollTop = 0;
     }
     ui.text.dataset.slug = meta.slug;
     // once every cell is drawn (lessonview.js draws them in short tasks): what tests wait for
-    view.done.then((drawn) => drawn && this.now && this.now.view === view && (document.body.dataset.lesson = meta.slug));
+    view.done.then(
+      (drawn) => drawn && this.now && this.now.view === view && (document.body.dataset.lesson = meta.slug),
+    );
     if (!performance.getEntriesByName("looplab:prose").length) {
       requestAnimationFrame(() => performance.mark("looplab:prose")); // first prose on screen (bench/startup.py)
     }

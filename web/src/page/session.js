@@ -29,7 +29,16 @@
 
 /** @returns {State} */
 export function initial() {
-  return { lessons: [], showing: 0, shown: 0, lesson: null, python: "starting", everReady: false, run: null, wanted: 0 };
+  return {
+    lessons: [],
+    showing: 0,
+    shown: 0,
+    lesson: null,
+    python: "starting",
+    everReady: false,
+    run: null,
+    wanted: 0,
+  };
 }
 
 /** The run in flight belongs to the lesson on screen, and no other lesson is on its way. */
@@ -54,7 +63,8 @@ export function busy(state) {
 
 /** Why the inspector's run cannot be forked now (null: it can). `run` is a RunBook run (runs.js). */
 export function whyNoFork(state, run) {
-  if (run.source === "imported") return "An imported run cannot be forked here: its model and tools are not in this page.";
+  if (run.source === "imported")
+    return "An imported run cannot be forked here: its model and tools are not in this page.";
   if (run.source === "gone") return "Python was restarted since this run: run the lesson again to fork it.";
   if (!run.stop) return "The run has not ended yet.";
   const why = busy(state);
@@ -127,7 +137,8 @@ const EVENTS = {
     if (runningHere(state)) return state;
     state.wanted = state.showing;
     startWanted(state, effects);
-    if (state.wanted && state.shown === state.showing && !state.run) effects.push({ type: "toast", say: "waiting", meta: state.lesson });
+    if (state.wanted && state.shown === state.showing && !state.run)
+      effects.push({ type: "toast", say: "waiting", meta: state.lesson });
     return state;
   },
 
@@ -180,15 +191,23 @@ const EVENTS = {
   /** Fork pressed in the inspector: the worker re-runs a kept run from a step. */
   fork(state, { request }, effects) {
     const why = busy(state);
-    effects.push(why ? { type: "refused", error: `${why}, then fork.` } : { type: "fork", request, ticket: state.shown });
+    effects.push(
+      why ? { type: "refused", error: `${why}, then fork.` } : { type: "fork", request, ticket: state.shown },
+    );
     return state;
   },
 
   /** A message sent in the Chat tab: a turn for the lesson on screen, when Python is free. */
   chat(state, { request }, effects) {
-    const why = !state.lesson || state.shown !== state.showing ? "The lesson is still opening"
-      : state.python !== "ready" ? "Python is not ready yet: wait for the status line to say Ready" : busy(state);
-    effects.push(why ? { type: "refused", error: `${why}, then send it again.` } : { type: "chat", request, ticket: state.shown });
+    const why =
+      !state.lesson || state.shown !== state.showing
+        ? "The lesson is still opening"
+        : state.python !== "ready"
+          ? "Python is not ready yet: wait for the status line to say Ready"
+          : busy(state);
+    effects.push(
+      why ? { type: "refused", error: `${why}, then send it again.` } : { type: "chat", request, ticket: state.shown },
+    );
     return state;
   },
 };

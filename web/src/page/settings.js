@@ -10,7 +10,12 @@ import { carriesKey } from "../shared/keyscope.js";
 export const PRESETS = {
   openai: { label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", api: "chat" },
   ollama: { label: "Ollama on this computer", baseUrl: "http://localhost:11434/v1", model: "llama3.2", api: "chat" },
-  proxy: { label: "LiteLLM or another OpenAI-compatible proxy", baseUrl: "http://localhost:4000/v1", model: "gpt-4o-mini", api: "chat" },
+  proxy: {
+    label: "LiteLLM or another OpenAI-compatible proxy",
+    baseUrl: "http://localhost:4000/v1",
+    model: "gpt-4o-mini",
+    api: "chat",
+  },
   custom: { label: "Custom endpoint", baseUrl: "", model: "", api: "chat" },
 };
 
@@ -18,8 +23,18 @@ export const PRESETS = {
 // stream: replies stream, their text shown as it is written (LLM_STREAM; the local model's tokens too).
 export const MODES = ["scripted", "local", "live"];
 
-const DEFAULTS = { mode: "scripted", preset: "openai", baseUrl: PRESETS.openai.baseUrl, model: PRESETS.openai.model, api: "chat", maxTokens: 512, remember: false,
-  temperature: 0, localUrl: "", stream: true };
+const DEFAULTS = {
+  mode: "scripted",
+  preset: "openai",
+  baseUrl: PRESETS.openai.baseUrl,
+  model: PRESETS.openai.model,
+  api: "chat",
+  maxTokens: 512,
+  remember: false,
+  temperature: 0,
+  localUrl: "",
+  stream: true,
+};
 
 export class Settings {
   constructor() {
@@ -83,7 +98,8 @@ export class Settings {
     if (!this.values.baseUrl) return "set the endpoint's base URL in Settings";
     if (!/^https?:\/\//.test(this.values.baseUrl)) return "the base URL must start with http:// or https://";
     if (!this.values.model) return "set the model name in Settings";
-    if (!/^[1-9][0-9]*$/.test(String(this.values.maxTokens ?? DEFAULTS.maxTokens))) return "max reply tokens in Settings must be a whole number, at least 1";
+    if (!/^[1-9][0-9]*$/.test(String(this.values.maxTokens ?? DEFAULTS.maxTokens)))
+      return "max reply tokens in Settings must be a whole number, at least 1";
     return null;
   }
 }
@@ -106,8 +122,10 @@ function probe(url) {
 }
 
 function corsFix(origin) {
-  return `Allow this page's origin (${origin}) on the server: for Ollama start it with OLLAMA_ORIGINS=${origin}; ` +
-    "for LiteLLM and most proxies set their CORS allowed origins; a server that cannot do that needs a small proxy in front that adds Access-Control-Allow-Origin.";
+  return (
+    `Allow this page's origin (${origin}) on the server: for Ollama start it with OLLAMA_ORIGINS=${origin}; ` +
+    "for LiteLLM and most proxies set their CORS allowed origins; a server that cannot do that needs a small proxy in front that adds Access-Control-Allow-Origin."
+  );
 }
 
 /**
@@ -115,8 +133,18 @@ function corsFix(origin) {
  * outcome: works | key_refused | model_not_found | not_found | cors | unreachable | timeout | http_error | bad_settings
  */
 export async function testConnection({ baseUrl, model, api }, apiKey, { timeoutMs = 20000 } = {}) {
-  if (!/^https?:\/\//.test(baseUrl || "")) return { ok: false, outcome: "bad_settings", message: "The base URL must start with http:// or https://, e.g. http://localhost:11434/v1." };
-  if (!model) return { ok: false, outcome: "bad_settings", message: "Set a model name first (e.g. gpt-4o-mini, or llama3.2 for Ollama)." };
+  if (!/^https?:\/\//.test(baseUrl || ""))
+    return {
+      ok: false,
+      outcome: "bad_settings",
+      message: "The base URL must start with http:// or https://, e.g. http://localhost:11434/v1.",
+    };
+  if (!model)
+    return {
+      ok: false,
+      outcome: "bad_settings",
+      message: "Set a model name first (e.g. gpt-4o-mini, or llama3.2 for Ollama).",
+    };
   const base = baseUrl.replace(/\/+$/, "");
   const responses = api === "responses";
   const url = base + (responses ? "/responses" : "/chat/completions");
@@ -130,19 +158,43 @@ export async function testConnection({ baseUrl, model, api }, apiKey, { timeoutM
   const started = performance.now();
   let response;
   try {
-    response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: abort.signal, credentials: "omit", cache: "no-store" });
+    response = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      signal: abort.signal,
+      credentials: "omit",
+      cache: "no-store",
+    });
   } catch {
     clearTimeout(timer);
-    if (abort.signal.aborted) return { ok: false, outcome: "timeout", message: `No answer from ${base} after ${Math.round(timeoutMs / 1000)} s. Is the server busy, or still loading the model?` };
+    if (abort.signal.aborted)
+      return {
+        ok: false,
+        outcome: "timeout",
+        message: `No answer from ${base} after ${Math.round(timeoutMs / 1000)} s. Is the server busy, or still loading the model?`,
+      };
     const reach = await probe(base + "/models");
     const origin = location.origin;
     if (reach === "reachable") {
-      return { ok: false, outcome: "cors", message: `The server at ${base} answered, but it refused requests from this page (CORS). ${corsFix(origin)}` };
+      return {
+        ok: false,
+        outcome: "cors",
+        message: `The server at ${base} answered, but it refused requests from this page (CORS). ${corsFix(origin)}`,
+      };
     }
     if (reach === "unreachable") {
-      return { ok: false, outcome: "unreachable", message: `Nothing answered at ${base}. Check the base URL and that the server is running.` };
+      return {
+        ok: false,
+        outcome: "unreachable",
+        message: `Nothing answered at ${base}. Check the base URL and that the server is running.`,
+      };
     }
-    return { ok: false, outcome: "cors", message: `No reply could be read from ${base}: either nothing answers there (check the URL and that the server runs), or the server refused requests from this page (CORS). ${corsFix(origin)}` };
+    return {
+      ok: false,
+      outcome: "cors",
+      message: `No reply could be read from ${base}: either nothing answers there (check the URL and that the server runs), or the server refused requests from this page (CORS). ${corsFix(origin)}`,
+    };
   }
   clearTimeout(timer);
   const ms = Math.round(performance.now() - started);
@@ -158,18 +210,48 @@ export async function testConnection({ baseUrl, model, api }, apiKey, { timeoutM
   if (response.ok) {
     let reply = "";
     if (data && Array.isArray(data.choices)) reply = data.choices[0]?.message?.content ?? "";
-    else if (data && Array.isArray(data.output)) reply = data.output.flatMap((item) => item.content || []).map((part) => part.text || "").join("");
-    return { ok: true, outcome: "works", message: `Works: ${model} answered${reply ? ` “${redact(reply, apiKey).slice(0, 80)}”` : ""} in ${ms} ms.` };
+    else if (data && Array.isArray(data.output))
+      reply = data.output
+        .flatMap((item) => item.content || [])
+        .map((part) => part.text || "")
+        .join("");
+    return {
+      ok: true,
+      outcome: "works",
+      message: `Works: ${model} answered${reply ? ` “${redact(reply, apiKey).slice(0, 80)}”` : ""} in ${ms} ms.`,
+    };
   }
   if (response.status === 401 || response.status === 403) {
-    return { ok: false, outcome: "key_refused", message: `The endpoint refused the key (HTTP ${response.status}${detail ? ": " + detail : ""}). ${apiKey ? "Check the key in Settings (and that it belongs to this endpoint)." : "It needs an API key: enter one in Settings."}` };
+    return {
+      ok: false,
+      outcome: "key_refused",
+      message: `The endpoint refused the key (HTTP ${response.status}${detail ? ": " + detail : ""}). ${apiKey ? "Check the key in Settings (and that it belongs to this endpoint)." : "It needs an API key: enter one in Settings."}`,
+    };
   }
   if (response.status === 404) {
-    if (/model/i.test(detail)) return { ok: false, outcome: "model_not_found", message: `The endpoint does not know the model “${model}” (HTTP 404: ${detail}). Check the model name.` };
-    return { ok: false, outcome: "not_found", message: `Nothing at ${url} (HTTP 404). Check the base URL: it usually ends in /v1.` };
+    if (/model/i.test(detail))
+      return {
+        ok: false,
+        outcome: "model_not_found",
+        message: `The endpoint does not know the model “${model}” (HTTP 404: ${detail}). Check the model name.`,
+      };
+    return {
+      ok: false,
+      outcome: "not_found",
+      message: `Nothing at ${url} (HTTP 404). Check the base URL: it usually ends in /v1.`,
+    };
   }
-  if (response.status === 429) return { ok: false, outcome: "http_error", message: `The endpoint is rate-limiting or out of quota (HTTP 429${detail ? ": " + detail : ""}). Wait, or check your plan.` };
-  return { ok: false, outcome: "http_error", message: `The endpoint answered HTTP ${response.status}${detail ? ": " + detail : ""}.` };
+  if (response.status === 429)
+    return {
+      ok: false,
+      outcome: "http_error",
+      message: `The endpoint is rate-limiting or out of quota (HTTP 429${detail ? ": " + detail : ""}). Wait, or check your plan.`,
+    };
+  return {
+    ok: false,
+    outcome: "http_error",
+    message: `The endpoint answered HTTP ${response.status}${detail ? ": " + detail : ""}.`,
+  };
 }
 
 // --- the dialog --------------------------------------------------------------------------------
@@ -200,8 +282,17 @@ export function setupDialog(dialog, settings, { onSave }) {
 
   function read() {
     return {
-      values: { preset: presetSelect.value, baseUrl: field("baseUrl").value.trim(), model: field("model").value.trim(), api: field("api").value, maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens, remember: field("remember").checked,
-        stream: field("stream").checked, temperature: Number(field("temperature").value) || 0, localUrl: field("localUrl").value.trim() },
+      values: {
+        preset: presetSelect.value,
+        baseUrl: field("baseUrl").value.trim(),
+        model: field("model").value.trim(),
+        api: field("api").value,
+        maxTokens: field("maxTokens").value.trim() || DEFAULTS.maxTokens,
+        remember: field("remember").checked,
+        stream: field("stream").checked,
+        temperature: Number(field("temperature").value) || 0,
+        localUrl: field("localUrl").value.trim(),
+      },
       apiKey: field("apiKey").value.trim(),
     };
   }

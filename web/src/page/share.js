@@ -32,14 +32,18 @@ async function pipe(bytes, stream) {
 
 /** A payload as base64url of its deflate-raw JSON. */
 export async function encodeShare(payload) {
-  return toBase64Url(await pipe(new TextEncoder().encode(JSON.stringify(payload)), new CompressionStream("deflate-raw")));
+  return toBase64Url(
+    await pipe(new TextEncoder().encode(JSON.stringify(payload)), new CompressionStream("deflate-raw")),
+  );
 }
 
 /** The payload of a link's `share=` text, checked; throws an Error that says what is wrong. */
 export async function decodeShare(text) {
   let payload;
   try {
-    payload = JSON.parse(new TextDecoder().decode(await pipe(fromBase64Url(text), new DecompressionStream("deflate-raw"))));
+    payload = JSON.parse(
+      new TextDecoder().decode(await pipe(fromBase64Url(text), new DecompressionStream("deflate-raw"))),
+    );
   } catch {
     throw new Error("the link is cut short or damaged (its data could not be read)");
   }
@@ -47,7 +51,9 @@ export async function decodeShare(text) {
     throw new Error("the link does not hold a Loop Lab lesson");
   }
   const cells = payload.cells && typeof payload.cells === "object" ? payload.cells : {};
-  payload.cells = Object.fromEntries(Object.entries(cells).filter(([i, s]) => /^\d+$/.test(i) && typeof s === "string"));
+  payload.cells = Object.fromEntries(
+    Object.entries(cells).filter(([i, s]) => /^\d+$/.test(i) && typeof s === "string"),
+  );
   return payload;
 }
 
@@ -99,7 +105,8 @@ export function setupShare({ button, dialog }, hooks) {
     url.value = "";
     copy.hidden = true;
     if (link.length > MAX_LINK) {
-      note.textContent = `This link would be ${Math.ceil(link.length / 1024)} KB, over the 32 KB a link may hold. ` +
+      note.textContent =
+        `This link would be ${Math.ceil(link.length / 1024)} KB, over the 32 KB a link may hold. ` +
         "Share the notebook (Download as notebook) or Export progress instead.";
     } else {
       url.value = link;
@@ -119,8 +126,11 @@ export function setupShare({ button, dialog }, hooks) {
 
 /** The note over a lesson opened from a link while the learner's own edits are kept aside. */
 export function showAside(root, { shared, onSwap }) {
-  const swap = el("button", { type: "button", class: "ghost", "data-role": "restore-edits" },
-    shared ? "Bring back my own edits" : "Show the shared code again");
+  const swap = el(
+    "button",
+    { type: "button", class: "ghost", "data-role": "restore-edits" },
+    shared ? "Bring back my own edits" : "Show the shared code again",
+  );
   swap.addEventListener("click", onSwap);
   const text = shared
     ? "This lesson shows code from a shared link. Your own edits to it are kept aside, nothing lost: "
@@ -142,7 +152,9 @@ export async function openShared(slug, data, { lessons, fetchLesson, open, openR
     if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
     payload = await decodeShare(data);
     const lesson = await fetchLesson(meta);
-    const editable = Object.entries(payload.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+    const editable = Object.entries(payload.cells).filter(([i]) =>
+      ["code", "exercise"].includes(lesson.cells[i]?.role),
+    );
     const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
     putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
   } catch (error) {

@@ -2,7 +2,10 @@
 // outside an editor) moves between lessons, ? opens the list of shortcuts.
 
 function typing(target) {
-  return target && (target.closest(".cm-editor") || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable);
+  return (
+    target &&
+    (target.closest(".cm-editor") || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable)
+  );
 }
 
 const dialogOpen = () => Boolean(document.querySelector("dialog[open]"));

@@ -15,9 +15,20 @@ export function askLine(output, request, { blocking, signal }) {
   // Not isolated: Python did not wait, and its EOFError says why; nothing to answer here.
   if (!blocking) return { unavailable: "the page is not cross-origin isolated" };
   return new Promise((resolve) => {
-    const field = el("input", { type: "text", class: "out-stdin-field", "data-testid": "stdin", autocomplete: "off", spellcheck: "false",
-      "aria-label": prompt.trim() ? `Answer to: ${prompt.trim()}` : "Answer for input()" });
-    const line = el("span", { class: "out-ask", "data-role": "stdin-line" }, el("span", { class: "out-stdout" }, prompt), field);
+    const field = el("input", {
+      type: "text",
+      class: "out-stdin-field",
+      "data-testid": "stdin",
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-label": prompt.trim() ? `Answer to: ${prompt.trim()}` : "Answer for input()",
+    });
+    const line = el(
+      "span",
+      { class: "out-ask", "data-role": "stdin-line" },
+      el("span", { class: "out-stdout" }, prompt),
+      field,
+    );
     const done = () => {
       line.remove();
       signal.removeEventListener("abort", done);

@@ -23,7 +23,8 @@ export function messageItem(m, { size = m.tokens, brief = false } = {}) {
     item.append(el("span", { class: "insp-msg-text" }, short(text || asks, 240)));
     return item;
   }
-  if (m.content) item.append(el("pre", { class: "msg-content" }, typeof m.content === "string" ? m.content : pretty(m.content, 1)));
+  if (m.content)
+    item.append(el("pre", { class: "msg-content" }, typeof m.content === "string" ? m.content : pretty(m.content, 1)));
   for (const call of calls) {
     const fn = call.function || {};
     item.append(el("pre", { class: "msg-call" }, `${call.id}: ${fn.name}(${short(args(fn), 400)})`));
@@ -50,11 +51,24 @@ export function tokensLine(step, prices) {
 export function contextSent(call) {
   const messages = call.context || [];
   const sizes = call.context_sizes || [];
-  const roles = Object.entries(tokensByRole(call)).map(([role, tokens]) => `${role} ${tokens}`).join(" · ");
+  const roles = Object.entries(tokensByRole(call))
+    .map(([role, tokens]) => `${role} ${tokens}`)
+    .join(" · ");
   const left = call.left_out;
-  const summary = el("summary", {}, `Context sent: ${plural(messages.length, "message")}`,
-    call.context_tokens !== undefined ? `, ${call.context_tokens} tokens` : "", roles ? ` — ${roles}` : "",
-    left && left.messages ? el("span", { class: "insp-left" }, ` · left out by the memory window: ${plural(left.messages, "message")} (${left.tokens} tokens)`) : "");
+  const summary = el(
+    "summary",
+    {},
+    `Context sent: ${plural(messages.length, "message")}`,
+    call.context_tokens !== undefined ? `, ${call.context_tokens} tokens` : "",
+    roles ? ` — ${roles}` : "",
+    left && left.messages
+      ? el(
+          "span",
+          { class: "insp-left" },
+          ` · left out by the memory window: ${plural(left.messages, "message")} (${left.tokens} tokens)`,
+        )
+      : "",
+  );
   const list = el("ol", { class: "insp-ctx" });
   messages.forEach((m, i) => list.append(messageItem(m, { size: sizes[i] ?? m.tokens, brief: true })));
   return el("details", { class: "insp-context" }, summary, list);
@@ -63,28 +77,54 @@ export function contextSent(call) {
 /** The model's reply: its text, thought and tool calls, or why it was unusable. */
 export function replyBox(step) {
   const reply = step.reply;
-  if (!reply) return el("p", { class: "muted" }, step.call ? "The model has not answered yet (or its call failed: see the outcome)." : "");
+  if (!reply)
+    return el(
+      "p",
+      { class: "muted" },
+      step.call ? "The model has not answered yet (or its call failed: see the outcome)." : "",
+    );
   if (reply.ok === false) return el("p", { class: "ev-bad" }, `Unusable reply: ${reply.content}`);
   const message = reply.message || { content: reply.content, thought: reply.thought };
   const box = el("div", { class: "insp-reply" }, el("h4", {}, "Reply"));
-  if (message.thought || reply.thought) box.append(el("p", { class: "ev-thought" }, `thought: ${message.thought || reply.thought}`));
+  if (message.thought || reply.thought)
+    box.append(el("p", { class: "ev-thought" }, `thought: ${message.thought || reply.thought}`));
   if (message.content) box.append(el("pre", { class: "insp-text" }, message.content));
   for (const call of message.tool_calls || []) {
-    box.append(el("pre", { class: "msg-call" }, `${call.id}: ${call.function?.name}(${pretty(call.function?.arguments)})`));
+    box.append(
+      el("pre", { class: "msg-call" }, `${call.id}: ${call.function?.name}(${pretty(call.function?.arguments)})`),
+    );
   }
-  if (!message.content && !(message.tool_calls || []).length && reply.tool_calls) box.append(el("p", {}, `asks for ${plural(reply.tool_calls, "tool call")}`));
+  if (!message.content && !(message.tool_calls || []).length && reply.tool_calls)
+    box.append(el("p", {}, `asks for ${plural(reply.tool_calls, "tool call")}`));
   return box;
 }
 
 /** One tool of the step: its call, a person's approval, its result; `waiting`: it waits for a person now. */
 export function toolBox({ call, result, approval }, { ended, waiting }) {
   const name = (call && call.tool) || (result && result.tool) || "?";
-  const box = el("div", { class: "insp-tool" }, el("h4", {}, el("code", {}, name), call ? el("span", { class: "muted" }, ` ${call.call_id}`) : ""));
+  const box = el(
+    "div",
+    { class: "insp-tool" },
+    el("h4", {}, el("code", {}, name), call ? el("span", { class: "muted" }, ` ${call.call_id}`) : ""),
+  );
   if (call) box.append(el("pre", { class: "insp-args" }, pretty(call.arguments)));
-  if (approval) box.append(el("p", { class: approval.approved ? "ev-ok" : "ev-bad" }, approval.approved ? "approved by a person" : "not approved"));
+  if (approval)
+    box.append(
+      el(
+        "p",
+        { class: approval.approved ? "ev-ok" : "ev-bad" },
+        approval.approved ? "approved by a person" : "not approved",
+      ),
+    );
   if (result) {
-    box.append(el("p", { class: result.ok ? "ev-ok" : "ev-bad" }, `${result.ok ? "ok" : "error"} · ${Number(result.ms || 0).toFixed(1)} ms`),
-      el("pre", { class: "insp-result" }, String(result.result ?? "")));
+    box.append(
+      el(
+        "p",
+        { class: result.ok ? "ev-ok" : "ev-bad" },
+        `${result.ok ? "ok" : "error"} · ${Number(result.ms || 0).toFixed(1)} ms`,
+      ),
+      el("pre", { class: "insp-result" }, String(result.result ?? "")),
+    );
   } else if (!waiting) {
     box.append(el("p", { class: "muted" }, ended ? "not run" : "running…"));
   }

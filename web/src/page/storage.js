@@ -59,7 +59,8 @@ export function saveEdit(slug, lessonHash, index, source, original) {
 // moved to the record's `stale` list. Returns {cells, stale} (stale: how many are set aside).
 export function fittingEdits(slug, lesson, lessonHash) {
   const edits = loadEdits(slug);
-  const fitting = {}, moved = [];
+  const fitting = {},
+    moved = [];
   for (const [index, source] of Object.entries(edits.cells || {})) {
     const cell = lesson.cells[index];
     const original = edits.originals?.[index];
@@ -69,7 +70,13 @@ export function fittingEdits(slug, lesson, lessonHash) {
   }
   if (moved.length) {
     const originals = Object.fromEntries(Object.keys(fitting).map((i) => [i, lesson.cells[i].source]));
-    write("edits:" + slug, { ...edits, lessonHash, cells: fitting, originals, stale: [...(edits.stale || []), ...moved] });
+    write("edits:" + slug, {
+      ...edits,
+      lessonHash,
+      cells: fitting,
+      originals,
+      stale: [...(edits.stale || []), ...moved],
+    });
   }
   return { cells: fitting, stale: (edits.stale || []).length + moved.length };
 }
@@ -91,17 +98,39 @@ export function putShared(slug, lessonHash, cells, originals, from = "link") {
   const own = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
   let { aside = null, stale = [] } = edits;
   if (!edits.shared) {
-    if (aside && Object.keys(aside.cells || {}).length) stale = [...stale, ...Object.entries(aside.cells).map(([index, source]) => ({ index: Number(index), source, original: aside.originals?.[index] ?? null, lessonHash: aside.lessonHash }))];
+    if (aside && Object.keys(aside.cells || {}).length)
+      stale = [
+        ...stale,
+        ...Object.entries(aside.cells).map(([index, source]) => ({
+          index: Number(index),
+          source,
+          original: aside.originals?.[index] ?? null,
+          lessonHash: aside.lessonHash,
+        })),
+      ];
     aside = own;
   }
-  write("edits:" + slug, { lessonHash, cells, originals, stale, aside, shared: true, ...(Object.keys(cells).length ? { from } : {}) });
+  write("edits:" + slug, {
+    lessonHash,
+    cells,
+    originals,
+    stale,
+    aside,
+    shared: true,
+    ...(Object.keys(cells).length ? { from } : {}),
+  });
 }
 
 /** Swap the edits shown and the edits kept aside (the link's code and the learner's own). */
 export function swapAside(slug) {
   const edits = loadEdits(slug);
   if (!edits.aside) return;
-  const shown = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash, from: edits.from };
+  const shown = {
+    cells: edits.cells || {},
+    originals: edits.originals || {},
+    lessonHash: edits.lessonHash,
+    from: edits.from,
+  };
   write("edits:" + slug, { ...edits, ...edits.aside, from: edits.aside.from, aside: shown, shared: !edits.shared });
 }
 
@@ -211,25 +240,38 @@ export function exportAll() {
   const edits = {};
   for (let i = 0; i < localStorage.length; i++) {
     const name = localStorage.key(i);
-    if (name && name.startsWith(PREFIX + "edits:")) edits[name.slice((PREFIX + "edits:").length)] = read(name.slice(PREFIX.length), null);
+    if (name && name.startsWith(PREFIX + "edits:"))
+      edits[name.slice((PREFIX + "edits:").length)] = read(name.slice(PREFIX.length), null);
   }
-  return { format: "looplab-progress", version: 1, exported: new Date().toISOString(), progress: loadProgress(), edits };
+  return {
+    format: "looplab-progress",
+    version: 1,
+    exported: new Date().toISOString(),
+    progress: loadProgress(),
+    edits,
+  };
 }
 
 export function importAll(data) {
   if (!data || data.format !== "looplab-progress" || typeof data.edits !== "object") {
-    throw new Error("this file is not a Loop Lab progress export (it has no \"format\": \"looplab-progress\")");
+    throw new Error('this file is not a Loop Lab progress export (it has no "format": "looplab-progress")');
   }
   let lessons = 0;
   for (const [slug, edits] of Object.entries(data.edits || {})) {
     if (edits && edits.cells && typeof edits.cells === "object") {
       // only text: anything else in a hand-edited file would break the lesson's editors
-      const texts = (obj) => Object.fromEntries(Object.entries(obj || {}).filter(([, source]) => typeof source === "string"));
+      const texts = (obj) =>
+        Object.fromEntries(Object.entries(obj || {}).filter(([, source]) => typeof source === "string"));
       const stale = Array.isArray(edits.stale) ? edits.stale.filter((e) => e && typeof e.source === "string") : [];
       const cells = texts(edits.cells);
       // code from a file is marked as such (foreign.js), even when it was the learner's own once
-      write("edits:" + slug, { lessonHash: edits.lessonHash, cells, originals: texts(edits.originals), stale,
-        ...(Object.keys(cells).length ? { from: "progress file" } : {}) });
+      write("edits:" + slug, {
+        lessonHash: edits.lessonHash,
+        cells,
+        originals: texts(edits.originals),
+        stale,
+        ...(Object.keys(cells).length ? { from: "progress file" } : {}),
+      });
       lessons++;
     }
   }

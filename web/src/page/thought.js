@@ -43,7 +43,10 @@ export function splitThought(text) {
     rest = rest.slice(close + CLOSE.length);
   }
   return {
-    thought: thoughts.map((t) => t.trim()).filter(Boolean).join("\n\n"),
+    thought: thoughts
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .join("\n\n"),
     answer: answer.replaceAll(CLOSE, "").trim(),
   };
 }

@@ -59,7 +59,18 @@ function takePrestarted(script) {
 /** One worker and what belongs to it; its messages wait in `queue` until runner.js listens. */
 class Hand {
   constructor(worker, { interrupt, answers, endpoint, spare }) {
-    Object.assign(this, { worker, interrupt, answers, endpoint, spare, ready: false, failed: null, queue: [], listener: null, onError: null });
+    Object.assign(this, {
+      worker,
+      interrupt,
+      answers,
+      endpoint,
+      spare,
+      ready: false,
+      failed: null,
+      queue: [],
+      listener: null,
+      onError: null,
+    });
   }
 
   /** Runner.js listens from now on: what came before is handed over first, in order, in a task of
@@ -93,7 +104,8 @@ export class WorkerPool {
     this.wanted = typeof navigator !== "undefined" && spareWanted(navigator, query);
     this.idle = null; // a spare scheduled for idle time
     this.hiddenTimer = null;
-    if (this.wanted && typeof document !== "undefined") document.addEventListener("visibilitychange", () => this.visibility());
+    if (this.wanted && typeof document !== "undefined")
+      document.addEventListener("visibilitychange", () => this.visibility());
   }
 
   /** The first worker, started before the app is here (early.js): take() hands it out. */
@@ -143,18 +155,29 @@ export class WorkerPool {
     worker.onmessage = (event) => this.deliver(hand, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
-      this.fail(hand, `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`);
+      this.fail(
+        hand,
+        `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`,
+      );
     };
     const { module, snapshot } = this.kept;
     // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
     // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
     // The Module is shared; so is the kept snapshot on an isolated page (the first worker put it in
     // shared memory), else it is copied into the message (tens of ms of this thread for 30 MiB).
-    worker.postMessage(toWorker.init({
-      interrupt: interrupt ? interrupt.buffer : null, answers, build: this.build, snapshot: this.query.get("snapshot"),
-      baseUrl: endpoint.baseUrl, key: endpoint.key,
-      kept: module || snapshot ? { module, snapshot } : null, keep: !module || !snapshot, spare,
-    }));
+    worker.postMessage(
+      toWorker.init({
+        interrupt: interrupt ? interrupt.buffer : null,
+        answers,
+        build: this.build,
+        snapshot: this.query.get("snapshot"),
+        baseUrl: endpoint.baseUrl,
+        key: endpoint.key,
+        kept: module || snapshot ? { module, snapshot } : null,
+        keep: !module || !snapshot,
+        spare,
+      }),
+    );
     return hand;
   }
 
@@ -192,7 +215,10 @@ export class WorkerPool {
     };
     // A second after ready first (a Run clicked at once is not slowed by the spare's restore on a
     // 2-core machine), then when the page is idle.
-    const idle = () => (this.idle = self.requestIdleCallback ? { id: requestIdleCallback(start, { timeout: 3000 }), idle: true } : { id: setTimeout(start, 0) });
+    const idle = () =>
+      (this.idle = self.requestIdleCallback
+        ? { id: requestIdleCallback(start, { timeout: 3000 }), idle: true }
+        : { id: setTimeout(start, 0) });
     this.idle = { id: setTimeout(idle, SPARE_AFTER_MS) };
   }
 

@@ -19,7 +19,11 @@ export function answerBuffer(isolated) {
 export function writeAnswer(buffer, answer) {
   let bytes = new TextEncoder().encode(JSON.stringify(answer));
   if (bytes.length > ANSWER_BYTES) {
-    bytes = new TextEncoder().encode(JSON.stringify({ unavailable: `the page's answer was ${bytes.length} bytes, over the ${ANSWER_BYTES} the answer buffer holds` }));
+    bytes = new TextEncoder().encode(
+      JSON.stringify({
+        unavailable: `the page's answer was ${bytes.length} bytes, over the ${ANSWER_BYTES} the answer buffer holds`,
+      }),
+    );
   }
   const head = new Int32Array(buffer, 0, 2);
   new Uint8Array(buffer, 8, bytes.length).set(bytes);

@@ -58,7 +58,8 @@ export function keyedURL(endpoint, url) {
   if (!endpoint) return null;
   const found = parts(url);
   if (!found || found.origin !== endpoint.origin) return null;
-  const inside = endpoint.path === "" || found.path === endpoint.path || apply(startsWith, found.path, [endpoint.path + "/"]);
+  const inside =
+    endpoint.path === "" || found.path === endpoint.path || apply(startsWith, found.path, [endpoint.path + "/"]);
   return inside ? found.href : null;
 }
 

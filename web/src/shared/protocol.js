@@ -61,20 +61,50 @@
 
 export const toWorker = {
   /** @returns {Prefetch} */
-  prefetch: ({ version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax, snapshot }, pageCompiles = false) => (
-    { type: "prefetch", pageCompiles, build: { version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax,
-      snapshot: snapshot ? { file: snapshot.file, rawBytes: snapshot.rawBytes, startupBytes: snapshot.startupBytes } : null } }),
+  prefetch: (
+    { version, indexURL, lockFileURL, prefetch, wheel, startupBytes, heapMax, snapshot },
+    pageCompiles = false,
+  ) => ({
+    type: "prefetch",
+    pageCompiles,
+    build: {
+      version,
+      indexURL,
+      lockFileURL,
+      prefetch,
+      wheel,
+      startupBytes,
+      heapMax,
+      snapshot: snapshot
+        ? { file: snapshot.file, rawBytes: snapshot.rawBytes, startupBytes: snapshot.startupBytes }
+        : null,
+    },
+  }),
   /** @returns {CompiledModule} */
   module: (module) => ({ type: "module", module }),
   /** @returns {Init} */
-  init: ({ interrupt, answers, build, snapshot, baseUrl = "", key = "", kept = null, keep = false, spare = false }) => (
-    { type: "init", interrupt, answers, build, snapshot, baseUrl, key, kept, keep, spare }),
+  init: ({
+    interrupt,
+    answers,
+    build,
+    snapshot,
+    baseUrl = "",
+    key = "",
+    kept = null,
+    keep = false,
+    spare = false,
+  }) => ({ type: "init", interrupt, answers, build, snapshot, baseUrl, key, kept, keep, spare }),
   /** @returns {Run} */
   run: (id, { cells, solution = false, carried = {} }, env) => ({ type: "run", id, cells, solution, env, carried }),
   /** @returns {Fork} */
   fork: (id, fork, env) => ({ type: "fork", id, fork, env }),
   /** @returns {Chat} */
-  chat: (id, { cells, solution = false, message = null, fresh = false }, env) => ({ type: "chat", id, chat: { cells, solution, message, fresh }, env }),
+  chat: (id, { cells, solution = false, message = null, fresh = false }, env) => ({
+    type: "chat",
+    id,
+    chat: { cells, solution, message, fresh },
+    env,
+  }),
   /** @returns {Files} */
   files: (id, op) => ({ type: "files", id, op }),
   /** @returns {Warm} */
@@ -135,7 +165,15 @@ export const toPage = {
   /** @returns {Progress} */
   progress: (stage, loaded, total) => ({ type: "progress", stage, loaded, total }),
   /** @returns {Ready} */
-  ready: ({ python, pyodide, isolated, fenced, start, times }) => ({ type: "ready", python, pyodide, isolated, fenced, start, times }),
+  ready: ({ python, pyodide, isolated, fenced, start, times }) => ({
+    type: "ready",
+    python,
+    pyodide,
+    isolated,
+    fenced,
+    start,
+    times,
+  }),
   /** @returns {Output} */
   stdout: (id, text) => ({ type: "stdout", id, text }),
   /** @returns {Output} */
@@ -147,7 +185,13 @@ export const toPage = {
   /** @returns {Ask} */
   ask: (id, kind, request, blocking) => ({ type: "ask", id, kind, request, blocking }),
   /** @returns {Done} */
-  done: (id, result, { interrupted = false, extras = null } = {}) => ({ type: "done", id, result, interrupted, extras }),
+  done: (id, result, { interrupted = false, extras = null } = {}) => ({
+    type: "done",
+    id,
+    result,
+    interrupted,
+    extras,
+  }),
   /** @returns {Kept} */
   kept: (module, snapshot) => ({ type: "kept", module, snapshot }),
   /** @returns {FilesAnswer} */
@@ -186,7 +230,15 @@ export const SIGINT = 2;
 
 /** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
  * sets the same list (its ENV_KEYS; tests/site/test_protocol.py checks the two agree). */
-export const ENV_KEYS = ["LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM"];
+export const ENV_KEYS = [
+  "LOOPLAB_MODEL",
+  "LLM_BASE_URL",
+  "LLM_API_KEY",
+  "LLM_MODEL",
+  "LLM_API",
+  "LLM_MAX_TOKENS",
+  "LLM_STREAM",
+];
 
 /** How long Stop waits for the interrupt before it terminates the worker (ms). Long enough for a
  * busy machine's first interrupt after a snapshot restore; short enough that Stop ends a run in

@@ -6,9 +6,9 @@
 export const REDACTED = "[redacted]";
 
 export const KEY_SHAPES = new RegExp(
-  String.raw`(?:\bsk-[A-Za-z0-9_\-]{12,}` +           // OpenAI-style keys, incl. sk-proj-, sk-ant-
-  String.raw`|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*` +  // Authorization header values
-  String.raw`|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})`,
+  String.raw`(?:\bsk-[A-Za-z0-9_\-]{12,}` + // OpenAI-style keys, incl. sk-proj-, sk-ant-
+    String.raw`|\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*` + // Authorization header values
+    String.raw`|\b(?:gsk|xai|hf|ghp|github_pat|AIza)[_\-A-Za-z0-9]{16,})`,
   "g",
 );
 

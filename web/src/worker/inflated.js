@@ -51,7 +51,8 @@ export async function keepInflated(build, bytes) {
   try {
     const dir = await folder(true);
     // under another name, then renamed (where the browser can rename: else a reader refuses half a copy)
-    const renames = typeof FileSystemFileHandle !== "undefined" && typeof FileSystemFileHandle.prototype.move === "function";
+    const renames =
+      typeof FileSystemFileHandle !== "undefined" && typeof FileSystemFileHandle.prototype.move === "function";
     const file = await dir.getFileHandle(renames ? `${nameOf(build)}.part` : nameOf(build), { create: true });
     const handle = await file.createSyncAccessHandle();
     try {
@@ -83,5 +84,7 @@ export async function keepInflated(build, bytes) {
 /** Forget this build's copy (one that was refused). */
 export function forgetInflated(build) {
   if (!hasFiles || !build.version) return;
-  folder(false).then((dir) => dir.removeEntry(nameOf(build))).catch(() => {});
+  folder(false)
+    .then((dir) => dir.removeEntry(nameOf(build)))
+    .catch(() => {});
 }

@@ -24,12 +24,15 @@ export function heapOf(bytes) {
 /** Refuse what is not a Pyodide snapshot, or one whose heap is bigger than Python's memory can ever
  * grow to (`heapMax`, build.json: the maximum pyodide.asm.wasm declares). */
 export function checkFits(bytes, heapMax) {
-  if (bytes.byteLength < 48 || bytes.byteLength % 4) throw new Refused(`it is not a snapshot (${bytes.byteLength} bytes)`);
+  if (bytes.byteLength < 48 || bytes.byteLength % 4)
+    throw new Refused(`it is not a snapshot (${bytes.byteLength} bytes)`);
   const head = new Uint32Array(bytes.buffer, bytes.byteOffset, 2);
   if (head[0] !== MAGIC) throw new Refused("it is not a Pyodide snapshot (wrong magic number)");
   const heap = heapOf(bytes);
   if (heapMax && heap > heapMax) {
-    throw new Refused(`its heap (${(heap / 2 ** 20).toFixed(1)} MiB) is bigger than the ${(heapMax / 2 ** 20).toFixed(0)} MiB Python's memory can grow to`);
+    throw new Refused(
+      `its heap (${(heap / 2 ** 20).toFixed(1)} MiB) is bigger than the ${(heapMax / 2 ** 20).toFixed(0)} MiB Python's memory can grow to`,
+    );
   }
   return bytes;
 }
@@ -70,12 +73,14 @@ export function growingInstantiate(instantiate, bytes) {
 export async function readBuildSnapshot(fetched, rawBytes, onBytes) {
   const response = await fetched;
   if (!response.ok || !response.body) throw new Refused(`the site's snapshot is missing (HTTP ${response.status})`);
-  const counted = response.body.pipeThrough(new TransformStream({
-    transform(chunk, controller) {
-      onBytes(chunk.byteLength);
-      controller.enqueue(chunk);
-    },
-  }));
+  const counted = response.body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        onBytes(chunk.byteLength);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
   const out = new Uint8Array(rawBytes);
   let at = 0;
   try {
@@ -83,14 +88,16 @@ export async function readBuildSnapshot(fetched, rawBytes, onBytes) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (at + value.byteLength > out.byteLength) throw new Refused("the site's snapshot is bigger than build.json says");
+      if (at + value.byteLength > out.byteLength)
+        throw new Refused("the site's snapshot is bigger than build.json says");
       out.set(value, at);
       at += value.byteLength;
     }
   } catch (error) {
     throw error instanceof Refused ? error : new Refused(`the site's snapshot is corrupt (${reasonOf(error)})`);
   }
-  if (at !== out.byteLength) throw new Refused(`the site's snapshot is ${at} bytes, not the ${out.byteLength} build.json says`);
+  if (at !== out.byteLength)
+    throw new Refused(`the site's snapshot is ${at} bytes, not the ${out.byteLength} build.json says`);
   return out;
 }
 

@@ -36,7 +36,7 @@ export function unpackedBy(read, length, size) {
   if (at > length || read(pages, 4) !== pages.byteLength) return null;
   const out = new Uint8Array(size);
   let last = -1;
-  for (let first = 0; first < pages.length;) {
+  for (let first = 0; first < pages.length; ) {
     let end = first; // the run of pages that follow each other
     while (end + 1 < pages.length && pages[end + 1] === pages[end] + 1) end++;
     const start = pages[first] * PAGE;

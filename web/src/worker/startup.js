@@ -82,10 +82,15 @@ let compiledByPage = false;
 
 function compileEarly(wasmURL, given, fromPage = null) {
   const own = () => WebAssembly.compileStreaming(countBytes(realFetch(wasmURL))); // (not Pyodide's stand-in below)
-  wasmModule = given ? Promise.resolve(given)
-    : fromPage ? fromPage.then((module) => ((compiledByPage = Boolean(module)), module || own()))
-    : own();
-  wasmModule.then(() => (times.compiled = performance.now()), () => {}); // a failure: reported through Pyodide's own attempt
+  wasmModule = given
+    ? Promise.resolve(given)
+    : fromPage
+      ? fromPage.then((module) => ((compiledByPage = Boolean(module)), module || own()))
+      : own();
+  wasmModule.then(
+    () => (times.compiled = performance.now()),
+    () => {},
+  ); // a failure: reported through Pyodide's own attempt
   early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
     const module = await wasmModule;
@@ -113,7 +118,9 @@ function wasmFailure() {
           realWarn(...more);
           detail = detail || String(more[0] && more[0].message ? more[0].message : more[0]);
         };
-        queueMicrotask(() => reject(new Error(`its WebAssembly file could not be loaded (${detail || "unknown error"})`)));
+        queueMicrotask(() =>
+          reject(new Error(`its WebAssembly file could not be loaded (${detail || "unknown error"})`)),
+        );
       }
     };
   });
@@ -139,16 +146,19 @@ function snapshotBytes(build, wish, response, given) {
 }
 
 function loadPython(loadPyodide, build, snapshot = null) {
-  return Promise.race([wasmFailure(), loadPyodide({
-    indexURL: build.indexURL,
-    lockFileURL: build.lockFileURL,
-    packageBaseUrl: new URL(".", at(build.lockFileURL)).href,
-    // A restore needs no package: looplab is imported already, and the bridge lays its files
-    // again (a snapshot holds no file; laying them is faster than installing the wheel again).
-    // No env: Python's environment is bridge.py's START_ENV, set by bridge.start either way.
-    packages: snapshot ? [] : ["looplab"],
-    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-  })]);
+  return Promise.race([
+    wasmFailure(),
+    loadPyodide({
+      indexURL: build.indexURL,
+      lockFileURL: build.lockFileURL,
+      packageBaseUrl: new URL(".", at(build.lockFileURL)).href,
+      // A restore needs no package: looplab is imported already, and the bridge lays its files
+      // again (a snapshot holds no file; laying them is faster than installing the wheel again).
+      // No env: Python's environment is bridge.py's START_ENV, set by bridge.start either way.
+      packages: snapshot ? [] : ["looplab"],
+      ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+    }),
+  ]);
 }
 
 // What this worker can hand back to the page for the next worker: the compiled Module and the
@@ -180,12 +190,17 @@ function begin(build, useSnapshot, given, fromPage = null) {
   compileEarly(at(build.indexURL + "pyodide.asm.wasm"), given.module, fromPage);
   // The modules and the small files first: they load while the inflated copy is read (a warm visit).
   const mjs = import(build.indexURL + "pyodide.mjs");
-  import(build.indexURL + "pyodide.asm.mjs").then(() => (times.asm = performance.now()), () => {});
+  import(build.indexURL + "pyodide.asm.mjs").then(
+    () => (times.asm = performance.now()),
+    () => {},
+  );
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
   for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
   const cached = useSnapshot && !given.snapshot ? readInflated(build) : Promise.resolve(null);
   // none kept (a first visit): the site's snapshot, fetched at once (read below)
-  const response = cached.then((hit) => (useSnapshot && !given.snapshot && !hit ? realFetch(at(build.snapshot.file)) : null));
+  const response = cached.then((hit) =>
+    useSnapshot && !given.snapshot && !hit ? realFetch(at(build.snapshot.file)) : null,
+  );
   response.catch(() => {}); // its failure is reported where it is read
   return { version: build.version, useSnapshot, mjs, cached, response };
 }
@@ -238,7 +253,12 @@ async function startSteps(build, wish, send, given) {
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
   // what prefetch began serves when it began the same build the same way (else it is left to finish unused)
-  const prestarted = Boolean(head) && head.version === build.version && head.useSnapshot === useSnapshot && !given.module && !given.snapshot;
+  const prestarted =
+    Boolean(head) &&
+    head.version === build.version &&
+    head.useSnapshot === useSnapshot &&
+    !given.module &&
+    !given.snapshot;
   const { mjs, cached: reading, response: siteResponse } = prestarted ? head : begin(build, useSnapshot, given);
   head = null;
   const cached = await reading;
@@ -247,7 +267,13 @@ async function startSteps(build, wish, send, given) {
   // header with a TextDecoder, which refuses shared memory, and the page's copy stays whole
   const own = given.snapshot && isShared(given.snapshot) ? given.snapshot.slice() : given.snapshot;
   const givenSnapshot = useSnapshot ? own || cached : null;
-  start.given = { module: Boolean(given.module), snapshot: Boolean(given.snapshot), shared: own !== given.snapshot, cached: Boolean(cached), prestarted };
+  start.given = {
+    module: Boolean(given.module),
+    snapshot: Boolean(given.snapshot),
+    shared: own !== given.snapshot,
+    cached: Boolean(cached),
+    prestarted,
+  };
   if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
   const { loadPyodide } = await mjs;
   times.imported = performance.now();
@@ -264,7 +290,8 @@ async function startSteps(build, wish, send, given) {
       if (!givenSnapshot) forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
     }
   }
-  if (!pyodide) { // no snapshot, or it was refused: a normal load
+  if (!pyodide) {
+    // no snapshot, or it was refused: a normal load
     restoring = null;
     total = build.startupBytes || 1;
     pyodide = await loadPython(loadPyodide, build);

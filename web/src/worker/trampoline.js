@@ -14,7 +14,8 @@ export function watchTrampoline() {
   let trampoline = null;
   function Watched(module, imports) {
     const instance = new Instance(module, imports);
-    if (!trampoline && typeof instance.exports.trampoline_call === "function") trampoline = instance.exports.trampoline_call;
+    if (!trampoline && typeof instance.exports.trampoline_call === "function")
+      trampoline = instance.exports.trampoline_call;
     return instance;
   }
   Watched.prototype = Instance.prototype;

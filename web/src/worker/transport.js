@@ -170,7 +170,11 @@ export function send(verb, url, headersJson, body, timeoutMs) {
   }
   const status = apply(STATUS, xhr, []);
   if (status === 0) return { error: "blocked" };
-  return { status, headers: apply(ALL_HEADERS, xhr, []) || "", body: new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)) };
+  return {
+    status,
+    headers: apply(ALL_HEADERS, xhr, []) || "",
+    body: new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)),
+  };
 }
 
 /** fetch's options for a request, with the key's header when it is keyed. No prototype: fetch
@@ -181,7 +185,15 @@ function fetchInit(verb, headersJson, body, keyed, signal) {
   const list = headerList(headersJson, keyed);
   for (let i = 0; i < list.length; i++) apply(HEADERS_SET, headers, [list[i][0], list[i][1]]);
   if (keyed) apply(HEADERS_SET, headers, ["Authorization", "Bearer " + key]);
-  return { __proto__: null, method: Text(verb), headers, body: bodyOf(body), credentials: "omit", cache: "no-store", signal };
+  return {
+    __proto__: null,
+    method: Text(verb),
+    headers,
+    body: bodyOf(body),
+    credentials: "omit",
+    cache: "no-store",
+    signal,
+  };
 }
 
 function rawHeaders(response) {
@@ -194,14 +206,24 @@ function rawHeaders(response) {
 /** The same over fetch, for asynchronous Python (httpx2_jsfetch's async transport): a Promise. */
 export async function send_async(verb, url, headersJson, body, timeoutMs) {
   const { href, keyed } = target(url);
-  const init = fetchInit(verb, headersJson, body, keyed, typeof timeoutMs === "number" && timeoutMs > 0 ? apply(TIMEOUT, Signal, [timeoutMs]) : null);
+  const init = fetchInit(
+    verb,
+    headersJson,
+    body,
+    keyed,
+    typeof timeoutMs === "number" && timeoutMs > 0 ? apply(TIMEOUT, Signal, [timeoutMs]) : null,
+  );
   let response;
   try {
     response = await fetchOnce(href, init);
   } catch (error) {
     return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
   }
-  return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), body: new Bytes(await apply(ARRAY_BUFFER, response, [])) };
+  return {
+    status: apply(RESPONSE_STATUS, response, []),
+    headers: rawHeaders(response),
+    body: new Bytes(await apply(ARRAY_BUFFER, response, [])),
+  };
 }
 
 // --- a body read as it arrives (looplab/http.py open_stream, through pyodide.ffi.run_sync) -------
@@ -230,7 +252,10 @@ function settle(promise, ms, abort) {
     };
     const timer = ms > 0 ? later(() => end({ error: "timeout" }, true), ms) : null;
     const poll = every(() => stopped() && end({ error: "stopped" }, true), STOP_POLL_MS);
-    apply(THEN, promise, [(value) => end(value, false), (error) => end({ error: error && error.name === "AbortError" ? "stopped" : "dropped" }, false)]);
+    apply(THEN, promise, [
+      (value) => end(value, false),
+      (error) => end({ error: error && error.name === "AbortError" ? "stopped" : "dropped" }, false),
+    ]);
   });
 }
 
@@ -246,16 +271,23 @@ export function open_stream(verb, url, headersJson, body, timeoutMs) {
   const init = fetchInit(verb, headersJson, body, keyed, apply(CONTROLLER_SIGNAL, controller, []));
   const abort = () => apply(ABORT, controller, []);
   let handle = 0;
-  const answered = apply(THEN, fetchOnce(href, init), [(response) => {
-    handle = nextStream++;
-    const stream = apply(RESPONSE_BODY, response, []);
-    streams[handle] = { reader: stream ? apply(GET_READER, stream, []) : null, abort, ms: timeoutMs };
-    return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), stream: handle };
-  }, (error) => { throw error; }]);
-  return apply(THEN, settle(answered, timeoutMs, abort), [(value) => {
-    if (value.error && handle) delete streams[handle]; // answered, but Stop won: Python never sees it
-    return value.error === "dropped" ? { error: "blocked" } : value;
-  }]);
+  const answered = apply(THEN, fetchOnce(href, init), [
+    (response) => {
+      handle = nextStream++;
+      const stream = apply(RESPONSE_BODY, response, []);
+      streams[handle] = { reader: stream ? apply(GET_READER, stream, []) : null, abort, ms: timeoutMs };
+      return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), stream: handle };
+    },
+    (error) => {
+      throw error;
+    },
+  ]);
+  return apply(THEN, settle(answered, timeoutMs, abort), [
+    (value) => {
+      if (value.error && handle) delete streams[handle]; // answered, but Stop won: Python never sees it
+      return value.error === "dropped" ? { error: "blocked" } : value;
+    },
+  ]);
 }
 
 /** The next piece of a stream's body: a Promise of {chunk: Uint8Array}, {done: true}, or {error:
@@ -265,7 +297,9 @@ export function read_stream(handle) {
   const open = streams[handle];
   if (!open) return Waiting.resolve({ error: "dropped" });
   if (!open.reader) return Waiting.resolve({ done: true });
-  const piece = apply(THEN, apply(READ, open.reader, []), [(got) => (got.done ? { done: true } : { chunk: new Bytes(got.value) })]);
+  const piece = apply(THEN, apply(READ, open.reader, []), [
+    (got) => (got.done ? { done: true } : { chunk: new Bytes(got.value) }),
+  ]);
   return settle(piece, open.ms, open.abort);
 }
 

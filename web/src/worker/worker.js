@@ -6,10 +6,31 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
-import { handBack, loadedAll, moduleFromPage, prefetch, progress, startPython, stopCounting, times } from "./startup.js";
+import {
+  handBack,
+  loadedAll,
+  moduleFromPage,
+  prefetch,
+  progress,
+  startPython,
+  stopCounting,
+  times,
+} from "./startup.js";
 import { keepInflated } from "./inflated.js";
 import { watchTrampoline } from "./trampoline.js";
-import { close_stream, hasKey, holdKey, maskKey, open_stream, read_stream, send, send_async, setLive, setStopCheck, waited } from "./transport.js";
+import {
+  close_stream,
+  hasKey,
+  holdKey,
+  maskKey,
+  open_stream,
+  read_stream,
+  send,
+  send_async,
+  setLive,
+  setStopCheck,
+  waited,
+} from "./transport.js";
 
 let pyodide = null;
 let bridge = null;
@@ -49,10 +70,13 @@ function fenced() {
  * {pyodide, start, mendTrampoline}; a failed start stops watching. */
 function startWatched(build, wish, kept) {
   const mendTrampoline = watchTrampoline();
-  return startPython(build, wish, post, kept).then((result) => ({ ...result, mendTrampoline }), (error) => {
-    mendTrampoline(null);
-    throw error;
-  });
+  return startPython(build, wish, post, kept).then(
+    (result) => ({ ...result, mendTrampoline }),
+    (error) => {
+      mendTrampoline(null);
+      throw error;
+    },
+  );
 }
 
 async function init(message) {
@@ -91,17 +115,19 @@ async function init(message) {
     stopCounting();
   }
   loadedAll();
-  post(toPage.ready({
-    python: pyodide.runPython("import sys; sys.version.split()[0]"),
-    pyodide: pyodide.version,
-    isolated: Boolean(interrupt),
-    fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
-    start, // {source: "build" | null, refused: [why the snapshot was refused]}
-    times, // ms since the worker started: script evaluated, prefetch and init (their messages came), the
-    //        start begun, imported pyodide.mjs (and .asm.mjs), wasm compiled (or the page's came) and
-    //        instantiated, inflated copy looked up, snapshot read, Pyodide loaded or restored, looplab
-    //        imported (settle() sets up its session next); `start` is ms since the time origin (the start's moment)
-  }));
+  post(
+    toPage.ready({
+      python: pyodide.runPython("import sys; sys.version.split()[0]"),
+      pyodide: pyodide.version,
+      isolated: Boolean(interrupt),
+      fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
+      start, // {source: "build" | null, refused: [why the snapshot was refused]}
+      times, // ms since the worker started: script evaluated, prefetch and init (their messages came), the
+      //        start begun, imported pyodide.mjs (and .asm.mjs), wasm compiled (or the page's came) and
+      //        instantiated, inflated copy looked up, snapshot read, Pyodide loaded or restored, looplab
+      //        imported (settle() sets up its session next); `start` is ms since the time origin (the start's moment)
+    }),
+  );
   settle();
   if (start.source) warmStopPath();
   // For the page's next workers (page/workerpool.js), and the next visit (inflated.js keepInflated):
@@ -123,7 +149,8 @@ async function init(message) {
 function settle() {
   try {
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
-    for (const name of JSON.parse(bridge.start(Boolean(interrupt), layFiles()))) pyodide.loadedPackages[name] ??= "default channel";
+    for (const name of JSON.parse(bridge.start(Boolean(interrupt), layFiles())))
+      pyodide.loadedPackages[name] ??= "default channel";
   } catch (error) {
     unsettled = `Python's session could not be set up (${hide(String(error && error.message ? error.message : error))}). Reload the page to try again.`;
   }
@@ -159,7 +186,9 @@ function warmStopPath() {
     pyodide.runPython("import time\ntime.sleep(0.001)\nraise KeyboardInterrupt('warming up')");
   } catch {
     // expected: the KeyboardInterrupt, which Pyodide keeps as sys.last_exc: forgotten again
-    pyodide.runPython("import sys\nfor name in ('last_exc', 'last_type', 'last_value', 'last_traceback'):\n    sys.__dict__.pop(name, None)");
+    pyodide.runPython(
+      "import sys\nfor name in ('last_exc', 'last_type', 'last_value', 'last_traceback'):\n    sys.__dict__.pop(name, None)",
+    );
   }
 }
 
@@ -213,7 +242,10 @@ function flush() {
 // lock's `depends` (read from each wheel's metadata at build time) and checks every wheel's
 // sha256. Returns {packages, ms} when it loaded something, else null.
 async function loadExtras(id, cells, env) {
-  let code = cells.filter((c) => c.kind === "code").map((c) => c.source).join("\n");
+  let code = cells
+    .filter((c) => c.kind === "code")
+    .map((c) => c.source)
+    .join("\n");
   if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") code += "\nimport openai";
   const started = performance.now();
   const errors = [];
@@ -261,7 +293,8 @@ function hearStop() {
 // A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
 // or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
 async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
-  if (unsettled) return post(toPage.done(id, { ok: false, error: unsettled, checks: [] }, { interrupted: false, extras: null }));
+  if (unsettled)
+    return post(toPage.done(id, { ok: false, error: unsettled, checks: [] }, { interrupted: false, extras: null }));
   const cells = chat ? chat.cells : runCells;
   runId = id;
   hearStop(); // (a stream Python asked for and never waited on leaves it off)
@@ -276,9 +309,12 @@ async function run({ id, cells: runCells, solution, env: given, fork = null, car
     if (!fork) extras = await loadExtras(id, cells, env);
   } catch (error) {
     const message = String(error && error.message ? error.message : error);
-    if (/KeyboardInterrupt/.test(message)) { // a Stop pressed while the run was still being prepared
+    if (/KeyboardInterrupt/.test(message)) {
+      // a Stop pressed while the run was still being prepared
       flush();
-      post(toPage.done(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras }));
+      post(
+        toPage.done(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras }),
+      );
       runId = null;
       return;
     }
@@ -292,8 +328,18 @@ async function run({ id, cells: runCells, solution, env: given, fork = null, car
     const text = await (fork
       ? callPython(bridge.fork, JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
       : chat
-        ? callPython(bridge.chat, JSON.stringify(cells), Boolean(chat.solution), JSON.stringify(env || {}), chat.message ?? undefined, Boolean(chat.fresh), sendEvent) // undefined: None (null is jsnull)
-        : (bridge.carry(JSON.stringify(carried || {})), // the learner's earlier lessons, for mine(N)
+        ? callPython(
+            bridge.chat,
+            JSON.stringify(cells),
+            Boolean(chat.solution),
+            JSON.stringify(env || {}),
+            chat.message ?? undefined,
+            Boolean(chat.fresh),
+            sendEvent,
+          ) // undefined: None (null is jsnull)
+        : (bridge.carry(
+            JSON.stringify(carried || {}),
+          ), // the learner's earlier lessons, for mine(N)
           callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
     result = JSON.parse(hide(text));
   } catch (error) {
@@ -320,7 +366,9 @@ function askPage(kind, requestJson) {
   const request = JSON.parse(hide(requestJson));
   if (!answers) {
     post(toPage.ask(runId, kind, request, false));
-    return JSON.stringify({ unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it" });
+    return JSON.stringify({
+      unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it",
+    });
   }
   clearAnswer(answers);
   post(toPage.ask(runId, kind, request, true));
@@ -334,7 +382,11 @@ function askPage(kind, requestJson) {
 // waits for its packages to load).
 function files({ id, op }) {
   if (runId !== null || !bridge) {
-    post(toPage.files(id, { error: bridge ? "a run is going on; the project is read when it ends" : "Python is not ready yet" }));
+    post(
+      toPage.files(id, {
+        error: bridge ? "a run is going on; the project is read when it ends" : "Python is not ready yet",
+      }),
+    );
     return;
   }
   try {
@@ -392,7 +444,9 @@ const receive = reader("toWorker", {
     started = true;
     const own = (url) => new URL(url, self.location.href).origin === self.location.origin;
     // (the browser keeps a module's code in a task of its own after the module ran: a moment later)
-    Promise.allSettled(message.urls.filter(own).map((url) => import(url))).then(() => setTimeout(() => self.close(), 1000));
+    Promise.allSettled(message.urls.filter(own).map((url) => import(url))).then(() =>
+      setTimeout(() => self.close(), 1000),
+    );
   },
 });
 self.addEventListener("message", (event) => {
