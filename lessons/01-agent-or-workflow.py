@@ -35,7 +35,7 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent, printer
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model, model_mode, call, final
 
 print("The model in this lesson:", {"live": "your live endpoint", "local": "the model in this page"}.get(
@@ -76,7 +76,7 @@ print("The text of the reply:", reply["content"])
 # ## Two programs, one question
 #
 # A research helper has six short notes about two branches of a library (the later lessons use
-# the same six, so `looplab.branchnotes` keeps them):
+# the same six, so `looplab` keeps them as `BRANCH_NOTES`):
 #
 # | id | title | text |
 # | --- | --- | --- |
@@ -88,7 +88,7 @@ print("The text of the reply:", reply["content"])
 # | n6 | Westside branch: staff | Staff count: 9. |
 
 # %%
-from looplab.branchnotes import BRANCH_NOTES
+from looplab import BRANCH_NOTES
 
 NOTES = dict(BRANCH_NOTES)  # id -> (title, text)
 
@@ -316,7 +316,7 @@ program_a_is = "workflow"  # its code fixed the steps
 program_b_is = "agent"     # the model chose them
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 from looplab.models.rules import rule_model
 chat_with(lambda question: ask(pick_model(rule_model), question), name="ask",
           suggestions=["what is 1002 + 4002", "uppercase hello", "what is the temperature in Paris"])

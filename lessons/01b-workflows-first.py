@@ -12,7 +12,7 @@
 import json
 from collections import Counter
 
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import final, pick_model, scripted
 
 

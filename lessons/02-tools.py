@@ -17,7 +17,7 @@
 # %%
 import json
 
-from looplab.branchnotes import BRANCH_NOTES
+from looplab import BRANCH_NOTES
 
 NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy
 

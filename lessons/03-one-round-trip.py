@@ -20,7 +20,7 @@
 # %%
 import json
 from looplab import Toolbox
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model, call, final
 
 # %% [markdown]

@@ -30,9 +30,7 @@
 from typing import Literal
 
 from looplab import Toolbox, ToolError, Memory, run_agent, printer
-from looplab.branchnotes import BRANCH_NOTES
-from looplab.lesson import expect
-from looplab.loopattempt import attempt  # your loop run for a check; a crash becomes a result to read
+from looplab import BRANCH_NOTES, expect, attempt  # attempt: your loop run for a check; a crash becomes a result to read
 from looplab.models import pick_model, call, calls, final, failing, scripted
 
 NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy

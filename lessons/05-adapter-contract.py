@@ -15,7 +15,7 @@
 # %%
 import json
 from looplab import Toolbox, Memory, run_agent, printer
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model, call, final
 
 # %% [markdown]

@@ -19,7 +19,7 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model, final
 from looplab.models.rules import rule_model
 
@@ -161,7 +161,7 @@ print(branches)
 print(names)
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 talk = Memory(SYSTEM)  # one memory for the whole chat: each message is sent with the ones before it
 chat_with(lambda message: run_agent(message, brain, tools, talk), name="brain",
           suggestions=["My name is Chris.", "What is my name?"])

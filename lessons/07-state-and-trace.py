@@ -17,7 +17,7 @@
 # %%
 import json
 from looplab import Toolbox, Memory, run_agent, Collector, printer
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model, call, calls, final, scripted
 from looplab.models.rules import rule_model
 

@@ -19,7 +19,7 @@
 
 # %%
 from looplab import Toolbox, Memory, run_agent, count_tokens
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import pick_model
 from looplab.models.rules import rule_model
 
@@ -405,7 +405,7 @@ lighter = clear_old_results(long_run, keep=1)
 print([m["content"][:22] if m["role"] == "tool" else "(call)" for m in lighter])
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 talk = Memory("You are a helpful assistant.")  # the chat's memory, sent within a 200-token window
 chat_with(lambda message: run_agent(message, brain, Toolbox(), talk, context_window=200), name="brain",
           suggestions=["My name is Alice.", "What is my name?"])

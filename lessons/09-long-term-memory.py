@@ -22,7 +22,7 @@ from looplab import Toolbox, Memory, run_agent, FactStore, HashEmbedder, extract
 from looplab.recall import cosine, parse_facts
 from looplab.models import pick_model, final
 from looplab.models.rules import rule_model
-from looplab.lesson import expect
+from looplab import expect
 
 
 # %% [markdown]
@@ -316,7 +316,7 @@ for label, made in QUERIES.items():
     print(f"{label:26} -> {made!r}")
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 chat_with(lambda question: answer_with_memory(question, store), name="answer_with_memory",
           suggestions=["What is my name?"])
 

@@ -23,7 +23,7 @@ import zlib
 from looplab import Toolbox, Memory, run_agent, printer, Gate, forbid
 from looplab.models import pick_model, scripted, final
 from looplab.models.rules import rule_model
-from looplab.lesson import expect
+from looplab import expect
 
 
 # %% [markdown]

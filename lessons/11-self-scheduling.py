@@ -18,7 +18,7 @@
 from looplab import Toolbox, Memory, run_agent, TaskQueue
 from looplab.models import pick_model, call, final
 from looplab.models.rules import rule_model
-from looplab.lesson import expect
+from looplab import expect
 
 
 box = Toolbox()

@@ -21,7 +21,7 @@ import zlib
 from looplab import Toolbox, Memory, run_agent, printer
 from looplab.models import pick_model, model_mode, final, scripted
 from looplab.models.prompted import prompted, parse_action, system_prompt
-from looplab.lesson import expect
+from looplab import expect
 
 
 def text_model(offline):

@@ -23,7 +23,7 @@ from looplab.models import model_mode
 from looplab.models.chat import chat_payload, read_chat_reply, wire_message
 from looplab.models.responses import responses_payload, read_output, OUTPUT_KEY
 from looplab.trace import redact_text
-from looplab.lesson import expect
+from looplab import expect
 
 live = model_mode() == "live"
 if live:

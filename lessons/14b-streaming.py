@@ -22,7 +22,7 @@
 
 # %%
 import json
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models.chat import read_chat_reply
 from looplab.models.stream import ChatStream
 

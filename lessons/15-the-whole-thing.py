@@ -22,7 +22,7 @@
 import json
 from looplab.models import pick_model, scripted, call, final, failing
 from looplab.models.rules import rule_model
-from looplab.lesson import expect
+from looplab import expect
 
 
 # %% [markdown]
@@ -468,7 +468,7 @@ print("looplab: ", hardened("what is my name?", pick_model(rule_model)))
 # `TALK = True` and run the cell: type tasks, `quit` to stop.
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 chat_with(agent, suggestions=TASKS[:3], start=memory.clear)
 TALK = False
 while TALK and (task := input("> ")) != "quit":

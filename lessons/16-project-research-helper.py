@@ -25,9 +25,7 @@
 # %%
 import json
 from looplab.models import pick_model, scripted, call, calls, final, failing
-from looplab.lesson import expect
-from looplab.mine import mine
-from looplab.branchnotes import BRANCH_NOTES
+from looplab import expect, mine, BRANCH_NOTES
 
 
 NOTES = dict(BRANCH_NOTES)  # lesson 1's six notes, id -> (title, text); this lesson's own copy
@@ -475,7 +473,7 @@ assert all(pairing_holds(messages) for _, messages in runs.values()), (
     + ", ".join(label for label, (_, messages) in runs.items() if not pairing_holds(messages)))
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 from looplab.models.rules import rule_model
 chat_with(lambda task: my_run_agent(task, pick_model(rule_model), box)[0], name="research helper",
           suggestions=["read notes n1 and n2", "what is 1310 - 1105"])

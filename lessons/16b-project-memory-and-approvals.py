@@ -16,8 +16,7 @@
 import json
 import re
 from looplab.models import pick_model, call, final
-from looplab.lesson import expect
-from looplab.mine import mine
+from looplab import expect, mine
 from looplab.tokens import message_tokens
 
 part1 = mine(16)                       # lesson 16: box (four tools on your toolbox), REPLIES_A
@@ -365,7 +364,7 @@ def well_formed(row):
 
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 from looplab.models.rules import rule_model
 chat_with(lambda task: my_run_agent(task, with_memory(pick_model(rule_model), MyMemory(
               "You are a research helper. Use the tools to answer from the notes."), 1200), box)[0],

@@ -35,7 +35,7 @@ from looplab import Toolbox, Memory, Collector, run_agent
 from looplab.models import pick_model, model_mode, scripted, call, final
 from looplab.models.rules import rule_model
 from looplab.trace import describe
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import ModelError
 from looplab.structured import structured
 
@@ -1021,5 +1021,5 @@ assert fails_when(test_the_grader_catches_a_forbidden_tool, trajectory_problems=
 # Run as a plain script (`python lessons/17-evaluate-your-agent.py`), the file runs its tests
 # cells with pytest here; in the page and with `python -m looplab run 17`, the runner does it.
 if __name__ == "__main__":
-    from looplab.testcells import run_here
+    from looplab import run_here
     run_here(globals())

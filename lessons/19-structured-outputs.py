@@ -24,7 +24,7 @@
 import json
 
 from looplab import Memory, Toolbox, ToolError, run_agent
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import ModelError, call, final, pick_model, scripted
 from looplab.models.chat import chat_payload
 from looplab.schema import allows, check_value, strict_problems

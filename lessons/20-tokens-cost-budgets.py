@@ -21,7 +21,7 @@ from typing import Literal
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
 from looplab.budget import Budget, read_usage
 from looplab.tokens import count_tokens, message_tokens
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import call, final, pick_model, scripted
 
 NOTES = {

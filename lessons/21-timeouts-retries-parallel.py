@@ -22,7 +22,7 @@ import time
 
 from looplab import Collector, Memory, Toolbox, printer, run_agent
 from looplab.eventloop import new_loop, run_sync
-from looplab.lesson import expect
+from looplab import expect
 from looplab import retry
 from looplab.models import calls, final, pick_model, scripted
 from looplab.tools import TransientError

@@ -22,8 +22,7 @@
 import re
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
-from looplab.branchnotes import BRANCH_NOTES
-from looplab.lesson import expect
+from looplab import BRANCH_NOTES, expect
 from looplab.models import call, final, pick_model, scripted
 from looplab.tokens import message_tokens
 

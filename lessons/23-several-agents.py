@@ -21,7 +21,7 @@
 from dataclasses import dataclass
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
-from looplab.lesson import expect
+from looplab import expect
 from looplab.models import call, failing, final, pick_model, scripted
 from looplab.trace import describe, listen
 
@@ -534,7 +534,7 @@ for label, table in (("writer + researcher", PAIR), ("one agent", SINGLE)):
 # agents as a graph.
 
 # %%
-from looplab.lesson import chat_with
+from looplab import chat_with
 from looplab.models.rules import rule_model
 chat_with(lambda question: run_agent(question, pick_model(rule_model), note_tools(), Memory(researcher.instructions),
                                      max_steps=researcher.max_steps, name="researcher"), name="researcher",

@@ -26,8 +26,7 @@ import itertools
 import json
 
 from looplab import Collector, Memory, Toolbox, ToolError, run_agent
-from looplab.branchnotes import BRANCH_NOTES
-from looplab.lesson import expect
+from looplab import BRANCH_NOTES, expect
 from looplab.mcp import McpClient, McpError, McpServer, in_process
 from looplab.models import call, final, pick_model
 

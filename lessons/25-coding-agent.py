@@ -41,13 +41,9 @@ import tempfile
 from pathlib import Path
 
 from looplab.budget import read_usage
-from looplab.editreview import review_edits
-from looplab.lesson import expect
-from looplab.loopattempt import attempt
-from looplab.mine import mine
+from looplab import review_edits, expect, attempt, mine
 from looplab.models import call, final, model_mode, pick_model, scripted
-from looplab.project import show_project
-from looplab.projecttests import project_tests
+from looplab import show_project, project_tests
 from looplab.tokens import message_tokens
 
 try:

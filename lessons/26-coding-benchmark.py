@@ -29,10 +29,9 @@
 import tempfile
 from pathlib import Path
 
-from looplab.lesson import expect
-from looplab.mine import mine
+from looplab import expect, mine
 from looplab.models import call, final, model_mode, pick_model
-from looplab.projecttests import project_tests
+from looplab import project_tests
 
 try:
     import pytest  # noqa: F401  (the agent's run_tests and the grading run it)

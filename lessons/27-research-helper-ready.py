@@ -35,9 +35,7 @@ import time
 from dataclasses import dataclass, field
 
 from looplab import Toolbox
-from looplab.branchnotes import BRANCH_NOTES
-from looplab.lesson import chat_with, expect
-from looplab.mine import mine
+from looplab import BRANCH_NOTES, chat_with, expect, mine
 from looplab.models import ModelError, call, final, model_mode, pick_model, scripted
 from looplab.models.rules import rule_model
 from looplab.tokens import message_tokens

@@ -88,9 +88,9 @@ TARGET = {
 
 sys.path.insert(0, str(ROOT / "py"))
 import looplab
-from looplab import course, lessonfile
-from looplab import wrong
-from looplab import lesson as lesson_format  # the page shows cells exactly as CPython parses them
+import wrong
+from looplab._course import course, lessonfile
+from looplab._course import lesson as lesson_format  # the page shows cells exactly as CPython parses them
 
 
 class BuildError(Exception):
@@ -624,7 +624,7 @@ def inline_prestart(out: Path, info: dict, minify: bool) -> str:
 
 def worker_policy() -> str:
     """The Python worker's Content-Security-Policy: the page's, but Python may connect only to the
-    site (connect-src 'self', last, so that looplab/serve.py and sw.js append the live endpoint's
+    site (connect-src 'self', last, so that looplab/_course/serve.py and sw.js append the live endpoint's
     origin from worker.js?connect=<origin>) and start no worker of its own (worker-src 'none')."""
     kept = [
         d.strip() for d in page_policy().split(";") if d.strip() and d.split()[0] not in ("connect-src", "worker-src")

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "py" / "looplab"
 LESSONS = ROOT / "lessons"
 SITE = ROOT / "web" / "dist"
-LESSON_FILE = re.compile(r"^\d\d[a-z]?-[a-z0-9-]+\.py$")  # as looplab/course.py reads them
+LESSON_FILE = re.compile(r"^\d\d[a-z]?-[a-z0-9-]+\.py$")  # as looplab/_course/course.py reads them
 EARLIEST = 315532800  # 1980-01-01T00:00:00Z: a zip cannot hold an earlier time
 SDIST_FILES = ("pyproject.toml", "README.md", "CHANGELOG.md", "scripts/dist.py", "scripts/wheelfile.py")
 

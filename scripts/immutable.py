@@ -5,7 +5,7 @@ whenever its bytes do, so a browser may keep it for a year and never ask the ser
     immutable.write_headers(out, paths)                  ->  out/_headers (Netlify, Cloudflare Pages)
 
 build.json names the renamed files (the page and the worker read every name from it) and lists
-what is immutable (`immutable`: files, and folders ending in "/"); looplab/serve.py sends
+what is immutable (`immutable`: files, and folders ending in "/"); looplab/_course/serve.py sends
 `Cache-Control: public, max-age=31536000, immutable` for those and `no-cache` for the rest.
 A file whose name does not change with its bytes (index.html, build.json, app.js, the looplab
 wheel, whose version is not bumped for every change) stays revalidated.

@@ -11,7 +11,7 @@ lines becomes a hunk, with as few kept lines around it as make its place the onl
 `# patch:` and the hunks — when that is fewer lines than it has now; else it stays as it is. Each
 new cell is proved to run the same program: read back from the lesson's text and applied, its
 patch gives the syntax tree the old cell ran (docstrings aside).
-See looplab/wrong.py for the format.
+See scripts/wrong.py for the format.
 """
 
 import ast
@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import trim_wrong
-from looplab import wrong
-from looplab.lessonfile import parse, solution_index
+import wrong
+from looplab._course.lessonfile import parse, solution_index
 
 GAP = 1  # changed runs this many kept lines apart or fewer make one hunk
 

@@ -38,6 +38,7 @@ FILE = "py/snapshot.bin.gz"
 # cannot be in a snapshot); nor any package's __main__ (importing it would start its command line).
 NOT_AHEAD = {"js", "pyodide_js", "looplab_page", "looplab_transport"}
 TERMINAL_ONLY = (
+    "cli.py",
     "serve.py",
     "lessonfolder.py",
     "notebook.py",

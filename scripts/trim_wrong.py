@@ -9,7 +9,7 @@ statements are the solution's, one for one and in order, and only definitions (d
 changed definitions (with the comment lines just above each). A cell that leaves a statement out,
 adds one or changes one that defines no name stays whole. Each trimmed cell is proved the same
 program as before: the solution with its definitions replaced parses to the whole cell's syntax
-tree. See looplab/wrong.py for the format.
+tree. See scripts/wrong.py for the format.
 """
 
 import argparse
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py"))
-from looplab import wrong
-from looplab.lessonfile import CELL_MARK, parse, parse_header, solution_index
+import wrong
+from looplab._course.lessonfile import CELL_MARK, parse, parse_header, solution_index
 
 
 def key(stmt: ast.stmt) -> tuple[str, str]:

@@ -26,7 +26,7 @@ const WORKER_SCRIPT = "__WORKER__"; // Python's worker (build.json's `worker`): 
 const ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** The worker's policy for its script's address: the endpoint's origin appended to connect-src
- * (the policy's last directive). The same rule as looplab/serve.py's worker_policy. */
+ * (the policy's last directive). The same rule as looplab/_course/serve.py's worker_policy. */
 function workerPolicy(url) {
   const wanted = new URL(url).searchParams.get("connect") || "";
   return ORIGIN.test(wanted) ? `${WORKER_POLICY} ${wanted}` : WORKER_POLICY;

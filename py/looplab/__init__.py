@@ -1,12 +1,17 @@
 """looplab — the parts of an AI agent, built from scratch in plain Python.
 
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
-tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean),
-memory (Memory), recall (long-term facts), policy (gates), untrusted (tool results as data),
-tasks (task queue), trace (events), tokens (counting), budget (usage and limits), structured (JSON
-replies checked), parallel (timeouts, retries, calls side by side), eventloop (run_sync), models
-(scripted and live), mcp (tools offered and used over MCP), page and approvals (asking the page,
-asking a person).
+tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean), memory (Memory), recall (long-term facts),
+policy (gates), untrusted (tool results as data), tasks (task queue), trace (events), tokens
+(counting), budget (usage and limits), structured (JSON replies checked), parallel (timeouts,
+retries, calls side by side), eventloop (run_sync), models (scripted and live), mcp (tools offered
+and used over MCP), replay (a run recorded, forked from a step), page and approvals (asking the
+page, asking a person).
+
+The course that teaches it — lesson files, checks, notebooks, the chat, the command line, serving
+the site — is `looplab._course`, which no module of the library imports. The few names the
+lessons use from it are handed on at the end of this file, so a lesson writes `from looplab import
+expect`.
 """
 
 from .loop import run_agent
@@ -20,6 +25,18 @@ from .tokens import count_tokens
 from .tools import Toolbox, ToolError
 from .trace import Collector, printer
 from .untrusted import ToolGate, fence, no_instructions
+
+# What the lessons use from the course (looplab/_course): checks, the chat, carried code, the
+# coding lesson's project, the research lessons' notes.
+from ._course.branchnotes import BRANCH_NOTES
+from ._course.chat import chat_with
+from ._course.editreview import review_edits
+from ._course.lesson import expect
+from ._course.loopattempt import attempt
+from ._course.mine import mine
+from ._course.project import show_project
+from ._course.projecttests import project_tests
+from ._course.testcells import run_here
 
 __version__ = "0.1.0"
 
@@ -49,4 +66,13 @@ __all__ = [
     "ToolGate",
     "fence",
     "no_instructions",
+    "BRANCH_NOTES",
+    "attempt",
+    "chat_with",
+    "expect",
+    "mine",
+    "project_tests",
+    "review_edits",
+    "run_here",
+    "show_project",
 ]

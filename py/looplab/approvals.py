@@ -36,7 +36,7 @@ class Decision:
 
 def ask_person(name: str, arguments: str = "{}", diff: str = "") -> Decision:
     """Ask a person whether the tool `name` may run with these arguments (JSON text); `diff`, when
-    given, is the change the call would make to a file (looplab.editreview), shown with the question."""
+    given, is the change the call would make to a file (looplab._course.editreview), shown with the question."""
     if in_page():
         request = {"tool": name, "arguments": arguments} | ({"diff": diff} if diff else {})
         try:

@@ -1,5 +1,5 @@
 """The checklist's three marks: ✓ passed, ✗ failed, – not checked (a claim that holds only for the
-prepared scripted replies, `looplab.lesson.expect`, run with a live model)."""
+prepared scripted replies, `looplab._course.lesson.expect`, run with a live model)."""
 
 from __future__ import annotations
 

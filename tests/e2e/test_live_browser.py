@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from looplab.lesson import check_statements, is_expect, parse
+from looplab._course.lesson import check_statements, is_expect, parse
 
 from fakeserver import chat_call, chat_text, error, responses_call, responses_text
 from learner import configure_live, open_lesson, put_solutions, run, set_mode, status

@@ -1,4 +1,4 @@
-"""input() in the page: the prompt and an answer field in the Output panel (looplab/stdin.py,
+"""input() in the page: the prompt and an answer field in the Output panel (looplab/_course/stdin.py,
 page/stdin.js), Python waiting on the ask channel; Stop while it waits; the sentence on a page that
 is not cross-origin isolated."""
 

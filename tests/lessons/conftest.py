@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from looplab.course import find_in
-from looplab.lesson import parse, run_cells
+from looplab._course.course import find_in
+from looplab._course.lesson import parse, run_cells
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 

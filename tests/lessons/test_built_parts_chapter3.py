@@ -5,6 +5,7 @@ exercise's wrong answers caught by a plain check that names their cause."""
 import json
 import os
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,14 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from looplab import mine as carried
-from looplab import wrong
-from looplab.course import find_in, lesson_files
-from looplab.lesson import FAILED, parse, run_cells, solution_index, to_text
+from looplab import project_tests
+from looplab._course import mine as carried
+from looplab._course.course import find_in, lesson_files
+from looplab._course.lesson import FAILED, parse, run_cells, solution_index, to_text
 from looplab.models import call, final, scripted
-from looplab.projecttests import project_tests
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import wrong  # an authoring tool (scripts/), not a part of the package
+
 LESSONS = ROOT / "lessons"
 CHAPTER3 = [p for p in lesson_files(LESSONS) if p.name[:2] in ("25", "26", "27")]
 

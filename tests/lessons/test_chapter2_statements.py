@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from looplab.budget import Budget
-from looplab.lesson import parse
+from looplab._course.lesson import parse
 from looplab.mcp import McpServer, in_process
 from looplab.tokens import count_tokens
 

@@ -81,8 +81,8 @@ CHATS = ["01", "06", "08", "09", "15", "16", "16b", "18", "23"]
 
 def test_each_lesson_that_offers_a_chat_answers_its_suggestions():
     """In process: every lesson with chat_with loads, and each suggestion gets a non-empty reply."""
-    from looplab import course, talk
-    from looplab.chat import begin, say
+    from looplab._course import course, talk
+    from looplab._course.chat import begin, say
 
     for number in CHATS:
         path = course.find_in(ROOT / "lessons", number)

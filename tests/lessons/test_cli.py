@@ -6,8 +6,8 @@ from dataclasses import replace
 import sys
 from pathlib import Path
 
-from looplab.course import lesson_files
-from looplab.lesson import parse, solution_index, to_text
+from looplab._course.course import lesson_files
+from looplab._course.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -105,7 +105,7 @@ FORMAT_LESSON = """# %% [markdown]
 # The loop runs twice.
 
 # %%
-from looplab.lesson import expect
+from looplab import expect
 for _ in range(2):
     print("hello from the cell")
 
@@ -199,7 +199,7 @@ def test_run_with_lessons_dir_makes_mine_read_that_folder(tmp_path):
     elsewhere.mkdir()
     (folder / "02-tools.py").write_text(solved_02(), encoding="utf-8")
     (folder / "03-uses.py").write_text(
-        "# %% [markdown]\n# # Uses lesson 02\n\n# %%\nfrom looplab.mine import mine\nmy = mine(2)\n"
+        "# %% [markdown]\n# # Uses lesson 02\n\n# %%\nfrom looplab import mine\nmy = mine(2)\n"
         'print("NOTE:", my.note)\n\n# %% tags=["check"]\n# the toolbox is mine\nassert "MyToolbox" in my.yours\n',
         encoding="utf-8",
     )

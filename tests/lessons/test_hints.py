@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from looplab.course import lesson_files
-from looplab.lessonfile import Cell, hints, parse, solution_index
+from looplab._course.course import lesson_files
+from looplab._course.lessonfile import Cell, hints, parse, solution_index
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")

@@ -13,8 +13,8 @@ import pytest
 from dataclasses import replace
 from pathlib import Path
 
-from looplab.course import lesson_files
-from looplab.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index, to_text
+from looplab._course.course import lesson_files
+from looplab._course.lesson import hints, parse, read_prediction, run_cells, run_file, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from looplab.lesson import FAILED, NOT_CHECKED, PASSED, check_statements, is_expect, parse, run_file
-from looplab.testcells import check_name
-from looplab.course import lesson_files
+from looplab._course.lesson import FAILED, NOT_CHECKED, PASSED, check_statements, is_expect, parse, run_file
+from looplab._course.testcells import check_name
+from looplab._course.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")

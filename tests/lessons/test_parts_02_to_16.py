@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from looplab import Memory, Toolbox, call, calls, failing, final, scripted
-from looplab.lesson import parse, run_cells
-from looplab.mine import mine
+from looplab._course.lesson import parse, run_cells
+from looplab import mine
 
 ROOT = Path(__file__).resolve().parents[2]
 # The lesson tests' conftest sets LOOPLAB_MODEL=scripted per test; the value is the same for

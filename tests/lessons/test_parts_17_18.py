@@ -17,7 +17,7 @@ from urllib.parse import quote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from looplab.lesson import parse, run_cells
+from looplab._course.lesson import parse, run_cells
 from looplab.models import call, final, scripted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_the_verdict_reader_never_raises_and_passes_only_on_a_pass(solved, text)
 
 def test_the_lessons_tests_catch_a_regression(solved):
     """Break the agent (no subtract tool): the task test fails with pytest's explanation."""
-    from looplab import testcells
+    from looplab._course import testcells
 
     ns = solved("17")
     saved = ns["GRADED"], ns["RATE"]

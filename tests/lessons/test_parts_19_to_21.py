@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from looplab.budget import Budget, read_usage
 from looplab.eventloop import run_sync
-from looplab.lesson import run_file
+from looplab._course.lesson import run_file
 from looplab.models import ModelError, final, scripted
 from looplab.schema import allows, check_value, strict_problems, strict_schema
 from looplab.tools import TransientError

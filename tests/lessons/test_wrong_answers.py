@@ -1,18 +1,21 @@
 """Every wrong answer of every exercise is caught, and no check about the learner's part passes on a starter.
 
 A ✓ must mean the learner's code did it. So each exercise carries wrong answers a learner would
-write (`tags=["wrong"]`, see looplab/wrong.py): run in place of the exercise, each must fail a plain
+write (`tags=["wrong"]`, see scripts/wrong.py): run in place of the exercise, each must fail a plain
 assert whose name or message holds its `# expect:` words. And with the starter code unchanged,
 every check that passes must be marked `given:` (about the lesson's own code).
 """
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from looplab import wrong
-from looplab.course import lesson_files, lesson_id
-from looplab.lesson import PASSED, parse, run_cells
+from looplab._course.course import lesson_files, lesson_id
+from looplab._course.lesson import PASSED, parse, run_cells
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import wrong  # an authoring tool (scripts/), not a part of the package
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")

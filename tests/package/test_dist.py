@@ -25,7 +25,7 @@ from browser import CHROMIUM, CHROMIUM_ARGS
 from learner import checks, open_lesson, put_solutions, run
 from playwright.sync_api import expect
 from looplab import __version__
-from looplab.course import LESSON_FORMAT, lesson_files
+from looplab._course.course import LESSON_FORMAT, lesson_files
 
 LESSONS = lesson_files(ROOT / "lessons")
 
@@ -51,6 +51,9 @@ def test_make_dist_twice_gives_the_same_bytes_whatever_the_files_times(tmp_path)
         f"looplab/_course/lessons/{p.name}" for p in LESSONS
     ]
     assert "looplab/_site/index.html" in names and "looplab/_site/build.json" in names
+    # the course machinery beside the library; the authors' wrong answers stay out of the package
+    assert "looplab/loop.py" in names and "looplab/_course/lesson.py" in names
+    assert not [n for n in names if n.endswith("/wrong.py")]
     assert "looplab = looplab.__main__:main" in entry_points
     assert 'Requires-Dist: openai>=3; extra == "openai"' in metadata and "Provides-Extra: test" in metadata
     with tarfile.open(first[1]) as sdist:

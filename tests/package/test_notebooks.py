@@ -1,4 +1,4 @@
-"""Every lesson as a Jupyter notebook (looplab/notebook.py, what `looplab notebook N` writes), run
+"""Every lesson as a Jupyter notebook (looplab/_course/notebook.py, what `looplab notebook N` writes), run
 top to bottom in a real Jupyter kernel (nbclient + ipykernel): solved, every check cell passes;
 as the starter, the checks fail. The kernel gets looplab from the checkout's py/, the scripted
 model (no LOOPLAB_MODEL) and no terminal: an approval is refused and says it needs the page."""
@@ -18,9 +18,9 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
-from looplab.course import lesson_files
-from looplab.lesson import check_names, parse
-from looplab.notebook import lesson_notebook
+from looplab._course.course import lesson_files
+from looplab._course.lesson import check_names, parse
+from looplab._course.notebook import lesson_notebook
 
 LESSONS = lesson_files(ROOT / "lessons")
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from looplab.course import lesson_files
+from looplab._course.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = lesson_files(ROOT / "lessons")

@@ -103,7 +103,7 @@ def test_each_lesson_is_in_its_chapter_and_fixtures_in_none():
 
 
 def test_a_lesson_title_loses_its_number_letter_and_all():
-    from looplab.lessonfile import Cell, title
+    from looplab._course.lessonfile import Cell, title
 
     titles = [
         title([Cell("markdown", f"# {head}\n\nText.")], "slug")

@@ -1,4 +1,4 @@
-"""Content-named files (scripts/immutable.py) and the cache headers looplab/serve.py sends for them:
+"""Content-named files (scripts/immutable.py) and the cache headers looplab/_course/serve.py sends for them:
 what build.json lists as immutable is cached for a year, everything else is revalidated, and the
 worker's policy goes with the worker script build.json names."""
 

@@ -13,6 +13,12 @@ never imports models/, so what it needs from a model call lives in core modules 
 entry points, which pick or show a model for the learner: the package's `__init__` (its public
 names include `scripted` and `pick_model`) and talk.py (the terminal chat prints a live model's
 streamed text as it comes, through models.stream). `ENTRIES` names them.
+
+The agent library imports nothing from the course machinery. `_course/` (lesson files, checks,
+notebooks, the chat, the command line, serving) imports the library; no module of the library
+(py/looplab outside `_course/`) imports `_course`, but the package's two faces: its `__init__`,
+which hands on the few names the lessons use (`from looplab import expect`), and `__main__`, which
+starts the command line. `FACES` names them.
 """
 
 import ast
@@ -51,7 +57,8 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str,
     return out
 
 
-ENTRIES = {"looplab", "looplab.talk"}
+ENTRIES = {"looplab", "looplab._course.talk"}
+FACES = {"looplab", "looplab.__main__"}
 
 
 def adapter_imports(root: Path, adapters: str = "models", entries: frozenset | set = frozenset()) -> list[str]:
@@ -131,7 +138,7 @@ def test_the_core_imports_no_models_module():
     assert "looplab.modelerror" in errors, "models/ imports ModelError from the core"
     # without the entry points' exception, the check sees them: it is not blind to imports of models/
     found = adapter_imports(PACKAGE, "models")
-    assert any(f.startswith("looplab.talk:") for f in found) and any(f.startswith("looplab:") for f in found)
+    assert any(f.startswith("looplab._course.talk:") for f in found) and any(f.startswith("looplab:") for f in found)
 
 
 def test_an_import_of_the_adapter_package_is_found(tmp_path):
@@ -148,3 +155,17 @@ def test_an_import_of_the_adapter_package_is_found(tmp_path):
         (package / name).write_text(text)
     assert adapter_imports(package, "models", {"pkg"}) == ["pkg.cli:1 pkg.models", "pkg.core:2 pkg.models.errors"]
     assert adapter_imports(package, "models", {"pkg", "pkg.cli", "pkg.core"}) == []
+
+
+def test_the_agent_library_imports_nothing_from_the_course():
+    known = module_names(PACKAGE)
+    course = {name for name in known if name.startswith("looplab._course.")}
+    assert {"looplab._course.lesson", "looplab._course.mine", "looplab._course.cli"} <= course
+    assert {"looplab.loop", "looplab.tools", "looplab.models.chat"} <= set(known) - course
+    assert adapter_imports(PACKAGE, "_course", FACES) == [], "library modules importing looplab._course"
+    # the course imports the library, one way
+    lesson = {t for t, _ in imports_of("looplab._course.lesson", known["looplab._course.lesson"], known)}
+    assert "looplab.trace" in lesson and "looplab.modelmode" in lesson
+    # without the faces' exception, the check sees them: it is not blind to imports of _course
+    found = adapter_imports(PACKAGE, "_course")
+    assert any(f.startswith("looplab:") for f in found) and any(f.startswith("looplab.__main__:") for f in found)

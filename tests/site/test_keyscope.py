@@ -1,6 +1,6 @@
 """Which requests carry the learner's key (web/src/shared/keyscope.js, run in Node.js): only those
 for the configured base URL's origin and path prefix; and the worker's policy names that origin
-and nothing else (looplab/serve.py, web/sw.js)."""
+and nothing else (looplab/_course/serve.py, web/sw.js)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from hypothesis import given, settings, strategies as st
 
 from conftest import node_module
-from looplab import serve
+from looplab._course import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://api.example.com:8443/v1"

@@ -1,4 +1,4 @@
-"""The lesson format's version: looplab.course.LESSON_FORMAT, written by the build into
+"""The lesson format's version: looplab._course.course.LESSON_FORMAT, written by the build into
 lessons/index.json, and the page's own number (web/src/page/lessonformat.js), which refuses another."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from conftest import node_module
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
-from looplab.course import LESSON_FORMAT
+from looplab._course.course import LESSON_FORMAT
 
 
 lessonformat_js = node_module("web/src/page/lessonformat.js")

@@ -1,4 +1,4 @@
-"""README's module map names every module of py/looplab and every file of web/src, one line each."""
+"""README's module map names every module of py/looplab (and of its _course/) and every file of web/src, one line each."""
 
 import re
 from pathlib import Path
@@ -22,7 +22,14 @@ def test_the_map_names_each_looplab_module_once():
         f"{p.name}/" for p in package.iterdir() if p.is_dir() and (p / "__init__.py").exists()
     )
     assert sorted(names) == sorted(modules)
-    assert len(names) == len(set(names)) and "lesson.py" in names and "models/" in names
+    assert len(names) == len(set(names)) and "loop.py" in names and "models/" in names and "_course/" in names
+
+
+def test_the_map_names_each_course_module_once():
+    names = mapped("`py/looplab/_course/`")
+    modules = sorted(p.name for p in (ROOT / "py" / "looplab" / "_course").glob("*.py"))
+    assert sorted(names) == modules
+    assert len(names) == len(set(names)) and "lesson.py" in names and "cli.py" in names
 
 
 def test_the_map_names_each_file_of_web_src_once():

@@ -11,8 +11,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "py"))
 
 import patch_wrong
-from looplab import wrong
-from looplab.lessonfile import parse
+import wrong
+from looplab._course.lessonfile import parse
 
 LESSON = """# %% [markdown]
 # # 9 · Sums

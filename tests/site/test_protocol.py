@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from looplab import mine
-from looplab.lessonfile import parse, solution_index
+from looplab._course import mine
+from looplab._course.lessonfile import parse, solution_index
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +177,7 @@ def test_bridge_results_have_the_keys_the_protocol_documents(protocol_js, bridge
 
 CHAT = """
 from looplab import Memory, Toolbox, final, run_agent, scripted
-from looplab.lesson import chat_with
+from looplab import chat_with
 memory = Memory("You talk.")
 model = scripted([final("hello Alice"), final("still here")])
 chat_with(lambda m: run_agent(m, model, Toolbox(), memory), name="talker", suggestions=["hi"], start=memory.history.clear)
@@ -241,7 +241,7 @@ def lesson_02_as_run(broken: bool = False) -> list[dict]:
 
 def test_a_run_carries_the_saved_cells_that_mine_then_uses(bridge, capsys):
     uses = [
-        {"kind": "code", "tags": [], "source": "from looplab.mine import mine\nmy = mine(2)\n"},
+        {"kind": "code", "tags": [], "source": "from looplab import mine\nmy = mine(2)\n"},
         {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
     ]
     try:

@@ -14,8 +14,8 @@ import pytest
 
 from conftest import node_module
 from looplab import Collector, Memory, Toolbox, call, final, run_agent, scripted
-from looplab.lesson import parse
-from looplab.course import lesson_files
+from looplab._course.lesson import parse
+from looplab._course.course import lesson_files
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -194,7 +194,7 @@ assert double(3) == 6, "double(3) should be 6"
 
 
 def test_the_page_and_looplab_notebook_give_the_same_cells(notebook_js, tmp_path):
-    from looplab.notebook import lesson_dict, lesson_notebook
+    from looplab._course.notebook import lesson_dict, lesson_notebook
 
     (tmp_path / "09-a-lesson.py").write_text(SYNTHETIC, encoding="utf-8")
     for path in [*lesson_files(ROOT / "lessons"), tmp_path / "09-a-lesson.py"]:

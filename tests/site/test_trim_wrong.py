@@ -9,8 +9,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "py"))
 
 import trim_wrong
-from looplab import wrong
-from looplab.lessonfile import parse
+import wrong
+from looplab._course.lessonfile import parse
 
 LESSON = """# %% tags=["exercise"]
 def double(x):

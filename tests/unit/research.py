@@ -3,7 +3,7 @@
 import json
 
 from looplab import Toolbox, ToolError
-from looplab.branchnotes import BRANCH_NOTES
+from looplab import BRANCH_NOTES
 
 NOTES = dict(BRANCH_NOTES)
 

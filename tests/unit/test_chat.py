@@ -2,7 +2,7 @@
 
 import pytest
 from looplab import Memory, Toolbox, run_agent
-from looplab.chat import KEY, begin, chat_with, offered, reply_text, say
+from looplab._course.chat import KEY, begin, chat_with, offered, reply_text, say
 from looplab.models import final, scripted
 
 

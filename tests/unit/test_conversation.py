@@ -3,8 +3,9 @@
 from pathlib import Path
 
 import pytest
-from looplab import lesson, trace
-from looplab.conversation import Conversation, judge
+from looplab import trace
+from looplab._course import lesson
+from looplab._course.conversation import Conversation, judge
 
 FIFTEEN = Path(__file__).resolve().parents[2] / "lessons" / "15-the-whole-thing.py"
 
@@ -49,7 +50,7 @@ def test_lesson_15_remembers_alice_between_messages_and_forgets_her_in_a_new_con
 
 def test_a_turn_that_raises_or_is_stopped_is_a_reply_and_the_conversation_goes_on():
     cells = lesson.parse(
-        "# %%\nfrom looplab.lesson import chat_with\nsaid = []\n"
+        "# %%\nfrom looplab import chat_with\nsaid = []\n"
         "def agent(m):\n    said.append(m)\n    if m == 'boom': raise ValueError('no boom here')\n"
         "    if m == 'stop': raise KeyboardInterrupt\n    return f'{len(said)}: {m}'\n"
         "chat_with(agent, suggestions=['hi', ' '])\n"
@@ -64,7 +65,7 @@ def test_a_turn_that_raises_or_is_stopped_is_a_reply_and_the_conversation_goes_o
 
 def test_stop_in_a_run_agent_turn_ends_its_run_in_the_trace_and_the_next_message_works():
     cells = lesson.parse(
-        "# %%\nfrom looplab import Memory, Toolbox, call, final, run_agent\nfrom looplab.lesson import chat_with\n"
+        "# %%\nfrom looplab import Memory, Toolbox, call, final, run_agent\nfrom looplab import chat_with\n"
         'box = Toolbox()\n@box.tool\ndef nap() -> str:\n    "Sleep."\n    raise KeyboardInterrupt\n'
         "def brain(messages, tools):\n    last = messages[-1]\n"
         "    return call('nap') if last['content'] == 'wait' and last['role'] == 'user' else final('ok: ' + last['content'])\n"

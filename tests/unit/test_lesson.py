@@ -4,7 +4,7 @@ import json
 
 from hypothesis import given, strategies as st
 
-from looplab.lesson import (
+from looplab._course.lesson import (
     Cell,
     Prediction,
     check_names,
@@ -187,7 +187,7 @@ def test_a_prediction_needs_choices_and_exactly_one_answer():
 
 
 EXPECTING = [
-    Cell("code", "from looplab.lesson import expect\nreply = 'Chas, Alex.'"),
+    Cell("code", "from looplab import expect\nreply = 'Chas, Alex.'"),
     Cell(
         "code",
         "# the reply names Chris\n"

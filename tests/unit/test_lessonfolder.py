@@ -1,4 +1,4 @@
-"""Which lessons the command line uses (looplab/lessonfolder.py): the learner's own copy always wins
+"""Which lessons the command line uses (looplab/_course/lessonfolder.py): the learner's own copy always wins
 over the one that came with looplab, and the choice says why; copying out never overwrites an edit."""
 
 import itertools
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from looplab import course, lessonfolder
+from looplab._course import course, lessonfolder
 
 LESSON = "# %% [markdown]\n# # {n} · A lesson\n# %%\nx = {n}\n"
 

@@ -1,10 +1,10 @@
-"""A lesson as a notebook (looplab/notebook.py): whatever the cells, the starter runs the learner's
+"""A lesson as a notebook (looplab/_course/notebook.py): whatever the cells, the starter runs the learner's
 code and never a solution, the solved one runs each solution in place of its exercise, and a
 wrong-answer cell never appears."""
 
 from hypothesis import given, strategies as st
 
-from looplab.notebook import lesson_dict, to_notebook
+from looplab._course.notebook import lesson_dict, to_notebook
 
 # An exercise, its hints, perhaps a wrong answer, and its solution; or a lone cell.
 BLOCK = st.one_of(
@@ -22,7 +22,7 @@ def lesson_of(blocks) -> dict:
             cells += [
                 {"kind": "markdown", "role": "hint", "tags": ["hint"], "source": f"hint {n}.{k}"} for k in range(hints)
             ]
-            if wrong:  # wrong answers sit after the hints, before the solution (looplab/wrong.py)
+            if wrong:  # wrong answers sit after the hints, before the solution (scripts/wrong.py)
                 cells.append({"kind": "code", "role": "wrong", "tags": ["wrong"], "source": f"wrong_{n} = 2"})
             cells.append({"kind": "code", "role": "solution", "tags": ["solution"], "source": f"solved_{n} = 1"})
         else:

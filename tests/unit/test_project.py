@@ -1,5 +1,5 @@
-"""looplab.project (a lesson's project: its files, the diff since it was laid out, Reset) and
-looplab.editreview (an edit's diff before a person approves it)."""
+"""looplab._course.project (a lesson's project: its files, the diff since it was laid out, Reset) and
+looplab._course.editreview (an edit's diff before a person approves it)."""
 
 import json
 import string
@@ -7,9 +7,9 @@ import string
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from looplab import project
+from looplab._course import project
 from looplab.approvals import Decision, ask_on_terminal
-from looplab.editreview import proposed_diff, review_edits
+from looplab._course.editreview import proposed_diff, review_edits
 
 STOCK = 'def total(items):\n    t = 0\n    for item in items[1:]:\n        t += item["units"]\n    return t\n'
 

@@ -4,7 +4,7 @@ CPython and in Pyodide; plus trace.muted, which mine() uses."""
 from pathlib import Path
 
 from looplab import trace
-from looplab.projecttests import TestRun, cut, project_tests
+from looplab._course.projecttests import TestRun, cut, project_tests
 from looplab.trace import Emitter
 
 

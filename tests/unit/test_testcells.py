@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from looplab import testcells
-from looplab.lesson import FAILED, NOT_CHECKED, PASSED, Cell, check_names, parse, run_cells
+from looplab._course import testcells
+from looplab._course.lesson import FAILED, NOT_CHECKED, PASSED, Cell, check_names, parse, run_cells
 
 
 def lesson_tests(source: str, namespace: dict | None = None) -> dict[str, tuple[str, str]]:
@@ -138,7 +138,7 @@ def test_setup_errors_collection_errors_and_no_tests_are_failures():
 
 def test_expect_inside_a_test_skips_it_with_a_live_model(monkeypatch):
     source = '''
-        from looplab.lesson import expect
+        from looplab import expect
 
         def test_claim():
             """the answer is Chris"""

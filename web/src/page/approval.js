@@ -1,5 +1,5 @@
 // Approve in the page: a run paused by looplab's `ask_person` (looplab/approvals.py) shows the
-// tool, its arguments, the step and, for an edit, the diff of the change (looplab.editreview), and waits for Approve or Reject (with an optional reason the
+// tool, its arguments, the step and, for an edit, the diff of the change (looplab._course.editreview), and waits for Approve or Reject (with an optional reason the
 // model reads). Esc rejects. When the page is not cross-origin isolated the run could not pause:
 // the dialog says the call was refused by default. Stop closes the dialog with its run.
 

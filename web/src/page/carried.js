@@ -1,4 +1,4 @@
-// Your code carries forward: a lesson that calls `mine(N)` (looplab/mine.py) uses what the learner
+// Your code carries forward: a lesson that calls `mine(N)` (looplab/_course/mine.py) uses what the learner
 // wrote in lesson N. The page knows those edits (storage.js), the worker does not, so each run
 // carries the saved cells of every lesson its code names with mine(), and of the lessons those name
 // in turn (lesson 26 uses 25, which uses 02). A lesson with no saved edits is left out: Python

@@ -1,7 +1,7 @@
-// The Chat tab: a conversation with the agent a lesson offers (looplab/chat.py's chat_with). Each
+// The Chat tab: a conversation with the agent a lesson offers (looplab/_course/chat.py's chat_with). Each
 // message is a chat turn (session.js: a run of kind "chat", one at a time, Stop ends it) that the
 // worker sends to the entry point in the lesson's namespace, kept between messages
-// (looplab/conversation.py); the lesson's code runs first when it changed. The reply shows its
+// (looplab/_course/conversation.py); the lesson's code runs first when it changed. The reply shows its
 // tool calls folded (name, arguments, result), what the agent printed, a blocked input or a
 // redacted output; an approval asks inline. The conversation is kept with the lesson's edits on
 // this device (storage.js; not in share links or notebooks). No rule lives here: main.js hands

@@ -1,4 +1,4 @@
-// The Files panel: the project a lesson lays out for its agent (looplab.project), read from
+// The Files panel: the project a lesson lays out for its agent (looplab._course.project), read from
 // Python's file system after each run — its tree, each file, the unified diff of what changed since
 // the lesson laid it out — and Reset project, which lays it out again. Python answers between
 // runs only (protocol.js `files`): while a run goes on, the panel shows what the last one left.

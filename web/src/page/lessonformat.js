@@ -1,4 +1,4 @@
-// The lesson format this page reads: looplab.course.LESSON_FORMAT, which scripts/build_site.py
+// The lesson format this page reads: looplab._course.course.LESSON_FORMAT, which scripts/build_site.py
 // writes into lessons/index.json. Lessons of another format are refused with a message that says
 // why, never shown half-understood. No DOM: Node runs this in the tests.
 

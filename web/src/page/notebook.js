@@ -1,5 +1,5 @@
 // A lesson as the learner has it, as a Jupyter notebook (nbformat 4.5), so it opens in Jupyter,
-// JupyterLite or VS Code. The same cells as looplab/notebook.py's starter notebook (`looplab
+// JupyterLite or VS Code. The same cells as looplab/_course/notebook.py's starter notebook (`looplab
 // notebook N`; tests/site holds the two to each other): prose, hints and predict questions become
 // markdown cells; code, exercise and check cells code cells holding the learner's code (their
 // edits); every cell keeps its role as a tag; hints are collapsed, and each solution is a collapsed

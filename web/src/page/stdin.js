@@ -1,4 +1,4 @@
-// input() in the page: Python's "stdin" question (looplab/stdin.py) shows the prompt and an answer
+// input() in the page: Python's "stdin" question (looplab/_course/stdin.py) shows the prompt and an answer
 // field in the Output panel; Enter answers, and the prompt and the answer stay in the output as a
 // terminal would show them. Stop (the question's signal) takes the field away.
 

@@ -33,7 +33,7 @@ export function spareWanted(nav = navigator, query = "") {
 
 /**
  * The address of Python's worker script for `endpoint` (its policy lets Python reach the site and
- * the endpoint's origin, named in the address: looplab/serve.py, sw.js). `build.worker`: named by
+ * the endpoint's origin, named in the address: looplab/_course/serve.py, sw.js). `build.worker`: named by
  * its bytes (build.json).
  */
 export function workerScript(build, endpoint, name = build.worker || "worker.js") {

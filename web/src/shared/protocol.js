@@ -11,7 +11,7 @@
 
 /**
  * @typedef {{kind: "code" | "markdown", source: string, tags: string[]}} Cell  a lesson's cell as run
- *   (its tags say its role: check, exercise, solution …; looplab.lesson.Cell)
+ *   (its tags say its role: check, exercise, solution …; looplab._course.lesson.Cell)
  * @typedef {{run: number, step: number, reply: object} | {run: number, step: number, result: string, call_id: string}} ForkRequest
  *   re-run kept run `run` from `step` with one edit: the model's reply, or one tool call's result
  * @typedef {{type: "init", interrupt: SharedArrayBuffer | null, answers: SharedArrayBuffer | null, build: object, snapshot: string | null,
@@ -36,17 +36,17 @@
  *   the page's compile of pyodide.asm.wasm for a prefetch with `pageCompiles`; null: it failed, and
  *   the worker compiles its own
  * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[]>}} Run
- *   run a lesson's code cells then its checks (looplab.lesson.run_cells), after loading any package
+ *   run a lesson's code cells then its checks (looplab._course.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
  *   (LLM_API_KEY: the worker sets its placeholder, never the key); `carried`: the learner's saved
  *   cells of the lessons the code reuses through mine(N), by lesson id (page/carried.js; bridge.py
- *   `carry` hands them to looplab.mine.provide)
+ *   `carry` hands them to looplab._course.mine.provide)
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
  *   re-run a run of the last lesson run from a step with one edit (looplab.replay; bridge.py keeps
  *   those runs): earlier steps replayed from the record, later ones live. Answered like a run.
  * @typedef {{cells: Cell[], solution: boolean, message: string | null, fresh: boolean}} ChatRequest
- *   one Chat tab message to the agent the lesson offers (looplab/chat.py's chat_with), in a namespace
- *   kept between messages (looplab/conversation.py); the lesson's cells run first when they changed
+ *   one Chat tab message to the agent the lesson offers (looplab/_course/chat.py's chat_with), in a namespace
+ *   kept between messages (looplab/_course/conversation.py); the lesson's cells run first when they changed
  *   since that namespace was made, or when `fresh` (New conversation). `message` null: only make the
  *   chat ready (the offer's suggestions)
  * @typedef {{type: "chat", id: number, chat: ChatRequest, env: object}} Chat
@@ -55,7 +55,7 @@
  *   to a worker that starts no Python (page/codecache.js): import these modules of this site (Pyodide's
  *   .mjs files) once, so the browser keeps their compiled code for the next visit, then end itself
  * @typedef {{type: "files", id: number, op: "read" | "reset"}} Files
- *   between runs: the project the last run's lesson laid out (looplab.project, bridge.py `files`):
+ *   between runs: the project the last run's lesson laid out (looplab._course.project, bridge.py `files`):
  *   "read" its files and what changed, "reset" lays it out again first. Answered by `files`.
  */
 

@@ -4,9 +4,9 @@ Loaded by worker.js as module `looplab_bridge`. Events reach the page as they ha
 `send_event`; stdout and stderr are Pyodide's streams, which the worker forwards. The runs of the
 last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
 them from a step: `fork`. The Chat tab's messages go to the lesson's agent in a namespace kept
-between them (looplab.conversation): `chat`.
+between them (looplab._course.conversation): `chat`.
 them from a step: `fork`. Between runs the page reads the project a lesson laid out, or lays it
-out again (looplab.project): `files`.
+out again (looplab._course.project): `files`.
 
 It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js:
 scripts/make_snapshot.mjs) and sets up one after a load or a restore (`start`).
@@ -20,7 +20,8 @@ import random
 import sys
 import time
 
-from looplab import conversation, lesson, lessonfile, mine, project, replay, stdin, trace
+from looplab import replay, trace
+from looplab._course import conversation, lesson, lessonfile, mine, project, stdin
 from looplab.models import stream
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
@@ -52,7 +53,7 @@ def set_env(env_json: str) -> None:
 
 def carry(carried_json: str) -> None:
     """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/carried.js),
-    handed to looplab.mine.provide as lesson texts; the same as last time keeps mine()'s cache."""
+    handed to looplab._course.mine.provide as lesson texts; the same as last time keeps mine()'s cache."""
     global carried_last
     if carried_json == carried_last:
         return

@@ -55,7 +55,7 @@ function withdraw(name, owner = self) {
 }
 
 /** Whether this worker runs under its own Content-Security-Policy (a header on worker.js, from
- * looplab/serve.py or the service worker): the policy refuses text as code, so a Function made
+ * looplab/_course/serve.py or the service worker): the policy refuses text as code, so a Function made
  * of text throws. Without it, Python's network is not fenced in (the page says so). */
 function fenced() {
   try {

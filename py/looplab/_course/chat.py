@@ -1,6 +1,6 @@
 """The agent a lesson offers to talk to: its entry point, and what one message to it answers.
 
-    from looplab.lesson import chat_with            # (or from looplab.chat)
+    from looplab import chat_with
     chat_with(agent, suggestions=["remember my name is Alice, then add 10 and 5",
                                   "what is my name?", "delete the database"])
 

@@ -5,7 +5,7 @@ checks read what `attempt` gives back instead: the pair when it is one, else a r
 `stopped` says what happened (`raised ValueError: ...`, `returned None`) and no messages, so a
 check fails with that sentence and the checks after it still run.
 
-    from looplab.loopattempt import attempt
+    from looplab import attempt
     result, messages = attempt(my_run_agent, "Which branch had more April visits?", model, box)
 """
 

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import testcells, trace
-from .chat import chat_with  # noqa: F401 — lessons import it from here (see chat.py)
+from .. import trace
+from . import testcells
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
 from .lessonfile import (
     CELL_MARK,
@@ -40,10 +40,10 @@ from .lessonfile import (
     solution_index,
     to_text,
 )
-from .modelmode import model_mode
+from ..modelmode import model_mode
 
 
-# The format's names stay importable from here: lessons and tests write `from looplab.lesson import ...`.
+# The format's names stay importable from here: the tests write `from looplab._course.lesson import ...`.
 __all__ = [
     "CELL_MARK",
     "FAILED",
@@ -110,7 +110,7 @@ def learner_traceback(exc: BaseException) -> str:
     """A traceback without the runner's own frames: what the learner's cells did."""
     tb = traceback.TracebackException.from_exception(exc)
     tb.stack = traceback.StackSummary.from_list(
-        [f for f in tb.stack if not f.filename.endswith(("looplab/lesson.py", "looplab\\lesson.py"))]
+        [f for f in tb.stack if not f.filename.endswith(("_course/lesson.py", "_course\\lesson.py"))]
     )
     return "".join(tb.format()).rstrip()
 

@@ -15,7 +15,7 @@ import builtins
 import io
 import sys
 
-from .page import PageUnavailable, ask_page
+from ..page import PageUnavailable, ask_page
 
 NOT_ISOLATED = (
     "input() cannot wait for your answer here: this page is not cross-origin isolated, "

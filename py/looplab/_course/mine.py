@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import course, http, lessonfolder, testcells, trace
+from .. import http, trace
+from . import course, lessonfolder, testcells
 from .lesson import LessonResult, run_cells
 from .lessonfile import Cell, parse, solution_index
 

@@ -42,16 +42,19 @@ be caught in every mode.
 A check about code the lesson gives (it may pass on the starter) is marked by a naming comment that
 starts with `given:` (a test by a docstring that does); `given_names` lists them. Every other check
 is about the learner's part and must fail on the starter.
+
+A tool for the course's authors, not a part of the installed package: the build (build_site.py),
+patch_wrong.py, trim_wrong.py and the tests import it, with py/ on sys.path.
 """
 
 import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from . import testcells
-from .checks import FAILED
-from .lesson import LessonResult, check_statements, is_expect, run_cells
-from .lessonfile import CELL_MARK, GIVEN, Cell, heading, parse_header, solution_index
+from looplab._course import testcells
+from looplab._course.checks import FAILED
+from looplab._course.lesson import LessonResult, check_statements, is_expect, run_cells
+from looplab._course.lessonfile import CELL_MARK, GIVEN, Cell, heading, parse_header, solution_index
 
 HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
 HUNK = "@@"  # a patch line that starts another hunk

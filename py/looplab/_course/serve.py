@@ -33,8 +33,8 @@ import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-PACKAGED_SITE = Path(__file__).resolve().parent / "_site"
-CHECKOUT_SITE = Path(__file__).resolve().parents[2] / "web" / "dist"
+PACKAGED_SITE = Path(__file__).resolve().parents[1] / "_site"
+CHECKOUT_SITE = Path(__file__).resolve().parents[3] / "web" / "dist"
 
 
 def default_site() -> Path:

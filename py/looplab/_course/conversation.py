@@ -20,7 +20,8 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from . import lesson, trace
+from .. import trace
+from . import lesson
 from .chat import Offer, begin, offered, reply_text
 
 SKIPPED_ROLES = ("check",)  # a chat needs the lesson's code, not its checks

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from .approvals import Decision, ask_person
+from ..approvals import Decision, ask_person
 from .project import unified_diff
 
 

@@ -34,11 +34,11 @@ def find_in(folder: Path, name: str) -> Path | None:
 
 LESSON_FORMAT = 1  # the lesson format's version: the site writes it into lessons/index.json, the page checks it
 
-PACKAGE = Path(__file__).resolve().parent
-# A wheel carries the lessons inside the package (scripts/dist.py puts them there); a source
-# checkout has them at lessons/, two folders above this file (py/looplab/course.py).
-PACKAGED = PACKAGE / "_course" / "lessons"
-CHECKOUT = PACKAGE.parents[1] / "lessons"
+HERE = Path(__file__).resolve().parent
+# A wheel carries the lessons beside this file (scripts/dist.py puts them there); a source
+# checkout has them at lessons/, three folders above this file (py/looplab/_course/course.py).
+PACKAGED = HERE / "lessons"
+CHECKOUT = HERE.parents[2] / "lessons"
 
 
 def packaged_lessons() -> Path | None:

@@ -6,7 +6,7 @@ evaluated with a live or local model; or a lesson test pytest skipped).
 
 from dataclasses import dataclass
 
-from . import trace
+from .. import trace
 
 PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
 STATUSES = (PASSED, FAILED, NOT_CHECKED)

@@ -1,20 +1,21 @@
-"""Wrong answers and given checks (looplab/wrong.py): a lesson's own proof that its checks catch mistakes."""
+"""Wrong answers and given checks (scripts/wrong.py): a lesson's own proof that its checks catch mistakes."""
 
 import sys
 from pathlib import Path
 
 import pytest
 
-from looplab import wrong
-from looplab.lesson import parse, program, run_cells, run_file
+from looplab._course.lesson import parse, program, run_cells, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import wrong  # an authoring tool (scripts/), not a part of the package
 
 LESSON = """# %% [markdown]
 # # Doubling
 
 # %%
-from looplab.lesson import expect
+from looplab import expect
 LIMIT = 3
 
 # %% tags=["exercise"]
@@ -245,7 +246,6 @@ def test_a_wrong_cell_that_does_not_hold_what_it_replaces_is_a_clear_error(cell,
     reason="the site build runs in CPython, from a checkout",
 )
 def test_the_site_never_receives_a_wrong_answer(tmp_path):
-    sys.path.insert(0, str(ROOT / "scripts"))
     import build_site
     import json
 

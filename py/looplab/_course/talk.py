@@ -13,11 +13,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import trace
+from ..modelmode import model_mode
+from ..models import stream as streams
 from . import lesson as lessons
-from . import trace
 from .chat import Offer, begin, offered, say
-from .modelmode import model_mode
-from .models import stream as streams
 
 QUIT = ("quit", "exit", ":q")
 

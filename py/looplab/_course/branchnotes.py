@@ -1,7 +1,7 @@
 """The six sample notes the research-helper lessons search and read: two library branches' visits,
 opening days and staff, each an id with a title and a text.
 
-    from looplab.branchnotes import BRANCH_NOTES
+    from looplab import BRANCH_NOTES
     NOTES = dict(BRANCH_NOTES)  # a lesson's own copy: a note it deletes is gone from its copy only
 
 Lesson 1 shows them; the lessons after it (and the tests of the research helper) take them from here,

@@ -1,0 +1,261 @@
+"""The command line: run a lesson in CPython and see its output and checks.
+
+    python -m looplab list
+    python -m looplab run lessons/04-the-loop.py            # the starter code, as a learner has it
+    python -m looplab run 4 --solution                      # lesson 04 with the solutions filled in
+    python -m looplab run lessons/04-the-loop.py --live     # against LLM_BASE_URL / LLM_MODEL / LLM_API_KEY
+    python -m looplab run 4 --trace                         # also print the run's events as they happen
+    python -m looplab run 4 --hints                         # also print each exercise's hints (--hints 1: the first only)
+    looplab lessons mine                                    # copy the lessons into ./mine to edit them; run/list use them
+    looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
+    looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
+    looplab chat 15 [--solution] [--live]                   # talk to the agent lesson 15 offers (talk.py)
+    looplab --version
+
+The first line of `list` and `run` says which folder of lessons is used and why (lessonfolder.py):
+your copy wins over the one that came with looplab.
+
+Predict cells print their question, choices and answer where they stand, before the code after
+them runs. With a live model, claims that hold only for prepared replies are listed as "not
+checked" (–) with what the model did. `run` exits 0 when no check failed, 1 when a check failed
+or a cell raised, 2 when the lesson cannot be found.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from .. import __version__, trace
+from ..modelmode import model_mode
+from . import course, lessonfile, lessonfolder, notebook, serve, talk
+from . import lesson as lessons
+from .checks import MARKS
+
+LESSONS_OPTION: str | None = None  # --lessons DIR, before the command
+
+
+def lessons_dir() -> Path | None:
+    """The folder of lessons in use (lessonfolder.choose), after printing which on the first line."""
+    choice = lessonfolder.choose(Path.cwd(), LESSONS_OPTION)
+    print(choice.line(), flush=True)
+    return choice.folder
+
+
+def find_lesson(name: str) -> Path | None:
+    """A path as given, or a lesson number ("4", "04") or slug part ("loop") in the lessons in use."""
+    path = Path(name)
+    if path.is_file():
+        print(f"lessons: {path.resolve().parent} (the file given)", flush=True)
+        return path
+    folder = lessons_dir()
+    return course.find_in(folder, name) if folder else None
+
+
+def list_lessons() -> int:
+    """Print each lesson with its title and exercise count; 2 when there are none."""
+    folder = lessons_dir()
+    files = course.lesson_files(folder) if folder else []
+    if not files:
+        print(f"no lessons found in {folder or 'any folder'}", file=sys.stderr)
+        return 2
+    for path in files:
+        cells = lessons.parse(path.read_text(encoding="utf-8"))
+        exercises = sum(c.role == "exercise" for c in cells)
+        note = f"  ({exercises} exercise{'s' if exercises != 1 else ''})" if exercises else ""
+        print(f"{path.name:<34} {lessonfile.title(cells, path.stem)}{note}")
+    return 0
+
+
+def print_prediction(prediction: lessons.Prediction) -> None:
+    """A predict cell in the terminal: the question, lettered choices, then the answer and why."""
+    print(f"\n? Predict: {prediction.question}")
+    for i, choice in enumerate(prediction.choices):
+        print(f"    {chr(97 + i)}) {choice}")
+    print(f"  Answer: {chr(97 + prediction.answer)}) {prediction.choices[prediction.answer]}")
+    for line in prediction.why.splitlines():
+        print(f"  {line}")
+    print()
+
+
+def print_hints(cells: list[lessons.Cell], limit: int | None) -> None:
+    """Each exercise's hints (the first `limit` of them), numbered."""
+    exercises = [i for i, c in enumerate(cells) if c.role == "exercise"]
+    for number, index in enumerate(exercises, start=1):
+        found = lessons.hints(cells, index)[:limit]
+        print(
+            f"\nHints for exercise {number} (cell {index + 1}):"
+            if found
+            else f"\nExercise {number} (cell {index + 1}) has no hints."
+        )
+        for k, hint in enumerate(found, start=1):
+            lines = hint.splitlines() or [""]
+            print(f"  {k}. {lines[0]}")
+            for line in lines[1:]:
+                print(f"     {line}")
+
+
+def lesson_for(name: str, live: bool) -> Path | None:
+    """The lesson a command names (None, said on stderr, when there is none); --live picks the live model."""
+    path = find_lesson(name)
+    if path is None:
+        print(f"no lesson {name!r}; `python -m looplab list` shows them", file=sys.stderr)
+    elif live:
+        os.environ["LOOPLAB_MODEL"] = "live"
+    return path
+
+
+def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: int | None = 0) -> int:
+    """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found).
+
+    `hints`: 0 prints none, None all, N the first N of each exercise.
+    """
+    path = lesson_for(name, live)
+    if path is None:
+        return 2
+    mode = model_mode()
+    print(f"── {path.name} · {mode} model · {'solution' if solution else 'starter'} code ──")
+    stop = trace.listen(trace.printer(sys.stdout)) if show_trace else (lambda: None)
+    try:
+        result = lessons.run_file(path, solution=solution, on_predict=print_prediction)
+    finally:
+        stop()
+    print()
+    if result.error:
+        print("A cell raised an exception:\n" + result.error + "\n")
+    print("Checks:")
+    for check in result.checks:
+        print(
+            f"  {MARKS[check.status]} {check.name}" + ("  (not checked)" if check.status == lessons.NOT_CHECKED else "")
+        )
+        if not check.ok and check.message:
+            for line in check.message.splitlines():
+                print(f"      {line}")
+    print("\n" + summary(result, mode) + ".")
+    cells = lessons.parse(path.read_text(encoding="utf-8"))
+    if hints != 0:
+        print_hints(cells, hints)
+    if not result.ok and not solution and any(c.role == "exercise" for c in cells):
+        print("This lesson has exercises: edit the starter code, --hints shows hints, --solution runs it solved.")
+    return 0 if result.ok else 1
+
+
+def chat_lesson(name: str, live: bool, solution: bool) -> int:
+    """`chat N`: the conversation with the lesson's agent (talk.py); 2 when the lesson cannot be found."""
+    path = lesson_for(name, live)
+    if path is None:
+        return 2
+    return talk.chat(path, solution)
+
+
+def summary(result: lessons.LessonResult, mode: str) -> str:
+    """`7 of 9 checks passed`, with `· 2 not checked with a live model` when some were not evaluated."""
+    unchecked = result.count(lessons.NOT_CHECKED)
+    text = f"{result.count(lessons.PASSED)} of {len(result.checks) - unchecked} checks passed"
+    return text + (f" · {unchecked} not checked with a {mode} model" if unchecked else "")
+
+
+def copy_lessons(folder: str) -> int:
+    """`looplab lessons DIR`: copy the lessons out for editing; later runs use them."""
+    dest = Path(folder)
+    try:
+        written = lessonfolder.copy_out(dest)
+    except (OSError, ValueError) as error:
+        print(f"looplab lessons: {error}", file=sys.stderr)
+        return 1
+    kept = len(course.lesson_files(dest)) - sum(p.suffix == ".py" for p in written)
+    print(
+        f"lessons: {dest.resolve()} (your copy: {len(written)} files copied"
+        + (f", {kept} of yours kept as they were" if kept else "")
+        + ")"
+    )
+    print("`looplab list` and `looplab run N` use this copy from now on; edit a lesson there and run it.")
+    return 0
+
+
+def write_notebook(name: str, solution: bool, output: str | None) -> int:
+    """`looplab notebook N`: the lesson as a Jupyter notebook, written to a file."""
+    path = find_lesson(name)
+    if path is None:
+        print(f"no lesson {name!r}; `looplab list` shows them", file=sys.stderr)
+        return 2
+    target = Path(output or f"{path.stem}{'-solution' if solution else ''}.ipynb")
+    target.write_text(
+        json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    print(f"wrote {target} ({'solved' if solution else 'starter code'}); open it with `jupyter lab {target}`")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line's entry point; returns the exit code."""
+    global LESSONS_OPTION
+    parser = argparse.ArgumentParser(prog="looplab", description="Run Loop Lab lessons in CPython.")
+    parser.add_argument("--version", action="version", version=f"looplab {__version__}")
+    parser.add_argument("--lessons", metavar="DIR", help="use the lessons in DIR")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="list the lessons")
+    copy = commands.add_parser("lessons", help="copy the lessons into DIR to edit them; list and run then use DIR")
+    copy.add_argument("dir", metavar="DIR")
+    book = commands.add_parser("notebook", help="write one lesson as a Jupyter notebook")
+    book.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
+    book.add_argument("--solution", action="store_true", help="with each exercise solved")
+    book.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: NN-slug.ipynb here)")
+    site = commands.add_parser("serve", help="serve the site that came with looplab on 127.0.0.1")
+    site.add_argument("--port", default="8000", help="0 picks a free port")
+    site.add_argument("--host", default="127.0.0.1")
+    site.add_argument("--dir", help="another built site")
+    site.add_argument("--quiet", action="store_true", help="do not log requests")
+    run = commands.add_parser("run", help="run one lesson and its checks")
+    run.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
+    run.add_argument(
+        "--live",
+        action="store_true",
+        help="use the live model (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL from the environment)",
+    )
+    run.add_argument("--solution", action="store_true", help="run each exercise's solution")
+    run.add_argument("--trace", action="store_true", help="print every run's events as they happen")
+    run.add_argument(
+        "--hints",
+        nargs="?",
+        type=int,
+        const=-1,
+        default=0,
+        metavar="N",
+        help="print each exercise's hints after the checks (N: only the first N)",
+    )
+    talking = commands.add_parser("chat", help="talk to the agent a lesson offers")
+    talking.add_argument("lesson", help="a lesson file, or its number (15) or part of its name")
+    talking.add_argument("--live", action="store_true", help="use the live model, as for run")
+    talking.add_argument("--solution", action="store_true", help="run each exercise's solution first")
+    args = parser.parse_args(argv)
+    if sys.stdout.encoding and not re.match(r"(?i)utf-?8", sys.stdout.encoding):
+        try:
+            sys.stdout.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
+    LESSONS_OPTION = args.lessons
+    lessonfolder.GIVEN = str(Path(args.lessons).resolve()) if args.lessons else None
+    if args.command == "list":
+        return list_lessons()
+    if args.command == "lessons":
+        return copy_lessons(args.dir)
+    if args.command == "notebook":
+        return write_notebook(args.lesson, args.solution, args.output)
+    if args.command == "chat":
+        return chat_lesson(args.lesson, args.live, args.solution)
+    if args.command == "serve":
+        return serve.main(
+            [
+                "--port",
+                args.port,
+                "--host",
+                args.host,
+                *(["--dir", args.dir] if args.dir else []),
+                *(["--quiet"] if args.quiet else []),
+            ],
+            prog="looplab serve",
+        )
+    return run_lesson(args.lesson, args.live, args.solution, args.trace, None if args.hints == -1 else args.hints)
