@@ -1,7 +1,8 @@
 """looplab — the parts of an AI agent, built from scratch in plain Python.
 
 Runs the same in CPython and in the browser (Pyodide). One concept a module:
-tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), messages (replies made clean), memory (Memory), recall (long-term facts),
+tools (Toolbox), schema (JSON schemas of tools), loop (run_agent), seams (ModelFn and Tools, what
+run_agent is handed), messages (replies made clean), memory (Memory), recall (long-term facts),
 policy (gates), untrusted (tool results as data), tasks (task queue), trace (events), tokens
 (counting), budget (usage and limits), structured (JSON replies checked), parallel (timeouts,
 retries, calls side by side), eventloop (run_sync), models (scripted and live), mcp (tools offered
@@ -24,6 +25,7 @@ from .tasks import TaskQueue
 from .tokens import count_tokens
 from .tools import Toolbox, ToolError
 from .trace import Collector, printer
+from .seams import ModelFn, Tools
 from .untrusted import ToolGate, fence, no_instructions
 
 # What the lessons use from the course (looplab/_course): checks, the chat, carried code, the
@@ -66,6 +68,8 @@ __all__ = [
     "ToolGate",
     "fence",
     "no_instructions",
+    "ModelFn",
+    "Tools",
     "BRANCH_NOTES",
     "attempt",
     "chat_with",

@@ -27,15 +27,15 @@ from .memory import Memory
 from .messages import call_ids, read_reply, tool_message
 from .parallel import run_ahead
 from .policy import Gate
-from .tools import Toolbox
+from .seams import ModelFn, Tools
 from .trace import Emitter, redact_text
 from .untrusted import screen
 
 
 def run_agent(
     task: str,
-    model_fn: Callable,
-    toolbox: Toolbox,
+    model_fn: ModelFn,
+    toolbox: Tools,
     memory: Memory,
     max_steps: int = 6,
     approve: Callable | None = None,

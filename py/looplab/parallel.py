@@ -15,11 +15,12 @@ import time
 from collections.abc import Callable
 
 from .eventloop import run_sync
+from .seams import Tools
 from .tools import Toolbox
 
 
 def run_ahead(
-    toolbox: Toolbox, calls: list[dict], broken: dict, room: int | None, emit: Callable, step: int
+    toolbox: Tools, calls: list[dict], broken: dict, room: int | None, emit: Callable, step: int
 ) -> dict[str, tuple[str, float]]:
     """Start together the calls run_agent would run next anyway; {call id: (result, seconds)}.
 
