@@ -16,7 +16,7 @@ and layout), bytes transferred before the first run, what was asked for twice, w
 still asked of the server (its request log: a 304 is a round trip too) and click Run -> checks
 shown for a scripted lesson. Then, again alternating fresh profiles, on a
 page that is not cross-origin isolated: Stop during a sleep -> ready again, with the spare worker
-(page/workerpool.js, waited for) and without it (`?spare=off`; the kept Module and snapshot still used).
+(page/start/workerpool.js, waited for) and without it (`?spare=off`; the kept Module and snapshot still used).
 
 The bare page (web/bench/bare.html) is the smallest page that loads the same Pyodide files and
 runs one line; the ratio Loop Lab / bare is what the site's own work costs on top of Pyodide.
@@ -124,11 +124,11 @@ def visit_looplab(context, url: str, lesson: str, measure_run: bool, query: str 
             "async () => (await caches.keys()).length > 0 && !!(await navigator.serviceWorker.ready).active",
             60_000,
         )
-        try:  # the inflated snapshot the worker keeps for the next visit (worker/inflated.js)
+        try:  # the inflated snapshot the worker keeps for the next visit (worker/start/inflated.js)
             wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length > 0)", 20_000)
         except Exception:  # noqa: BLE001 - a build that keeps none
             pass
-        try:  # Pyodide's modules run once more for the next visit's code cache (page/codecache.js)
+        try:  # Pyodide's modules run once more for the next visit's code cache (page/start/codecache.js)
             wait_code_warmed(page)
         except Exception:  # noqa: BLE001 - a build without it
             pass
@@ -160,7 +160,7 @@ def status_of(page) -> dict:
 
 def measure_restart(context, url: str, lesson: str, query: str, spare: bool) -> dict:
     """Cold ready, then Stop during a sleep (no isolation: a new worker) -> ready again, in ms; with
-    `spare`, Stop waits until the spare worker is ready (page/workerpool.js; a build without one:
+    `spare`, Stop waits until the spare worker is ready (page/start/workerpool.js; a build without one:
     up to 20 s, then Stop anyway)."""
     page = context.new_page()
     page.goto(f"{url}{query}#/{lesson}")
@@ -245,8 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--query",
         default="",
-        help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/early.js) "
-        "or ?compile=worker (a warm visit's wasm compiled by the worker, as before page/prestart.js compiled it)",
+        help="added to Loop Lab's address, e.g. ?early=off (the worker started by the app, as before page/start/early.js) "
+        "or ?compile=worker (a warm visit's wasm compiled by the worker, as before page/start/prestart.js compiled it)",
     )
     parser.add_argument(
         "--only-restart", action="store_true", help="only the restart's figures (with and without the spare)"

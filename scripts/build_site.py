@@ -443,7 +443,10 @@ def bundle(out: Path, minify: bool) -> tuple[list[str], list[str]]:
         "--chunk-names=chunks/[name]-[hash]",
     )
     esbuild(
-        out, ["worker=web/src/worker/worker.js", "localengine=web/src/page/localengine.js"], minify, "--loader:.py=text"
+        out,
+        ["worker=web/src/worker/worker.js", "localengine=web/src/page/model/localengine.js"],
+        minify,
+        "--loader:.py=text",
     )  # localengine.js: by URL, in local mode
     outputs = page["outputs"]
     app = next(name for name, o in outputs.items() if o.get("entryPoint") == "web/src/page/main.js")
@@ -593,7 +596,7 @@ PRESTART_NAMES = (
 
 
 def inline_prestart(out: Path, info: dict, minify: bool) -> str:
-    """web/src/page/prestart.js bundled with this build's names and written into index.html's <head>
+    """web/src/page/start/prestart.js bundled with this build's names and written into index.html's <head>
     (after the version is taken: the names include it), its hash added to the page's policy: Python's
     first worker starts from the page's first script. Returns the script's text."""
     binary = NODE / ".bin" / "esbuild"
@@ -602,7 +605,7 @@ def inline_prestart(out: Path, info: dict, minify: bool) -> str:
         names["snapshot"] = {key: names["snapshot"][key] for key in ("file", "rawBytes", "startupBytes")}
     command = [
         str(binary),
-        "web/src/page/prestart.js",
+        "web/src/page/start/prestart.js",
         "--bundle",
         "--format=iife",
         "--target=es2022",
@@ -720,7 +723,9 @@ def build(
     )
 
     # The build's version: a hash of everything served, so any change gives a new cache.
-    digest = hashlib.sha256((WEB / "sw.js").read_bytes() + (WEB / "src" / "page" / "prestart.js").read_bytes())
+    digest = hashlib.sha256(
+        (WEB / "sw.js").read_bytes() + (WEB / "src" / "page" / "start" / "prestart.js").read_bytes()
+    )
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         digest.update(path.relative_to(out).as_posix().encode())
         digest.update(path.read_bytes())

@@ -17,7 +17,7 @@
 import nodeCrypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { growingInstantiate } from "../web/src/worker/snapshot.js";
+import { growingInstantiate } from "../web/src/worker/start/snapshot.js";
 
 const request = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const at = (path) => resolve(request.site, path);

@@ -1,6 +1,6 @@
 // The first lesson's opening as static HTML, for index.html (scripts/build_site.py): its prose is
 // on screen with the page's first paint, before any script has run. The page's own renderer
-// (web/src/page/lessonview.js) takes these prose blocks as they are (each names its cell:
+// (web/src/page/lesson/lessonview.js) takes these prose blocks as they are (each names its cell:
 // data-cell) and draws the rest; markdown-it has the same options here and there, so a block drawn
 // again (another visit to the lesson) reads the same.
 //

@@ -8,7 +8,7 @@ Variants (build_site.py --snapshot-with pytest, --snapshot-minimal; bench/snapsh
 them): lazy extras loaded and imported ahead (pure-Python packages only: a snapshot holds Python's
 heap, not the code of a loaded dynamic library), or only what the worker's bridge needs.
 
-The worker restores it instead of starting Python (web/src/worker/snapshot.js), and loads normally when
+The worker restores it instead of starting Python (web/src/worker/start/snapshot.js), and loads normally when
 it is missing, corrupt or refused. Pyodide's snapshots are a private API of the pinned version:
 a snapshot restores only into the identical build (its build id, checked here against the served
 pyodide.mjs), into a memory grown to hold its heap before the restore (the worker and
@@ -125,7 +125,7 @@ def with_extras(lock: dict, wanted: list[str]) -> list[str]:
 def heap_limit(wasm: bytes) -> int:
     """The initial size in bytes of the memory pyodide.asm.wasm defines: a bigger snapshot's heap
     needs the memory grown before the restore ("offset is out of bounds" otherwise, pyodide issue
-    6254; the worker and scripts/make_snapshot.mjs grow it, web/src/worker/snapshot.js growFor)."""
+    6254; the worker and scripts/make_snapshot.mjs grow it, web/src/worker/start/snapshot.js growFor)."""
     return memory_limits(wasm)[0]
 
 

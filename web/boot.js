@@ -3,7 +3,7 @@
 // fetched and parsed meanwhile) is evaluated after the first frame, so the lesson the build wrote
 // into index.html paints before any of the app runs (issue 23). A tab opened in the background
 // draws no frame: then a timer starts it.
-import { startEarly } from "./src/page/early.js";
+import { startEarly } from "./src/page/start/early.js";
 
 startEarly();
 let started = false;
@@ -15,7 +15,7 @@ const start = () => {
   // is drawn): preloaded now, not with the page (scripts/build_site.py), so their responses and
   // compiles come after the first paint. CodeMirror's (data-later) only on a first visit, from the
   // network: where this site's service worker serves them from the origin's cache they are asked
-  // for when the editors are made, after Python is ready (page/lazyeditor.js), and preloading them
+  // for when the editors are made, after Python is ready (page/lesson/lazyeditor.js), and preloading them
   // only shared the two cores with Python's start (a warm start 387 -> 370 ms, medians of 7).
   const later = document.querySelector("template[data-role=later-preloads]");
   const cached = navigator.serviceWorker && navigator.serviceWorker.controller;

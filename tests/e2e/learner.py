@@ -12,7 +12,7 @@ READY_MS = 90_000  # a cold Pyodide load on a busy 2-core machine; the status li
 
 FIXTURE = "90-e2e-agent"  # tests/e2e/fixtures/90-e2e-agent.py
 
-# The inflated snapshots a visit kept for the next (web/src/worker/inflated.js), in the origin's
+# The inflated snapshots a visit kept for the next (web/src/worker/start/inflated.js), in the origin's
 # private files: [[name, bytes], ...] sorted, [] when none (a copy still being written has another name).
 KEPT_SNAPSHOTS = """async () => { const kept = [];
     try { const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('looplab-snapshot');
@@ -183,7 +183,7 @@ def try_connection(page: Page) -> tuple[str, str]:
 
 
 def wait_code_warmed(page: Page, timeout_ms: int = 20_000) -> None:
-    """Wait until the worker that warms Pyodide's code for the next visit (page/codecache.js, begun
+    """Wait until the worker that warms Pyodide's code for the next visit (page/start/codecache.js, begun
     once the service worker took over a first visit) has ended itself."""
     wait_until(page, "() => performance.getEntriesByName('looplab:code-warm').length > 0", timeout_ms)
     page.wait_for_timeout(200)  # the worker, made right after the mark, is listed by then

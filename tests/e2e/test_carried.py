@@ -1,5 +1,5 @@
 """Your code carries forward in the page: lesson 25's mine(2) runs on the learner's saved edits of
-lesson 02 (page/carried.js -> the run message's `carried` -> bridge.carry -> looplab._course.mine.provide)."""
+lesson 02 (page/run/carried.js -> the run message's `carried` -> bridge.carry -> looplab._course.mine.provide)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pyodide's modules run once more when the service worker first takes over (page/codecache.js), in a
+"""Pyodide's modules run once more when the service worker first takes over (page/start/codecache.js), in a
 worker that starts no Python and ends itself, so the next visit's Python worker gets their compiled
 code from the browser instead of compiling pyodide.asm.mjs again. Checked in the browser's own
 trace of that next visit (V8's module compile names the code cache it consumed)."""

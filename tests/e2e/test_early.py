@@ -1,6 +1,6 @@
 """Python's worker starts before the app bundle runs (issue 23): the page's first script
-(page/prestart.js, inlined in <head>) starts it and has it fetch, compile and restore at once;
-boot.js's pool (page/early.js) sends it init; runner.js takes it when app.js loads — one worker,
+(page/start/prestart.js, inlined in <head>) starts it and has it fetch, compile and restore at once;
+boot.js's pool (page/start/early.js) sends it init; runner.js takes it when app.js loads — one worker,
 ready as before, and the run works. On a visit after the first the page compiles the wasm for it.
 `?early=off` leaves the start to the Runner (bench/startup.py's "before")."""
 
@@ -25,7 +25,7 @@ TIMES = """() => {
 
 
 def worker_times(page) -> dict:
-    """The ready worker's ms marks (worker/startup.js `times`, since the worker started)."""
+    """The ready worker's ms marks (worker/start/startup.js `times`, since the worker started)."""
     return json.loads(page.get_by_test_id("status").get_attribute("data-worker-times"))
 
 

@@ -1,4 +1,4 @@
-"""Editors are made on screen first, then the rest without scrolling (page/lazyeditor.js, issue 23):
+"""Editors are made on screen first, then the rest without scrolling (page/lesson/lazyeditor.js, issue 23):
 each code cell's plain text becomes a CodeMirror editor, the cells near the screen before any
 further down, and an editor made late edits as one made first does. While Python starts with the
 page the editors wait for it (holdEditors), except a cell the learner focuses, and never past

@@ -1,4 +1,4 @@
-"""Code from elsewhere is marked (web/src/page/foreign.js): a lesson opened from a share link, an
+"""Code from elsewhere is marked (web/src/page/lesson/foreign.js): a lesson opened from a share link, an
 imported progress file or an imported notebook shows the `foreign-code` banner and runs on the
 scripted model — nothing reaches the live endpoint — until the learner chooses their model for it
 with one click. The learner's own edits never show it."""

@@ -1,5 +1,5 @@
 """The lesson the build writes into index.html (scripts/prerender.mjs): its prose is on screen before
-any script runs, and the app takes those blocks as they are (page/lessonview.js) instead of
+any script runs, and the app takes those blocks as they are (page/lesson/lessonview.js) instead of
 rendering them again; they read exactly as the app's own render of the same cells. The first frame
 waits for none of the files the app needs afterwards (boot.js preloads them once it is drawn)."""
 

@@ -278,7 +278,7 @@ def test_a_corrupt_cached_snapshot_is_refused_deleted_and_fetched_afresh(fresh_p
         if ((await (await caches.open(name)).match('{snapshot}'))) return name; }} return null; }}"""
     cache = page.evaluate(cached)
     assert cache and cache.startswith("looplab-"), cache
-    # The inflated copy a visit keeps for the next (worker/inflated.js) would be read instead: gone too.
+    # The inflated copy a visit keeps for the next (worker/start/inflated.js) would be read instead: gone too.
     wait_until(page, f"({KEPT_SNAPSHOTS})().then((kept) => kept.length === 1)")
     page.evaluate(
         """async ([name, snapshot]) => { const cache = await caches.open(name);

@@ -1,4 +1,4 @@
-"""Restarts without waiting (issue 23, page/workerpool.js): a new worker gets the first worker's
+"""Restarts without waiting (issue 23, page/start/workerpool.js): a new worker gets the first worker's
 compiled Module and inflated snapshot instead of fetching them, and a spare worker restored in
 idle time is swapped in when Stop (on a page that is not isolated) restarts Python — the ready line
 says so — with the next spare started behind it; a spare that failed leaves a normal restore."""
@@ -122,7 +122,7 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
     build = page.evaluate("fetch('build.json').then((r) => r.json())")
     assert name == f"{build['version']}.inflated"  # this build's copy, in the origin's private files
     raw = build["snapshot"]["rawBytes"]
-    assert raw // 10 < size < raw, (size, raw)  # kept without its zero pages (worker/sparse.js)
+    assert raw // 10 < size < raw, (size, raw)  # kept without its zero pages (worker/start/sparse.js)
     fetched = requests_of(page)
     page.reload()
     wait_ready(page, LESSON)
@@ -137,7 +137,7 @@ def test_a_later_visit_restores_from_the_inflated_snapshot_its_first_visit_kept(
 
 
 def test_a_kept_copy_cut_short_is_not_restored_and_a_whole_one_replaces_it(fresh_profile, site_url, site_dir):
-    # A copy a closed tab left half written, or spoilt on disk: the worker refuses it (worker/sparse.js
+    # A copy a closed tab left half written, or spoilt on disk: the worker refuses it (worker/start/sparse.js
     # unpackedBy), fetches the site's snapshot as on a first visit, and keeps a whole copy again.
     page = fresh_profile.new_page()
     open_lesson(page, site_url, LESSON)
@@ -175,7 +175,7 @@ def test_on_an_isolated_page_a_new_worker_shares_the_kept_snapshot(page, site_ur
     open_lesson(page, site_url, LESSON)
     assert page.evaluate("crossOriginIsolated") is True
     first = status(page)
-    assert first["given"] == "prestarted"  # the first worker fetched its own (page/prestart.js)
+    assert first["given"] == "prestarted"  # the first worker fetched its own (page/start/prestart.js)
     wait_until(page, "() => performance.getEntriesByName('looplab:spare-ready').length === 1", READY_MS)
     fetched = requests_of(page)
     configure_live(page, fake.url)  # a new endpoint: a new worker holds it

@@ -1,5 +1,5 @@
 """input() in the page: the prompt and an answer field in the Output panel (looplab/_course/stdin.py,
-page/stdin.js), Python waiting on the ask channel; Stop while it waits; the sentence on a page that
+page/panels/stdin.js), Python waiting on the ask channel; Stop while it waits; the sentence on a page that
 is not cross-origin isolated."""
 
 from __future__ import annotations

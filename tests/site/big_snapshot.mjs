@@ -1,12 +1,12 @@
 // A snapshot whose heap is over the 30 MiB Python's memory starts with, made and restored in Node.js
 // with the site's own Pyodide files: once as Pyodide alone does it, once with the memory grown first
-// by web/src/worker/snapshot.js (growingInstantiate: the worker's growFor, around Node's
+// by web/src/worker/start/snapshot.js (growingInstantiate: the worker's growFor, around Node's
 // WebAssembly.instantiate). For tests/site/test_snapshot_heap.py; prints one line of JSON.
 //
 //   node tests/site/big_snapshot.mjs MEBIBYTES
 
 import { fileURLToPath } from "node:url";
-import { growingInstantiate, heapOf } from "../../web/src/worker/snapshot.js";
+import { growingInstantiate, heapOf } from "../../web/src/worker/start/snapshot.js";
 
 const indexURL = fileURLToPath(new URL("../../node_modules/pyodide/", import.meta.url));
 const { loadPyodide } = await import(indexURL + "pyodide.mjs");

@@ -52,7 +52,7 @@ class NodeModule:
 
 def node_module(path: str, scope: str = "module"):
     """A fixture for one web/src module in Node.js, closed when its scope ends; the fixture's name is
-    the one it is assigned to: `thought_js = node_module("web/src/page/thought.js")`."""
+    the one it is assigned to: `thought_js = node_module("web/src/page/model/thought.js")`."""
 
     @pytest.fixture(scope=scope)
     def running():

@@ -1,4 +1,4 @@
-"""The local model goes on the GPU only when WebGPU's adapter is real hardware (web/src/page/gpuadapter.js, in Node.js).
+"""The local model goes on the GPU only when WebGPU's adapter is real hardware (web/src/page/model/gpuadapter.js, in Node.js).
 
 SwiftShader, the software adapter headless Chromium offers with --use-webgpu-adapter=swiftshader,
 gave wrong replies from SmolLM2 (bench/local_model.py --webgpu), and an emulated GPU is slower than
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from conftest import node_module
 
-engine_js = node_module("web/src/page/gpuadapter.js")
+engine_js = node_module("web/src/page/model/gpuadapter.js")
 
 
 def test_software_adapters_are_passed_over(engine_js):

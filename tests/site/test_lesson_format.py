@@ -1,5 +1,5 @@
 """The lesson format's version: looplab._course.course.LESSON_FORMAT, written by the build into
-lessons/index.json, and the page's own number (web/src/page/lessonformat.js), which refuses another."""
+lessons/index.json, and the page's own number (web/src/page/lesson/lessonformat.js), which refuses another."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "py"))
 from looplab._course.course import LESSON_FORMAT
 
 
-lessonformat_js = node_module("web/src/page/lessonformat.js")
+lessonformat_js = node_module("web/src/page/lesson/lessonformat.js")
 
 
 def test_the_page_reads_the_format_looplab_writes_and_refuses_another(lessonformat_js):

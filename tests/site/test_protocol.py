@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "web" / "src"
 SIDES = {
     "toWorker": [
-        SRC / "page" / "runner.js",
-        SRC / "page" / "workerpool.js",
-        SRC / "page" / "prestart.js",
-        SRC / "page" / "codecache.js",
+        SRC / "page" / "run" / "runner.js",
+        SRC / "page" / "start" / "workerpool.js",
+        SRC / "page" / "start" / "prestart.js",
+        SRC / "page" / "start" / "codecache.js",
     ],  # who sends what
     "toPage": [SRC / "worker" / "worker.js"],
 }
-READS = {"toPage": SRC / "page" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
+READS = {"toPage": SRC / "page" / "run" / "runner.js", "toWorker": SRC / "worker" / "worker.js"}
 
 
 @pytest.fixture(scope="module")

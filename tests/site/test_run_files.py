@@ -24,13 +24,13 @@ from otlp import parse_otlp, spans as all_spans
 KEY = "sk-proj-runfilesKEY0123456789abcdef"
 
 
-otel_js = node_module("web/src/page/otel.js")
+otel_js = node_module("web/src/page/inspector/otel.js")
 
 
-runs_js = node_module("web/src/page/runs.js")
+runs_js = node_module("web/src/page/inspector/runs.js")
 
 
-notebook_js = node_module("web/src/page/notebook.js")
+notebook_js = node_module("web/src/page/lesson/notebook.js")
 
 
 def nested_run(monkeypatch) -> list[dict]:

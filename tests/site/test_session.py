@@ -1,4 +1,4 @@
-"""The page's rules (web/src/page/session.js, run in Node.js): one run, one lesson. A Run pressed
+"""The page's rules (web/src/page/run/session.js, run in Node.js): one run, one lesson. A Run pressed
 while a lesson opens, while a run stops or while Python starts again waits and runs the lesson on
 screen; a run's result for a lesson no longer shown is not drawn; forks follow the same rules."""
 
@@ -12,7 +12,7 @@ LESSONS = [{"slug": s, "title": s.title(), "hash": s[:2]} for s in ("alpha", "be
 DONE = {"outcome": "checked", "ok": True, "error": None, "checks": []}
 
 
-session_js = node_module("web/src/page/session.js")
+session_js = node_module("web/src/page/run/session.js")
 
 
 class Page:

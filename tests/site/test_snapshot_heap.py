@@ -1,5 +1,5 @@
 """A memory snapshot bigger than the 30 MiB Python's memory starts with restores when the memory is
-grown first (web/src/worker/snapshot.js growFor, in the worker's and the build's instantiate
+grown first (web/src/worker/start/snapshot.js growFor, in the worker's and the build's instantiate
 wrapper), and fails without it ("offset is out of bounds", pyodide issue 6254). Made and restored
 in Node.js from node_modules/pyodide by tests/site/big_snapshot.mjs; the browser's restore of the
 site's own snapshot is tests/e2e/test_snapshot.py."""

@@ -1,4 +1,4 @@
-"""The inflated snapshot kept without its zero pages (web/src/worker/sparse.js), run in Node.js:
+"""The inflated snapshot kept without its zero pages (web/src/worker/start/sparse.js), run in Node.js:
 it unpacks to the very bytes it was made from, holds only the pages that are not all zeros, and
 anything cut short or spoilt unpacks to nothing (the worker then fetches the snapshot)."""
 
@@ -22,7 +22,7 @@ const raw = new Uint8Array(readFileSync(input));
 const blob = new Blob(packed(raw));
 let buffer = await blob.arrayBuffer();
 if (Number(cut)) buffer = buffer.slice(0, buffer.byteLength - Number(cut));
-// reads as a file's handle does (worker/inflated.js): the bytes there are, fewer at the end
+// reads as a file's handle does (worker/start/inflated.js): the bytes there are, fewer at the end
 const read = (into, at) => {
   const part = new Uint8Array(buffer).subarray(at, at + into.byteLength);
   new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(part);
@@ -31,7 +31,7 @@ const read = (into, at) => {
 const out = unpackedBy(read, buffer.byteLength, Number(size));
 writeFileSync(input + ".out", out ? out : new Uint8Array(0));
 console.log(JSON.stringify({ packed: blob.size, unpacked: out ? out.byteLength : null }));
-""".replace("SPARSE", (ROOT / "web" / "src" / "worker" / "sparse.js").as_uri())
+""".replace("SPARSE", (ROOT / "web" / "src" / "worker" / "start" / "sparse.js").as_uri())
 
 
 def round_trip(raw: bytes, cut: int = 0) -> tuple[dict, bytes]:

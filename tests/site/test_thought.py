@@ -1,4 +1,4 @@
-"""A reasoning model's thinking is the reply's thought, never its answer (web/src/page/thought.js, in Node.js).
+"""A reasoning model's thinking is the reply's thought, never its answer (web/src/page/model/thought.js, in Node.js).
 
 Qwen3 writes <think>…</think> before its answer unless its chat template is told
 enable_thinking: false (the local engine does); what is left of it in a reply's text is moved out
@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import node_module
 
 
-thought_js = node_module("web/src/page/thought.js")
+thought_js = node_module("web/src/page/model/thought.js")
 
 
 def test_a_think_block_is_the_thought_and_the_rest_the_answer(thought_js):

@@ -1,4 +1,4 @@
-"""The Modules of Pyodide's tiny wrapper modules, shared while Python starts (web/src/worker/wrappers.js),
+"""The Modules of Pyodide's tiny wrapper modules, shared while Python starts (web/src/worker/start/wrappers.js),
 run in Node.js: equal small byte strings give one Module, whose Instances still call their own
 functions; other bytes, big ones and everything after the start get Modules of their own."""
 
@@ -30,7 +30,7 @@ const out = {
 unshare();
 out.restored = WebAssembly.Module === Original && new WebAssembly.Module(wrapper(127)) !== a;
 console.log(JSON.stringify(out));
-""".replace("WRAPPERS", (ROOT / "web" / "src" / "worker" / "wrappers.js").as_uri())
+""".replace("WRAPPERS", (ROOT / "web" / "src" / "worker" / "start" / "wrappers.js").as_uri())
 
 
 def test_equal_small_bytes_share_a_module_while_python_starts_and_only_then():

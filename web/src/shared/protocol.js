@@ -1,4 +1,4 @@
-// The one message protocol between the page (page/runner.js) and the Python worker
+// The one message protocol between the page (page/run/runner.js) and the Python worker
 // (worker/worker.js). Every message is a plain object with a `type`, made by a constructor here and
 // read through `reader`: neither side writes a message by hand, so the two cannot drift.
 // tests/site/test_protocol.py holds both sides, and bridge.py's results, to this file.
@@ -22,13 +22,13 @@
  *   address's ?snapshot= ("off": load normally, "refuse": spoil the site's snapshot, for its test);
  *   `baseUrl` and `key`: the live endpoint and the API key, which the worker keeps from Python
  *   (worker/transport.js); sent once, before Python exists: a new endpoint or key is a new worker;
- *   `kept`: an earlier worker's compiled Pyodide Module and inflated snapshot (page/workerpool.js),
+ *   `kept`: an earlier worker's compiled Pyodide Module and inflated snapshot (page/start/workerpool.js),
  *   used instead of compiling and fetching; `keep`: hand them back (`kept`) once ready; `spare`: a
  *   worker started in idle time, to be swapped in at the next restart (the ready line says so)
  * @typedef {{type: "prefetch", pageCompiles: boolean, build: {version: string, indexURL: string, lockFileURL: string,
  *   prefetch: string[], wheel: string, startupBytes: number, heapMax: number,
  *   snapshot: {file: string, rawBytes: number, startupBytes: number} | null}}} Prefetch
- *   sent by the page's first script (page/prestart.js) before init: start Python from this build's
+ *   sent by the page's first script (page/start/prestart.js) before init: start Python from this build's
  *   files at once (the wasm, the .mjs files, the snapshot or its inflated copy); init's `build`
  *   names the same files, and init brings the key and the shared buffers before any run;
  *   `pageCompiles`: the wasm's Module comes from the page (a Module message)
@@ -39,7 +39,7 @@
  *   run a lesson's code cells then its checks (looplab._course.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
  *   (LLM_API_KEY: the worker sets its placeholder, never the key); `carried`: the learner's saved
- *   cells of the lessons the code reuses through mine(N), by lesson id (page/carried.js; bridge.py
+ *   cells of the lessons the code reuses through mine(N), by lesson id (page/run/carried.js; bridge.py
  *   `carry` hands them to looplab._course.mine.provide)
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
  *   re-run a run of the last lesson run from a step with one edit (looplab.replay; bridge.py keeps
@@ -52,7 +52,7 @@
  * @typedef {{type: "chat", id: number, chat: ChatRequest, env: object}} Chat
  *   a chat turn: its events and output come like a run's; answered like a run, with `chat` in the result
  * @typedef {{type: "warm", urls: string[]}} Warm
- *   to a worker that starts no Python (page/codecache.js): import these modules of this site (Pyodide's
+ *   to a worker that starts no Python (page/start/codecache.js): import these modules of this site (Pyodide's
  *   .mjs files) once, so the browser keeps their compiled code for the next visit, then end itself
  * @typedef {{type: "files", id: number, op: "read" | "reset"}} Files
  *   between runs: the project the last run's lesson laid out (looplab._course.project, bridge.py `files`):

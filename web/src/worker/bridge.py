@@ -52,7 +52,7 @@ def set_env(env_json: str) -> None:
 
 
 def carry(carried_json: str) -> None:
-    """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/carried.js),
+    """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/run/carried.js),
     handed to looplab._course.mine.provide as lesson texts; the same as last time keeps mine()'s cache."""
     global carried_last
     if carried_json == carried_last:

@@ -15,9 +15,9 @@ import {
   startPython,
   stopCounting,
   times,
-} from "./startup.js";
-import { keepInflated } from "./inflated.js";
-import { watchTrampoline } from "./trampoline.js";
+} from "./start/startup.js";
+import { keepInflated } from "./start/inflated.js";
+import { watchTrampoline } from "./start/trampoline.js";
 import {
   close_stream,
   hasKey,
@@ -130,7 +130,7 @@ async function init(message) {
   );
   settle();
   if (start.source) warmStopPath();
-  // For the page's next workers (page/workerpool.js), and the next visit (inflated.js keepInflated):
+  // For the page's next workers (page/start/workerpool.js), and the next visit (inflated.js keepInflated):
   // isolated, the snapshot goes to the page in shared memory, copied here: the page's message to
   // each new worker then shares it instead of copying 30 MiB on the page's main thread (~20 ms, a
   // long task on a busy machine). Else its buffer moves to the page (a buffer posted as a copy is
@@ -438,7 +438,7 @@ const receive = reader("toWorker", {
   chat: run,
   files,
   warm(message) {
-    // a worker that starts no Python (page/codecache.js): Pyodide's modules imported once, from this
+    // a worker that starts no Python (page/start/codecache.js): Pyodide's modules imported once, from this
     // site only, so the browser keeps their compiled code for the next visit; then it ends itself
     if (started || startedEarly) return;
     started = true;

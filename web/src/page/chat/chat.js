@@ -1,0 +1,434 @@
+// The Chat tab: a conversation with the agent a lesson offers (looplab/_course/chat.py's chat_with). Each
+// message is a chat turn (session.js: a run of kind "chat", one at a time, Stop ends it) that the
+// worker sends to the entry point in the lesson's namespace, kept between messages
+// (looplab/_course/conversation.py); the lesson's code runs first when it changed. The reply shows its
+// tool calls folded (name, arguments, result), what the agent printed, a blocked input or a
+// redacted output; an approval asks inline. The conversation is kept with the lesson's edits on
+// this device (storage.js; not in share links or notebooks). No rule lives here: main.js hands
+// the session's dispatch and the panels' callbacks in.
+
+import { el } from "../ui/dom.js";
+import { pretty, short, plural } from "../ui/text.js";
+import { loadChat, saveChat } from "../ui/storage.js";
+
+const OFFERS = /\bchat_with\s*\(/; // a lesson offers a chat when its code calls chat_with
+const NOTES = {
+  blocked: "Blocked: the input gate refused this message, so the model was not asked.",
+  redacted: "Redacted: the output gate kept (part of) the model's answer from you.",
+  stopped: "This turn did not end with an answer.",
+  interrupted: "Stopped: the turn ended before the agent answered.",
+  error: "The agent raised an error.",
+};
+
+/** Whether a lesson's code offers a chat. */
+export const offersChat = (codes) => codes.some((source) => OFFERS.test(source));
+
+/** The tool calls of a turn's events: [{tool, arguments, result, ok}] in the order they were made. */
+export function toolCalls(events) {
+  const calls = new Map();
+  for (const event of events) {
+    const key = `${event.run}:${event.call_id}`;
+    if (event.type === "tool_call")
+      calls.set(key, { tool: event.tool, arguments: event.arguments, result: null, ok: null });
+    if (event.type === "tool_result") {
+      const call = calls.get(key) || { tool: event.tool, arguments: null };
+      calls.set(key, { ...call, result: event.result ?? "", ok: event.ok });
+    }
+  }
+  return [...calls.values()];
+}
+
+/** The Chat tab's elements in index.html. */
+export function chatElements(byTest) {
+  return {
+    tab: byTest("chat-tab"),
+    log: byTest("chat-log"),
+    input: byTest("chat-input"),
+    send: byTest("chat-send"),
+    fresh: byTest("chat-new"),
+    suggestions: document.querySelector("[data-role=chat-suggestions]"),
+    who: document.querySelector("[data-role=chat-who]"),
+  };
+}
+
+/** The hooks a Chat needs, from the page's parts: the session's store, the model toggle, the
+ * inspector, the status line, and `tab(name)`, which opens a panel tab. */
+export function chatHooks({ store, mode, inspector, status, tab }) {
+  return {
+    said: (sentence, ticket) => status.show(...sentence, { about: ticket }),
+    send: (request) => store.dispatch({ type: "chat", request })[0],
+    scripted: () => mode.current() === "scripted",
+    leave: () => tab("output"),
+    known: (run) => inspector.book.byId.has(String(run)),
+    inspect: (run) => (tab("trace"), inspector.open(String(run))),
+  };
+}
+
+/** The status line's sentence and state when a turn ended (announce.js reads it out once). */
+export function chatSentence(reply, { result, seconds }) {
+  const time = `${seconds.toFixed(1)} s`;
+  if (reply && reply.role === "ready") return [`Ready to talk to ${reply.text}.`, "ready"];
+  if (!reply || reply.role === "note")
+    return [`The chat could not go on: ${short(result.error || result.message || "no reply", 200)}`, "failed"];
+  if (reply.kind === "interrupted") return [`Stopped the turn after ${time}. Say something else to go on.`, "stopped"];
+  return [
+    `The agent replied in ${time} (stopped: ${reply.stopped}): ${short(reply.text || "(no reply)", 160)}`,
+    "replied",
+  ];
+}
+
+export class Chat {
+  /**
+   * @param {object} ui     {tab, panel, log, input, send, fresh, suggestions, who}
+   * @param {object} hooks  chatHooks(): send(request) -> Promise (resolves, for a refused message,
+   *                        with {ok: false, error} and no `outcome`); scripted(); leave() (the tab
+   *                        goes: the Output tab opens); known(run) and inspect(run) (the inspector
+   *                        has that run; show it); said([sentence, state], ticket) (the status line)
+   */
+  constructor(ui, hooks) {
+    this.ui = ui;
+    this.hooks = hooks;
+    this.slug = null;
+    this.turns = [];
+    this.offer = null; // {name, suggestions} once Python made the chat ready
+    this.pending = null; // the turn in flight: {message, li, events, printed, text, fresh}
+    this.queued = null; // a message sent while the chat was being made ready
+    this.fresh = false; // New conversation was pressed: the next message starts afresh
+    ui.send.addEventListener("click", () => this.submit());
+    ui.fresh.addEventListener("click", () => this.restart());
+    ui.tab.addEventListener("click", () => this.opened());
+    ui.input.addEventListener("keydown", (event) => this.key(event));
+  }
+
+  /** A lesson is on screen (its cells): the tab shows when its code offers a chat; its kept conversation is drawn. */
+  show(slug, cells) {
+    const offered = offersChat(cells.filter((c) => c.kind === "code").map((c) => c.source));
+    this.ui.tab.hidden = !offered;
+    if (!offered && this.ui.tab.getAttribute("aria-selected") === "true") this.hooks.leave();
+    if (slug !== this.slug) {
+      this.slug = slug;
+      this.offer = null;
+      this.fresh = false;
+      this.pending = null;
+      this.queued = null;
+      this.turns = loadChat(slug);
+      this.draw();
+    }
+  }
+
+  /** The tab was opened: with the scripted model, the chat is made ready, for its suggestions. */
+  opened() {
+    if (!this.offer && !this.pending && this.hooks.scripted()) this.request(null);
+    this.ui.input.focus();
+  }
+
+  key(event) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.submit();
+    } else if (event.key === "ArrowUp" && !this.ui.input.value) {
+      const last = [...this.turns].reverse().find((t) => t.role === "user");
+      if (last) {
+        event.preventDefault();
+        this.ui.input.value = last.text;
+      }
+    }
+  }
+
+  submit(text = this.ui.input.value) {
+    const message = text.trim();
+    if (!message || (this.pending && this.pending.message !== null)) return;
+    this.ui.input.value = "";
+    if (this.pending) {
+      // the chat is being made ready: the message goes once it is
+      this.queued = message;
+      return;
+    }
+    this.request(message);
+  }
+
+  /** Send a message (null: only make the chat ready); a refused one comes back to the input. */
+  request(message) {
+    const li = message === null ? null : this.pendingTurn(message);
+    this.pending = { message, li, events: [], printed: "", text: "", fresh: this.fresh };
+    const pending = this.pending;
+    Promise.resolve(this.hooks.send({ message, fresh: this.fresh })).then((answer) => {
+      if (answer && !("outcome" in answer) && this.pending === pending) {
+        // refused: nothing ran
+        this.pending = null;
+        if (li) {
+          this.turns.pop();
+          this.save();
+          this.ui.input.value = message;
+        }
+        this.draw();
+        this.note(answer.error || "The message could not be sent.");
+      }
+    });
+  }
+
+  pendingTurn(message) {
+    this.ui.log.querySelector("[data-role=chat-empty]")?.remove();
+    this.turns.push({ role: "user", text: message });
+    this.save();
+    this.ui.log.append(this.drawTurn(this.turns[this.turns.length - 1]));
+    const li = el(
+      "li",
+      { class: "chat-turn", "data-testid": "chat-turn", "data-role": "assistant", "data-state": "pending" },
+      el("span", { class: "chat-who" }, this.offer ? this.offer.name : "agent"),
+      el("div", { class: "chat-text" }, "…"),
+    );
+    this.ui.log.append(li);
+    this.scroll();
+    return li;
+  }
+
+  /** The callbacks of a turn: the panels' (`base`, main.js's runCallbacks) and this turn's own. */
+  callbacks(base) {
+    const pending = this.pending;
+    const mine = () => this.pending === pending;
+    return {
+      ...base,
+      stdout: (text) => {
+        base.stdout(text);
+        if (mine()) pending.printed += text;
+      },
+      event: (event) => {
+        base.event(event);
+        if (mine()) pending.events.push(event);
+      },
+      delta: (text) => {
+        // a reply's text as it is written (shared/protocol.js delta)
+        if (!mine() || !pending.li) return;
+        pending.text += text;
+        pending.li.querySelector(".chat-text").textContent = pending.text;
+        this.scroll();
+      },
+      ask: (kind, request, options) =>
+        kind === "approval" && mine() && pending.li
+          ? this.approval(pending.li, request, options)
+          : base.ask(kind, request, options),
+    };
+  }
+
+  /** An approval asked inline, in the turn being written: Approve or Reject (the ask channel's answer). */
+  approval(li, { tool, arguments: args }, { blocking, signal }) {
+    const approve = el("button", { type: "button", "data-testid": "chat-approve" }, "Approve");
+    const reject = el("button", { type: "button", class: "ghost", "data-testid": "chat-reject" }, "Reject");
+    const box = el(
+      "div",
+      { class: "chat-approval", role: "group", "aria-label": `Approve ${tool}?` },
+      el("p", {}, `The agent asks to run ${tool} with:`),
+      el("pre", {}, pretty(args)),
+      blocking
+        ? el("p", { class: "chat-actions" }, approve, reject)
+        : el(
+            "p",
+            { class: "muted" },
+            "This page is not cross-origin isolated, so the turn could not pause to ask you: the call was refused by default.",
+          ),
+    );
+    li.append(box);
+    this.scroll();
+    if (!blocking) return { approved: false, reason: "" };
+    reject.focus(); // the safe choice first
+    return new Promise((resolve) => {
+      const done = (approved) => {
+        box.replaceChildren(el("p", { class: "muted" }, `${approved ? "Approved" : "Rejected"}: ${tool}`));
+        this.ui.input.focus();
+        resolve({ approved, reason: "" });
+      };
+      approve.addEventListener("click", () => done(true));
+      reject.addEventListener("click", () => done(false));
+      signal.addEventListener("abort", () => box.replaceChildren(el("p", { class: "muted" }, `Not answered: ${tool}`)));
+    });
+  }
+
+  /** A chat turn ended (session.js's `chatted`): the reply, or why there is none; the status line
+   * says so (and announce.js reads that out once). */
+  ended(effect) {
+    const reply = this.finish(effect);
+    if (effect.here && effect.result.outcome !== "crashed")
+      this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
+  }
+
+  finish({ result, here }) {
+    const pending = this.pending;
+    this.pending = null;
+    if (!pending || !here) return null;
+    const turn = result.chat;
+    if (turn && turn.offer) this.offer = turn.offer;
+    if (turn && pending.fresh) this.fresh = false; // the fresh namespace was made
+    const afresh = {
+      role: "note",
+      text: "The lesson's code ran again (it changed, or Python started afresh): the agent starts a new conversation here.",
+    };
+    if (pending.message === null) {
+      if (
+        turn &&
+        turn.fresh &&
+        this.turns.some((t) => t.role === "assistant") &&
+        this.turns[this.turns.length - 1].role !== "note"
+      ) {
+        this.turns.push(afresh);
+        this.save();
+      }
+      this.draw();
+      if (result.error) this.note(result.error);
+      const queued = this.queued;
+      this.queued = null;
+      if (queued) setTimeout(() => this.request(queued), 0); // after the session heard this end
+      return result.error
+        ? { role: "note", text: result.error }
+        : { role: "ready", text: this.offer ? this.offer.name : "the agent" };
+    }
+    const earlier = this.turns.slice(0, -1).some((t) => t.role === "assistant");
+    if (turn && turn.fresh && earlier) this.turns.splice(this.turns.length - 1, 0, afresh);
+    let reply;
+    if (result.outcome === "checked" && turn && turn.kind !== "ready") {
+      reply = {
+        role: "assistant",
+        text: turn.reply,
+        kind: turn.kind,
+        stopped: turn.stopped,
+        run: turn.run,
+        tools: toolCalls(pending.events),
+        printed: pending.printed.trim(),
+        blocks: pending.events.filter((e) => e.type === "policy_block").map((e) => e.reason),
+      };
+    } else if (result.outcome === "checked" || result.outcome === "crashed") {
+      reply = { role: "note", text: result.error || result.message || "The chat could not start." };
+    } else {
+      reply = {
+        role: "assistant",
+        text: "",
+        kind: "interrupted",
+        stopped: null,
+        run: null,
+        tools: toolCalls(pending.events),
+        printed: pending.printed.trim(),
+        blocks: [],
+      };
+    }
+    this.turns.push(reply);
+    this.save();
+    this.draw();
+    return reply;
+  }
+
+  /** New conversation: the log empties, the next message runs the lesson's code into a fresh namespace. */
+  restart() {
+    if (this.pending && this.pending.message !== null) return; // a turn in flight: Stop it first
+    this.turns = [];
+    this.fresh = true;
+    this.save();
+    this.draw();
+    this.ui.input.focus();
+  }
+
+  note(text) {
+    this.ui.log.append(el("li", { class: "chat-note", role: "status" }, text));
+    this.scroll();
+  }
+
+  save() {
+    if (this.slug) saveChat(this.slug, this.turns);
+  }
+
+  // In the next frame, which lays the page out anyway: reading scrollHeight now would force a layout
+  // of the whole page in this task (the lesson's first draw calls draw() too).
+  scroll() {
+    requestAnimationFrame(() => (this.ui.log.scrollTop = this.ui.log.scrollHeight));
+  }
+
+  draw() {
+    const who = this.offer ? this.offer.name : "the lesson's agent";
+    this.ui.who.textContent = `Talking to ${who}${this.hooks.scripted() ? " · scripted model" : ""}`;
+    this.ui.log.replaceChildren(...this.turns.map((turn) => this.drawTurn(turn)));
+    if (!this.turns.length)
+      this.ui.log.append(
+        el(
+          "li",
+          { class: "chat-note muted", "data-role": "chat-empty" },
+          "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages.",
+        ),
+      );
+    const chips = this.offer && this.hooks.scripted() ? this.offer.suggestions : [];
+    this.ui.suggestions.replaceChildren(
+      ...chips.map((text) => {
+        const chip = el("button", { type: "button", class: "chat-chip", "data-testid": "chat-suggestion" }, text);
+        chip.addEventListener("click", () => this.submit(text));
+        return chip;
+      }),
+    );
+    this.ui.suggestions.hidden = !chips.length;
+    this.scroll();
+  }
+
+  drawTurn(turn) {
+    if (turn.role === "note") return el("li", { class: "chat-note" }, turn.text);
+    const you = turn.role === "user";
+    const li = el(
+      "li",
+      {
+        class: "chat-turn",
+        "data-testid": "chat-turn",
+        "data-role": turn.role,
+        "data-kind": turn.kind,
+        "data-stopped": turn.stopped,
+      },
+      el("span", { class: "chat-who" }, you ? "You" : this.offer ? this.offer.name : "agent"),
+    );
+    if (!you && turn.tools && turn.tools.length) {
+      li.append(
+        el(
+          "details",
+          { class: "chat-tools" },
+          el("summary", {}, plural(turn.tools.length, "tool call")),
+          el(
+            "ol",
+            {},
+            ...turn.tools.map((c) =>
+              el(
+                "li",
+                { class: c.ok === false ? "ev-bad" : "" },
+                el(
+                  "code",
+                  {},
+                  `${c.tool}(${short(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? ""), 200)})`,
+                ),
+                ` → ${c.result === null ? "(no result)" : short(String(c.result), 300)}`,
+              ),
+            ),
+          ),
+        ),
+      );
+    }
+    if (!you && turn.printed)
+      li.append(
+        el(
+          "details",
+          { class: "chat-printed" },
+          el("summary", {}, "What the agent printed"),
+          el("pre", {}, turn.printed),
+        ),
+      );
+    if (!you && NOTES[turn.kind]) li.append(el("p", { class: "chat-flag ev-bad" }, NOTES[turn.kind]));
+    for (const reason of (!you && turn.blocks) || []) li.append(el("p", { class: "muted" }, `Gate: ${reason}`));
+    li.append(el("div", { class: "chat-text" }, turn.text || (you ? "" : "(no reply)")));
+    if (!you && turn.stopped) {
+      const meta = el("p", { class: "chat-meta muted" }, `stopped: ${turn.stopped}`);
+      if (turn.run && this.hooks.known(turn.run)) {
+        const link = el(
+          "button",
+          { type: "button", class: "link", "data-role": "chat-run" },
+          `run #${turn.run} in the inspector`,
+        );
+        link.addEventListener("click", () => this.hooks.inspect(turn.run));
+        meta.append(" · ", link);
+      }
+      li.append(meta);
+    }
+    return li;
+  }
+}

@@ -1,0 +1,249 @@
+// The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash
+// (a worker comes from workerpool.js: the spare when there is one).
+// Messages: shared/protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
+
+import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from "../../shared/protocol.js";
+import { writeAnswer } from "../../shared/asking.js";
+import { WorkerPool } from "../start/workerpool.js";
+
+/** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
+ * Python, or Python crashed (and is restarted when it had loaded). */
+export const OUTCOMES = ["checked", "interrupted", "restarted", "crashed"];
+
+export class Runner {
+  /**
+   * @param {object} build  build.json
+   * @param {object} on     callbacks: starting({restart}) (a worker is starting: the first one, or
+   *                        a new one after a Stop that terminated or a crash), progress, ready,
+   *                        crashed(message, {restart}); endpoint() -> {baseUrl, key}: the live
+   *                        endpoint a new worker may reach and the key it holds (transport.js);
+   *                        pool: a WorkerPool made before (early.js), or none
+   */
+  constructor(build, on) {
+    this.build = build;
+    this.on = on;
+    this.endpoint = { baseUrl: "", key: "" };
+    this.worker = null;
+    this.ready = false;
+    this.current = null; // {id, resolve, timer, heard, on}
+    this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
+    this.nextId = 1;
+    this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
+    this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
+    // on.pool: the pool early.js made before the app loaded, its first worker started already
+    this.pool =
+      on.pool || new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
+    this.pool.adopt({ endpoint: on.endpoint, busy: () => this.running });
+    this.start();
+  }
+
+  start() {
+    const restart = this.worker !== null;
+    this.answerFiles({ error: "Python started again: the project is gone with it until the lesson runs" });
+    this.ready = false;
+    // The key goes to a worker once, in its init message, before Python exists (workerpool.js).
+    this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
+    const hand = this.pool.take(this.endpoint); // the spare, when there is one for this endpoint
+    ({ interrupt: this.interrupt, answers: this.answers } = hand);
+    const worker = hand.worker;
+    this.worker = worker;
+    this.on.starting({ restart, spare: hand.spare });
+    hand.listen(this.reader(worker), (message) => this.crash(worker, message));
+  }
+
+  /** What this worker's messages do; a message from a worker already replaced is dropped. */
+  reader(worker) {
+    const mine = (handle) => (message) => worker === this.worker && handle(message);
+    const ofRun = (handle) =>
+      mine((message) => this.current && message.id === this.current.id && handle(this.current, message));
+    return reader("toPage", {
+      progress: mine((message) => this.on.progress(message)),
+      ready: mine((message) => {
+        this.ready = true;
+        this.on.ready(message);
+      }),
+      stdout: ofRun((run, { text }) => run.on.stdout(text)),
+      stderr: ofRun((run, { text }) => run.on.stderr(text)),
+      event: ofRun((run, { event }) => run.on.event(event)),
+      delta: ofRun((run, { text }) => this.delta(run, text)),
+      ask: mine((message) => this.ask(this.current && message.id === this.current.id ? this.current : null, message)),
+      done: ofRun((_run, { result, interrupted, extras }) =>
+        this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null }),
+      ),
+      kept: (message) => this.pool.keep(message),
+      files: mine(({ id, project, error }) => this.answerFiles({ project, error }, id)),
+      fatal: mine(({ message }) => this.crash(worker, message)),
+    });
+  }
+
+  /**
+   * Hear the text of every model reply as it arrives, in every run (a live stream's deltas from the
+   * worker, the local model's tokens from the page's engine): fn(text, {run: id}). Returns the
+   * function that stops it. A run's own `on.delta(text)` hears its pieces too.
+   */
+  onDelta(fn) {
+    this.deltaListeners.add(fn);
+    return () => this.deltaListeners.delete(fn);
+  }
+
+  /** A piece of the reply text of `run` (the current run), to its `on.delta` and every listener. */
+  delta(run, text) {
+    if (!run || run !== this.current || !text) return;
+    if (run.on.delta) run.on.delta(text);
+    for (const fn of this.deltaListeners) fn(text, { run: run.id });
+  }
+
+  /** Between runs: the project the last run's lesson laid out (protocol.js `files`), "read" or
+   * "reset" (laid out again first). Resolves {project, error}: project null when there is none. */
+  files(op) {
+    if (!this.ready)
+      return Promise.resolve({
+        project: null,
+        error: "Python is starting (again, after a Stop or a crash): run the lesson to lay its project out",
+      });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.filesAsked.set(id, resolve);
+      this.worker.postMessage(toWorker.files(id, op));
+    });
+  }
+
+  answerFiles(answer, id = null) {
+    // one question's answer, or (no id) the same answer to all
+    for (const [asked, resolve] of this.filesAsked) {
+      if (id !== null && asked !== id) continue;
+      this.filesAsked.delete(asked);
+      resolve({ project: null, error: null, ...answer });
+    }
+  }
+
+  /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal, delta})` answers
+   * (`delta(text)`: the local model's tokens as the page's engine writes them, to the delta listeners);
+   * a blocking question's answer goes to the answer buffer, unless the run ended meanwhile. */
+  ask(run, { kind, request, blocking }) {
+    const controller = new AbortController();
+    if (run && blocking) run.asking = controller; // a run that waits: its end or Stop takes the question away
+    const handler = run && run.on.ask;
+    Promise.resolve()
+      .then(() =>
+        handler
+          ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) })
+          : { unavailable: `the page cannot answer a "${kind}" question` },
+      )
+      .catch((error) => ({
+        unavailable: `the page could not answer: ${error && error.message ? error.message : error}`,
+      }))
+      .then((answer) => {
+        if (run && run.asking === controller) run.asking = null;
+        if (blocking && !controller.signal.aborted && (!run || this.current === run))
+          writeAnswer(this.answers, answer || {});
+      });
+  }
+
+  finish(result) {
+    const run = this.current;
+    if (!run) return;
+    this.current = null;
+    clearTimeout(run.timer);
+    if (run.asking) run.asking.abort(); // a question still open (a dialog) goes away with its run
+    run.resolve({ ok: false, error: null, checks: [], extras: null, ...result });
+  }
+
+  /** The worker failed: a fresh one when this one had loaded Python (a crash in a run); when
+   * Python could not load at all, another worker would fail the same way, so none is started. */
+  crash(worker, message) {
+    if (worker !== this.worker) return;
+    const restart = this.ready;
+    worker.terminate();
+    this.ready = false;
+    this.on.crashed(message, { restart });
+    this.finish({ outcome: "crashed", message });
+    if (restart) this.start();
+  }
+
+  /**
+   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/run/carried.js); `on`
+   * receives this run's stdout(text), stderr(text), event(event) and delta(text) (a model reply's
+   * text as it arrives; optional),
+   * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
+   * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
+   * `message` says why Python crashed.
+   */
+  run(cells, { solution = false, carried = {}, env = {}, on }) {
+    return this.send((id, known) => toWorker.run(id, { cells, solution, carried }, known), env, on);
+  }
+
+  /** Fork a kept run from a step (shared/protocol.js `fork`): like a run, with the fork's events; the
+   * result carries `fork` (protocol.js ForkOutcome). */
+  fork(request, { env = {}, on }) {
+    return this.send((id, known) => toWorker.fork(id, request, known), env, on);
+  }
+
+  /** One chat message to the lesson's agent (shared/protocol.js `chat`): like a run, with the turn's
+   * events; the result carries `chat` (protocol.js ChatTurn). */
+  chat(cells, { message = null, fresh = false, solution = false, env = {}, on }) {
+    return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on);
+  }
+
+  send(message, env, on) {
+    // message(id, env): the protocol's run or fork
+    if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.current = { id, resolve, timer: null, heard: false, on };
+      const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
+      // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
+      // before the worker has read this message must still interrupt the run.
+      if (this.interrupt) this.interrupt[0] = 0;
+      this.worker.postMessage(message(id, known));
+    });
+  }
+
+  get running() {
+    return Boolean(this.current);
+  }
+
+  /** Stop the run: KeyboardInterrupt first; if Python has not stopped after a grace period, a new worker. */
+  stop() {
+    const run = this.current;
+    if (!run) return;
+    if (run.asking) run.asking.abort();
+    if (this.interrupt) {
+      this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
+      run.timer = run.timer || setTimeout(() => this.overdue(run), STOP_GRACE_MS);
+    } else {
+      this.terminate(run);
+    }
+  }
+
+  /** Stop's grace period is over and the run goes on. Python that never looked at the buffer is
+   * ended now; Python that took the interrupt (it cleared the buffer) has STOP_HEARD_MS more, once. */
+  overdue(run) {
+    if (this.current !== run) return;
+    if (this.interrupt[0] === 0 && !run.heard) {
+      run.heard = true;
+      run.timer = setTimeout(() => this.terminate(run), STOP_HEARD_MS);
+      return;
+    }
+    this.terminate(run);
+  }
+
+  /** The endpoint or the key changed (Settings): a new worker holds the new key under the new
+   * policy (a run in progress ends as restarted). False when nothing changed. */
+  renew() {
+    const next = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
+    if (next.baseUrl === this.endpoint.baseUrl && next.key === this.endpoint.key) return false;
+    this.worker.terminate();
+    this.ready = false;
+    this.finish({ outcome: "restarted" });
+    this.start();
+    return true;
+  }
+
+  terminate(run) {
+    if (this.current !== run) return;
+    this.worker.terminate();
+    this.finish({ outcome: "restarted", heard: run.heard }); // heard: Python took the interrupt and went on
+    this.start();
+  }
+}

@@ -1,0 +1,42 @@
+// Python's first worker, started by boot.js before the app bundle is evaluated (issue 23): the
+// worker fetches and restores while app.js is parsed and runs, and runner.js takes it when it
+// loads (the pool below). Started only when the page will not reload to isolate itself (a first
+// visit on a host without COOP/COEP reloads once: isolation.js) and when build.json came.
+//
+// The key rule holds: the worker gets the endpoint and key in its init message (workerpool.js),
+// read from storage as Settings reads them; the Runner uses it only while both are still those.
+
+import { Settings } from "../model/settings.js";
+import { WorkerPool } from "./workerpool.js";
+import { willReload } from "./isolation.js";
+
+/** build.json, fetched once for the page (main.js uses this one), its URLs made absolute. */
+async function fetchBuild() {
+  const response = await fetch("build.json", { cache: "no-cache" });
+  if (!response.ok) throw new Error(`build.json: HTTP ${response.status}`);
+  const build = await response.json();
+  for (const key of ["indexURL", "lockFileURL"]) build[key] = new URL(build[key], document.baseURI).href;
+  return build;
+}
+
+let started = null; // {build: Promise, pool: Promise<WorkerPool | null>}
+
+/** Start the first worker now (once); `?early=off` leaves it to the Runner (bench/startup.py's "before"). */
+export function startEarly() {
+  if (started) return started;
+  const build = fetchBuild();
+  // on a first visit, not before the page's first script started its worker (prestart.js)
+  const pool = Promise.all([build, self.looplabPainted])
+    .then(([info]) => {
+      if (/[?&]early=off\b/.test(location.search) || willReload()) return null;
+      const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
+      const settings = new Settings();
+      const made = new WorkerPool(info, { isolated, endpoint: () => settings.endpoint(), query: location.search });
+      made.prestart(settings.endpoint());
+      performance.mark("looplab:early-worker");
+      return made;
+    })
+    .catch(() => null); // main.js reports a build.json that did not come
+  started = { build, pool };
+  return started;
+}
