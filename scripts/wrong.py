@@ -54,7 +54,8 @@ from dataclasses import dataclass, field, replace
 from looplab._course import testcells
 from looplab._course.checks import FAILED
 from looplab._course.lesson import LessonResult, check_statements, is_expect, run_cells
-from looplab._course.lessonfile import CELL_MARK, GIVEN, Cell, heading, parse_header, solution_index
+from looplab._course.lessonfile import GIVEN, Cell, heading, solution_index
+from looplab._course.lessonfile import without_wrong as without_wrong  # build_site.py reads it here
 
 HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
 HUNK = "@@"  # a patch line that starts another hunk
@@ -345,19 +346,6 @@ def verdict(wrong: WrongAnswer, result: LessonResult, expects: set[str]) -> str 
     if not plain:
         return f"{where}: only expect(...) claims failed (not evaluated with a live model): {shown}"
     return f"{where}: no failing plain check says {wrong.expect!r}; failed: {shown}"
-
-
-def without_wrong(text: str) -> str:
-    """A lesson's text with its wrong-answer cells taken out, the rest as written (what a site or an
-    export hands the learner)."""
-    out, skipping = [], False
-    for line in text.splitlines(keepends=True):
-        mark = CELL_MARK.match(line.rstrip("\r\n"))
-        if mark:
-            skipping = "wrong" in parse_header(mark["rest"])[1]
-        if not skipping:
-            out.append(line)
-    return "".join(out)
 
 
 def shown(cells: list[Cell]) -> list[Cell]:

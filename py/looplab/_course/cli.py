@@ -10,6 +10,7 @@
     looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
     looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
     looplab chat 15 [--solution] [--live]                   # talk to the agent lesson 15 offers (talk.py)
+    looplab verify RECORD                                   # replay a "built it" record's lessons (record.py)
     looplab --version
 
 The first line of `list` and `run` says which folder of lessons is used and why (lessonfolder.py):
@@ -18,7 +19,8 @@ your copy wins over the one that came with looplab.
 Predict cells print their question, choices and answer where they stand, before the code after
 them runs. With a live model, claims that hold only for prepared replies are listed as "not
 checked" (–) with what the model did. `run` exits 0 when no check failed, 1 when a check failed
-or a cell raised, 2 when the lesson cannot be found.
+or a cell raised, 2 when the lesson cannot be found. `verify` exits 0 only when every lesson of the
+record holds, 1 when one does not, 2 when the file is not a record.
 """
 
 import argparse
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from .. import __version__, trace
 from ..modelmode import model_mode
-from . import course, lessonfile, lessonfolder, notebook, serve, talk
+from . import course, lessonfile, lessonfolder, notebook, record, serve, talk
 from . import lesson as lessons
 from .checks import MARKS
 
@@ -189,6 +191,37 @@ def write_notebook(name: str, solution: bool, output: str | None) -> int:
     return 0
 
 
+VERDICT_MARKS = {record.HOLDS: "✓", record.FAILS: "✗", record.DIFFERS: "≠", record.REFERENCE: "="}
+
+
+def verify_record(file: str) -> int:
+    """`looplab verify RECORD`: replay each lesson; 0 when every lesson holds, 1 when not, 2 when unreadable."""
+    try:
+        data = record.read_record(json.loads(Path(file).read_text(encoding="utf-8")))
+    except (OSError, ValueError) as error:  # JSONDecodeError is a ValueError
+        print(f"looplab verify: {file}: {error}", file=sys.stderr)
+        return 2
+    folder = Path(LESSONS_OPTION) if LESSONS_OPTION else course.packaged_lessons()
+    print(f"lessons: {folder} ({'--lessons' if LESSONS_OPTION else 'the ones that came with looplab'})")
+    print(
+        f"record of {data.get('name') or '(no name)'} · {data.get('scope', 'course')} · made {data.get('made') or '?'}"
+    )
+
+    def text_of(slug: str) -> str | None:
+        path = (folder / f"{slug}.py") if folder else None
+        return path.read_text(encoding="utf-8") if path and path.is_file() else None
+
+    verdicts = record.verify(data, text_of)
+    for v in verdicts:
+        print(f"  {VERDICT_MARKS[v.verdict]} {v.verdict:<14} {v.slug}")
+        if v.verdict != record.HOLDS:
+            for line in v.detail.splitlines():
+                print(f"      {line}")
+    held = sum(v.verdict == record.HOLDS for v in verdicts)
+    print(f"\n{held} of {len(verdicts)} lessons hold.")
+    return 0 if held == len(verdicts) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line's entry point; returns the exit code."""
     global LESSONS_OPTION
@@ -230,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     talking.add_argument("lesson", help="a lesson file, or its number (15) or part of its name")
     talking.add_argument("--live", action="store_true", help="use the live model, as for run")
     talking.add_argument("--solution", action="store_true", help="run each exercise's solution first")
+    check = commands.add_parser("verify", help="replay a built-it record: does each lesson's code pass its checks?")
+    check.add_argument("record", metavar="RECORD", help="a record file exported from the course map")
     args = parser.parse_args(argv)
     if sys.stdout.encoding and not re.match(r"(?i)utf-?8", sys.stdout.encoding):
         try:
@@ -244,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         return copy_lessons(args.dir)
     if args.command == "notebook":
         return write_notebook(args.lesson, args.solution, args.output)
+    if args.command == "verify":
+        return verify_record(args.record)
     if args.command == "chat":
         return chat_lesson(args.lesson, args.live, args.solution)
     if args.command == "serve":

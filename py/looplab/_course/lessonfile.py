@@ -206,3 +206,16 @@ def program(cells: list[Cell], solution: bool = False) -> list[tuple[int, Cell]]
             continue
         chosen.append((i, cell))
     return chosen
+
+
+def without_wrong(text: str) -> str:
+    """A lesson's text with its wrong-answer cells taken out, the rest as written (what a site or an
+    export hands the learner)."""
+    out, skipping = [], False
+    for line in text.splitlines(keepends=True):
+        mark = CELL_MARK.match(line.rstrip("\r\n"))
+        if mark:
+            skipping = "wrong" in parse_header(mark["rest"])[1]
+        if not skipping:
+            out.append(line)
+    return "".join(out)
