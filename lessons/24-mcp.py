@@ -308,17 +308,24 @@ for case, answer in answers.items():
 #
 # Now the other end. `rpc(send, method, params)` sends one request through a transport `send` and
 # returns its result (an error reply raises `McpError`, with `.code` and `.message`); `notify`
-# sends a notification. Complete `tools_from_server(send)`: after the handshake (done), ask the
-# server for its tools and **register each one** on the toolbox, with its name, description and
-# input schema, and a function that calls it **through the server**:
+# sends a notification. Two functions to complete. `make_caller(send, name)` returns the function
+# that calls one tool **through the server**:
 #
-# - the function takes the arguments as keywords (`def call(**arguments)`), sends `tools/call`,
-#   and returns the text parts of the result's `content`, joined;
+# - the function takes the arguments as keywords (`def call_tool(**arguments)`), sends
+#   `tools/call`, and returns the text parts of the result's `content`, joined;
 # - a result with `isError` true: raise `ToolError` with the server's text. That text already
 #   starts with `error:` (the server's toolbox wrote it), and the toolbox on this side adds its
 #   own `error: ` to every `ToolError`, so take the server's prefix off first, or the model reads
 #   `error: error: ...`;
-# - an `McpError` (for example a tool the server no longer has): raise `ToolError` too.
+# - an `McpError` (for example a tool the server no longer has): raise `ToolError` too;
+# - anything else, such as a `ConnectionError` from a transport whose connection dropped, is not
+#   the server's answer: let it pass through. Whoever calls the tool decides what to do about it
+#   (lesson 27 retries a dropped call of a tool that only reads; a caller that catches every
+#   exception would hide the drop from those retries).
+#
+# Then `tools_from_server(send)`: after the handshake (done), ask the server for its tools and
+# **register each one** on the toolbox, with its name, description and input schema, and
+# `make_caller(send, its name)` as its function.
 
 # %%
 ids = itertools.count(1)
@@ -340,6 +347,14 @@ def notify(send, method):
     send(json.dumps({"jsonrpc": "2.0", "method": method}))
 
 # %% tags=["exercise"]
+def make_caller(send, name):
+    """A tool function that calls `name` on the server behind `send`."""
+    def call_tool(**arguments):
+        # send tools/call for `name` through rpc; return the text parts of the result's content
+        return ""
+    return call_tool
+
+
 def tools_from_server(send):
     """Discover a server's tools through `send` and register each on a new Toolbox."""
     rpc(send, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -347,7 +362,7 @@ def tools_from_server(send):
     notify(send, "notifications/initialized")
     box = Toolbox()
     listed = rpc(send, "tools/list")["tools"]
-    # register each listed tool on box, with a function that calls it through the server
+    # register each listed tool on box, with make_caller(send, its name) as its function
     return box
 
 # %% [markdown] tags=["hint"]
@@ -355,16 +370,16 @@ def tools_from_server(send):
 # Beware a function written inside a loop: which name will it see when it runs?
 
 # %% [markdown] tags=["hint"]
-# Register each listed tool with its name, description and `inputSchema`. Build its function in a
-# helper, `make_caller(send, name)`, that returns the inner function: a `lambda` written straight
-# in the loop would see the loop's *last* name when it runs, so every tool would call the same
-# one.
+# Register each listed tool with its name, description and `inputSchema`, and as function
+# `make_caller(send, tool["name"])`: the helper fixes the name when it is called, while a `lambda`
+# written straight in the loop would see the loop's *last* name when it runs, so every tool would
+# call the same one.
 #
-# Inside the caller: a `tools/call` request through `rpc`, in a `try` that turns `McpError` into
-# `ToolError`; then the text parts of the result's `content`, joined by newlines. When the result
-# says `isError`, raise a `ToolError` with that text **without** its leading `error:`: the
-# server's text starts with `error:` already, and your toolbox adds one, so the model would read
-# `error: error: …`.
+# Inside the caller: a `tools/call` request through `rpc`, in a `try` that turns `McpError` (and
+# only it) into `ToolError`; then the text parts of the result's `content`, joined by newlines.
+# When the result says `isError`, raise a `ToolError` with that text **without** its leading
+# `error:`: the server's text starts with `error:` already, and your toolbox adds one, so the
+# model would read `error: error: …`.
 
 # %% [markdown] tags=["hint"]
 # ```python
@@ -391,6 +406,15 @@ def tools_from_server(send):
 #                      make_caller(send, tool["name"]))
 #     return box
 # ```
+
+# %% tags=["wrong"]
+# wrong: every exception becomes a ToolError, so a dropped connection is hidden from the retries
+# expect: ConnectionError pass through
+# patch:
+# -        except McpError as exc:
+# -            raise ToolError(f"the server refused {name}: {exc.message}")
+# +        except Exception as exc:
+# +            raise ToolError(f"the server refused {name}: {exc}")
 
 # %% tags=["wrong"]
 # wrong: the server's error text is raised as it is, so the model reads "error: error: ..."
@@ -471,6 +495,17 @@ shrinking_server.toolbox = Toolbox()  # the tool disappears after the list was r
 gone_said = gone.run("ping", "{}") if isinstance(gone, Toolbox) else gone
 print("a tool the server no longer has ->", gone_said)
 empty = attempt(tools_from_server, in_process(McpServer("empty", "1.0", Toolbox())))
+
+
+def dropped_connection(text):
+    """A transport whose connection drops before any reply arrives."""
+    raise ConnectionError("the connection dropped before the reply arrived")
+
+
+caller_said = attempt(make_caller(my_transport, "read_note"), note_id="n1")
+dropped_said = attempt(make_caller(dropped_connection, "read_note"), note_id="n1")
+print("make_caller, read_note n1 ->", caller_said)
+print("make_caller, the connection dropped ->", dropped_said)
 
 # %% [markdown] tags=["predict"]
 # The model asks for `delete_everything`, which the server does not have. What reaches the model?
@@ -624,6 +659,14 @@ assert all(b.run("read_note", '{"note_id": "n2"}') == "March visits: 980. April 
 assert calls_from_client >= 3, (
     f"your server received {calls_from_client} tools/call requests from your client; each tool must call "
     "the server with tools/call")
+# make_caller gives the tool's text, and lets a dropped connection pass through as it was raised
+assert caller_said == "March visits: 1240. April visits: 1310." and str(dropped_said).startswith(
+        "raised ConnectionError"), (
+    f"make_caller(my_transport, 'read_note')(note_id='n1') gave {caller_said!r}, and with a dropped connection "
+    f"{dropped_said!r}; " + ("return the text parts of the result's content, joined by newlines"
+                             if str(dropped_said).startswith("raised ConnectionError") else
+                             "a ConnectionError must pass through unchanged: catch McpError only, so that lesson "
+                             "27's retries see the drop"))
 # a tool error reaches the model as error: text, with one error: prefix
 n9_said = mine.run("read_note", '{"note_id": "n9"}') if isinstance(mine, Toolbox) else mine
 assert n9_said == "error: no note with id 'n9'; ids are n1, n2, n3, n4, n5, n6", (

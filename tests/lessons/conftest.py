@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from looplab._course import mine as carried
 from looplab._course.course import find_in
 from looplab._course.lesson import parse, run_cells
 
@@ -43,6 +44,15 @@ class Solutions:
 @pytest.fixture(scope="session")
 def solved() -> Solutions:
     return Solutions()
+
+
+@pytest.fixture
+def provided():
+    """Hand mine() lesson texts as the page's bridge would (`provided["02"] = text`); reset afterwards."""
+    texts = {}
+    carried.provide(texts.get)
+    yield texts
+    carried.provide(None)
 
 
 @pytest.fixture(autouse=True)

@@ -235,15 +235,6 @@ def solution_of(number: str, k: int) -> str:
     return cells[solution_index(cells, exercises[k])].source
 
 
-@pytest.fixture
-def provided():
-    """Hand mine() lesson texts as the page's bridge would; reset afterwards."""
-    texts = {}
-    carried.provide(texts.get)
-    yield texts
-    carried.provide(None)
-
-
 def test_mine_uses_the_learners_code_when_it_passes(provided, capsys):
     good = solution_of("02", 0).replace('"""Tools the model may ask for', '"""Mine: tools the model may ask for')
     provided["02"] = lesson_with("02", {0: good, 1: solution_of("02", 1), 2: solution_of("02", 2)})

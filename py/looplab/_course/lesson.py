@@ -19,6 +19,7 @@ it wins). `run_cells` runs the starter or the solution, then the checks, in one 
 """
 
 import ast
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -121,12 +122,14 @@ def run_cells(
     namespace: dict | None = None,
     on_predict: Callable[[Prediction], None] | None = None,
     on_event: Callable[[dict], None] | None = None,
+    origin: str = "",
 ) -> LessonResult:
     """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
 
     `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
     The result keeps the runs' events; with `on_event` each goes there as it happens instead, and
-    the result keeps none (the page's worker sends them on at once).
+    the result keeps none (the page's worker sends them on at once). `origin` ("24") marks the code as
+    lesson 24's, for a later lesson that runs it (`mine`): its errors then name that lesson.
     """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
     events: list[dict] = []
@@ -139,11 +142,15 @@ def run_cells(
             if index not in chosen:
                 continue
             try:
-                exec(compile_cell(cell, index), ns)
+                exec(compile_cell(cell, index, origin), ns)
             except Exception as exc:
                 error = learner_traceback(exc)
                 checks = [
-                    Check(name, False, f"not checked: cell {index + 1} raised {type(exc).__name__}: {exc}")
+                    Check(
+                        name,
+                        False,
+                        f"not checked: cell {index + 1} raised {type(exc).__name__}: {exc}{carried_from(exc)}",
+                    )
                     for name in check_names(cells)
                 ]
                 return LessonResult(checks, error, events)
@@ -164,9 +171,32 @@ def run_cells(
         stop_listening()
 
 
-def compile_cell(cell: Cell, index: int):
+def cell_filename(index: int, origin: str = "") -> str:
+    """The file name a cell's code runs under: `<cell 3>`, or `<lesson 24>` for an earlier lesson's code
+    that a later one runs (`mine` runs it with cells left out, so its cell numbers are not the page's)."""
+    return f"<lesson {origin}>" if origin else f"<cell {index + 1}>"
+
+
+CARRIED_CELL = re.compile(r"^<lesson (?P<lesson>[0-9a-z]+)>$")
+
+
+def carried_from(exc: BaseException) -> str:
+    """When the innermost lesson code an error passed through came from an earlier lesson (`mine`), the
+    words that say so: " (raised in make_caller, from lesson 24)"; else ""."""
+    innermost = None
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith("<cell ") or CARRIED_CELL.match(filename):
+            innermost = tb.tb_frame.f_code
+        tb = tb.tb_next
+    match = CARRIED_CELL.match(innermost.co_filename) if innermost else None
+    return f" (raised in {innermost.co_name}, from lesson {match['lesson']})" if match else ""
+
+
+def compile_cell(cell: Cell, index: int, origin: str = ""):
     """A code cell's code object; a tests cell's asserts are rewritten the way pytest does it."""
-    filename = f"<cell {index + 1}>"
+    filename = cell_filename(index, origin)
     if "tests" in cell.tags:
         return testcells.compile_tests(cell.source, filename)
     return compile(cell.source, filename, "exec")
@@ -252,7 +282,7 @@ def run_check_cell(cell: Cell, index: int, ns: dict) -> list[Check]:
             results.append(Check(name, False, str(exc) or f"failed: {name}"))
             continue
         except Exception as exc:
-            results.append(Check(name or "check", False, f"{type(exc).__name__}: {exc}"))
+            results.append(Check(name or "check", False, f"{type(exc).__name__}: {exc}{carried_from(exc)}"))
             continue
         if isinstance(stmt, ast.Assert):
             results.append(Check(name, True))

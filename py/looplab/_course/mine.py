@@ -118,14 +118,15 @@ def with_choice(cells: list[Cell], learners: set[int]) -> list[Cell]:
     return out
 
 
-def quietly(cells: list[Cell]) -> tuple[LessonResult, dict]:
-    """Run cells scripted, printing nothing and tracing to nobody: (result, namespace)."""
+def quietly(cells: list[Cell], lesson: str = "") -> tuple[LessonResult, dict]:
+    """Run cells scripted, printing nothing and tracing to nobody: (result, namespace). The code runs
+    as lesson `lesson`'s, so an error raised in it later names that lesson."""
     ns = {"__name__": "__lesson__"}
     before = os.environ.get("LOOPLAB_MODEL")
     os.environ["LOOPLAB_MODEL"] = "scripted"  # a lesson's own checks are the scripted ones
     try:
         with trace.muted(), contextlib.redirect_stdout(io.StringIO()):
-            result = run_cells(cells, namespace=ns)
+            result = run_cells(cells, namespace=ns, origin=lesson)
     finally:
         if before is None:
             os.environ.pop("LOOPLAB_MODEL", None)
@@ -178,19 +179,19 @@ def mine(number) -> Mine:
     cells = parse(text)
     every = exercises(cells)
     names = {i: names_of(cells, i) for i in every}
-    result, ns = quietly(with_choice(cells, set() if text in _untouched else set(every)))
+    result, ns = quietly(with_choice(cells, set() if text in _untouched else set(every)), lesson)
     if text in _untouched:
         yours, why = set(), "its exercises still hold the starter code"
     elif result.ok:
         yours, why = set(every), ""
     else:
         why = f"with your code there {first_failure(result)}"
-        alone = {i: quietly(with_choice(cells, {i})) for i in every}
+        alone = {i: quietly(with_choice(cells, {i}), lesson) for i in every}
         yours = {i for i in every if alone[i][0].ok}
-        result, ns = alone[min(yours)] if len(yours) == 1 else quietly(with_choice(cells, yours))
+        result, ns = alone[min(yours)] if len(yours) == 1 else quietly(with_choice(cells, yours), lesson)
         if not result.ok:  # each passes alone but not together: the reference throughout
             yours = set()
-            result, ns = quietly(with_choice(cells, set()))
+            result, ns = quietly(with_choice(cells, set()), lesson)
     if not result.ok:
         raise RuntimeError(
             f"lesson {lesson}'s reference solution fails its own checks "
