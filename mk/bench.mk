@@ -10,6 +10,7 @@
 #   bench-coding     bench/coding_benchmark.py: lesson 26's benchmark scores for SmolLM2 via llama-server
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
+#   bench-record     bench/record_replay.py: a whole-course record replayed in the page and in CPython
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
 #   bench-snapshot   bench/snapshot_size.py: the memory snapshot's variants (extras in it, a second
 #                    one, a smaller one) built and measured side by side
@@ -17,7 +18,7 @@
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
 BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-flood \
-	bench-inspector bench-local bench-streaming bench-snapshot
+	bench-inspector bench-local bench-streaming bench-snapshot bench-record
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -51,6 +52,9 @@ bench-flood: build chromium
 
 bench-inspector: build chromium
 	$(PY) bench/inspector.py
+
+bench-record: build chromium
+	$(PY) bench/record_replay.py
 
 bench-local: venv node wheels-site wheels-openai chromium $(LOCAL_TEST_MODEL)
 	$(PY) bench/local_model.py

@@ -49,7 +49,7 @@ def documented(direction: str) -> set[str]:
 
 
 def test_each_constructor_makes_its_own_type_and_the_typedefs_name_exactly_those(protocol_js, types):
-    assert types["toWorker"] == ["prefetch", "module", "init", "run", "fork", "chat", "files", "warm"]
+    assert types["toWorker"] == ["prefetch", "module", "init", "run", "fork", "chat", "replay", "files", "warm"]
     assert types["toPage"] == [
         "progress",
         "ready",

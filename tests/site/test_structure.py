@@ -1,7 +1,7 @@
 """The page's feature folders and the directions of their imports (web/src), read from the source.
 
 `page/` holds `main.js`, the wiring, and one folder a feature. The folders import one way, down
-`ORDER`: a run starts Python (`run/` -> `start/`), the first worker needs the model's endpoint
+`ORDER`: the proof pages replay a record in a Python of their own (`proof/` -> `run/`), a run starts Python (`run/` -> `start/`), the first worker needs the model's endpoint
 (`start/` -> `model/`), a mode knows foreign code (`model/` -> `lesson/`), the lesson on screen shows
 its checks (`lesson/` -> `panels/`), the Context panel draws a step (`panels/` -> `inspector/`), and
 all of them use `ui/`. `chat/` uses `ui/` alone. Nothing imports `main.js`. The worker and the page
@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "web" / "src"
-ORDER = ["run", "start", "model", "lesson", "panels", "inspector", "ui"]  # each imports only those after it
+ORDER = ["proof", "run", "start", "model", "lesson", "panels", "inspector", "ui"]  # each imports only those after it
 ALONE = {"chat": {"ui"}}  # folders outside the order, and what each may import
 SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(\s*(?:/\*.*?\*/\s*)?|\bimport\s+)(["'])(\.{1,2}/[^"']+)\1""", re.S)
 

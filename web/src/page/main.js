@@ -35,6 +35,7 @@ import { runWiring } from "./run/runwiring.js";
 import { startEarly } from "./start/early.js";
 import { warmCodeOnTakeOver } from "./start/codecache.js";
 import { holdEditors } from "./lesson/lazyeditor.js";
+import { setupProof, viewOf } from "./proof/proofview.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -185,6 +186,9 @@ async function main() {
 
   function route() {
     routed = location.hash;
+    const view = viewOf(location.hash);
+    if (view) return Promise.resolve(proof.show(view));
+    proof.hide();
     const { slug, share } = readHash(location.hash);
     const open = (name) => Promise.all(store.dispatch({ type: "open", slug: name }));
     if (share === null) return open(slug);
@@ -320,6 +324,18 @@ async function main() {
       failed: (text) => status.toast(text),
     },
   );
+  const proof = setupProof($("[data-role=proof]"), {
+    lessons: () => store.state.lessons,
+    build: () => early.build,
+    fetchLesson,
+    fetchText: (meta) =>
+      fetch(`lessons/${meta.file}`, { cache: "no-cache" }).then((r) => {
+        if (!r.ok) throw new Error(`lessons/${meta.file}: HTTP ${r.status}`);
+        return r.text();
+      }),
+    download: (name, text) => download(name, text, settings.apiKey),
+    site: (byTest("version").textContent.match(/Loop Lab (\S+)/) || [])[1] || "",
+  });
   setupDrawer($("[data-role=menu]"), ui.list);
   window.addEventListener("hashchange", () => location.hash !== routed && route()); // (a Run may have read it first)
   announceRuns(ui.status, ui.checks, byTest("announcer"));

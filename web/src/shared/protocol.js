@@ -42,6 +42,9 @@
  *   cells of the lessons the code reuses through mine(N), by lesson id (page/run/carried.js; bridge.py
  *   `carry` hands them to looplab._course.mine.provide)
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
+ * @typedef {{type: "replay", id: number, cells: Cell[], replay: {record: object, texts: Object<string, string>, only: string}, env: object}} Replay
+ *   re-check one lesson of a "built it" record (looplab._course.record): `texts` the lessons' files by slug,
+ *   `cells` the lesson with the record's code (for the packages it imports); the result carries `verdicts`
  *   re-run a run of the last lesson run from a step with one edit (looplab.replay; bridge.py keeps
  *   those runs): earlier steps replayed from the record, later ones live. Answered like a run.
  * @typedef {{cells: Cell[], solution: boolean, message: string | null, fresh: boolean}} ChatRequest
@@ -103,6 +106,14 @@ export const toWorker = {
     type: "chat",
     id,
     chat: { cells, solution, message, fresh },
+    env,
+  }),
+  /** @returns {Replay} */
+  replay: (id, { cells, record, texts, only }, env) => ({
+    type: "replay",
+    id,
+    cells,
+    replay: { record, texts, only },
     env,
   }),
   /** @returns {Files} */

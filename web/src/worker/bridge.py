@@ -21,7 +21,7 @@ import sys
 import time
 
 from looplab import replay, trace
-from looplab._course import conversation, lesson, lessonfile, mine, project, stdin
+from looplab._course import conversation, lesson, lessonfile, mine, project, record, stdin
 from looplab.models import stream
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
@@ -83,6 +83,23 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     ):  # the Chat tab talks here next, without a run of its own
         talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
+
+
+def replay(record_json: str, texts_json: str, only: str, env_json: str) -> str:
+    """Re-check one lesson of a "built it" record (looplab._course.record.verify); the result as JSON text.
+
+    The record's code is code from elsewhere: it runs scripted, in a worker that holds no key.
+    """
+    global carried_last
+    set_env(env_json)
+    kept.clear()
+    project.forget()
+    carried_last = None  # verify hands mine() the record's lessons, then none: the next run carries its own
+    try:
+        verdicts = json.loads(record.verify_json(record_json, texts_json, only))
+    except ValueError as exc:
+        return json.dumps({"ok": False, "error": trace.redact_text(str(exc)), "checks": [], "verdicts": []})
+    return json.dumps({"ok": True, "error": None, "checks": [], "verdicts": trace.redact(verdicts)}, default=str)
 
 
 def listen_deltas(send_delta):

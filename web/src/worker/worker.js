@@ -292,7 +292,16 @@ function hearStop() {
 
 // A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
 // or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
-async function run({ id, cells: runCells, solution, env: given, fork = null, carried = {}, chat = null }) {
+async function run({
+  id,
+  cells: runCells,
+  solution,
+  env: given,
+  fork = null,
+  carried = {},
+  chat = null,
+  replay = null,
+}) {
   if (unsettled)
     return post(toPage.done(id, { ok: false, error: unsettled, checks: [] }, { interrupted: false, extras: null }));
   const cells = chat ? chat.cells : runCells;
@@ -327,20 +336,28 @@ async function run({ id, cells: runCells, solution, env: given, fork = null, car
   try {
     const text = await (fork
       ? callPython(bridge.fork, JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
-      : chat
+      : replay
         ? callPython(
-            bridge.chat,
-            JSON.stringify(cells),
-            Boolean(chat.solution),
+            bridge.replay,
+            JSON.stringify(replay.record),
+            JSON.stringify(replay.texts),
+            String(replay.only),
             JSON.stringify(env || {}),
-            chat.message ?? undefined,
-            Boolean(chat.fresh),
-            sendEvent,
-          ) // undefined: None (null is jsnull)
-        : (bridge.carry(
-            JSON.stringify(carried || {}),
-          ), // the learner's earlier lessons, for mine(N)
-          callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
+          )
+        : chat
+          ? callPython(
+              bridge.chat,
+              JSON.stringify(cells),
+              Boolean(chat.solution),
+              JSON.stringify(env || {}),
+              chat.message ?? undefined,
+              Boolean(chat.fresh),
+              sendEvent,
+            ) // undefined: None (null is jsnull)
+          : (bridge.carry(
+              JSON.stringify(carried || {}),
+            ), // the learner's earlier lessons, for mine(N)
+            callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
     result = JSON.parse(hide(text));
   } catch (error) {
     const message = hide(String(error && error.message ? error.message : error));
@@ -436,6 +453,7 @@ const receive = reader("toWorker", {
   run,
   fork: run,
   chat: run,
+  replay: run,
   files,
   warm(message) {
     // a worker that starts no Python (page/start/codecache.js): Pyodide's modules imported once, from this

@@ -8,7 +8,7 @@ import { el } from "../ui/dom.js";
 import { fromNotebook } from "./notebook.js";
 import { putShared } from "../ui/storage.js";
 
-const WHAT = { link: "a link", "progress file": "a progress file", notebook: "a notebook" };
+const WHAT = { link: "a link", "progress file": "a progress file", notebook: "a notebook", record: "a record" };
 
 /** The model a lesson's runs use: scripted while its code is marked, else the toggle's. */
 export function modeFor(from, mode) {
@@ -17,7 +17,8 @@ export function modeFor(from, mode) {
 
 /**
  * Draw the banner at the top of `root`. `onChoose(mode)` ("live" or "local") follows a click on
- * one of its buttons; the banner then goes away.
+ * one of its buttons; the banner then goes away. Without `onChoose` there is no choice: the code
+ * only ever runs scripted (a record's, page/proof/recordcheck.js).
  */
 export function showForeign(root, { from, onChoose }) {
   const what = WHAT[from] || "elsewhere";
@@ -32,13 +33,22 @@ export function showForeign(root, { from, onChoose }) {
   const banner = el(
     "div",
     { class: "stale-note foreign-note", role: "note", "data-testid": "foreign-code", "data-from": from },
-    el(
-      "p",
-      {},
-      el("strong", {}, `Code from ${what} — read it before you run it with your key.`),
-      " Until you choose, this lesson runs on the scripted model: nothing is sent to your endpoint.",
-    ),
-    el("p", {}, choose("live", "Run it with my live model"), " ", choose("local", "Run it with my local model")),
+    onChoose
+      ? el(
+          "p",
+          {},
+          el("strong", {}, `Code from ${what} — read it before you run it with your key.`),
+          " Until you choose, this lesson runs on the scripted model: nothing is sent to your endpoint.",
+        )
+      : el(
+          "p",
+          {},
+          el("strong", {}, `Code from ${what}.`),
+          " It runs on the scripted model only, in a Python of its own that never holds your key: nothing is sent anywhere.",
+        ),
+    onChoose
+      ? el("p", {}, choose("live", "Run it with my live model"), " ", choose("local", "Run it with my local model"))
+      : null,
   );
   root.prepend(banner);
   return banner;

@@ -185,6 +185,12 @@ export class Runner {
     return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on);
   }
 
+  /** Re-check one lesson (`only`, a slug) of a "built it" record (shared/protocol.js `replay`); the
+   * result carries `verdicts`. `cells`: that lesson with the record's code, for the packages it needs. */
+  replay({ cells, record, texts, only }, { env = {}, on }) {
+    return this.send((id, known) => toWorker.replay(id, { cells, record, texts, only }, known), env, on);
+  }
+
   send(message, env, on) {
     // message(id, env): the protocol's run or fork
     if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
@@ -238,6 +244,13 @@ export class Runner {
     this.finish({ outcome: "restarted" });
     this.start();
     return true;
+  }
+
+  /** This runner is done (a record's replay): its worker ends and no other starts. */
+  close() {
+    if (this.current) this.finish({ outcome: "restarted" });
+    this.worker.terminate();
+    this.ready = false;
   }
 
   terminate(run) {

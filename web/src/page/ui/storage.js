@@ -179,11 +179,24 @@ export function loadProgress() {
   return read("progress", {});
 }
 
+// `passedCode`: the edits the lesson last passed with (codeKey), so the course map can tell "all ✓"
+// from "✓ once, edited since" (page/proof/coursemap.js).
 export function saveProgress(slug, record) {
   const progress = loadProgress();
   const before = progress[slug] || {};
-  progress[slug] = { ...record, passedOnce: Boolean(before.passedOnce || record.passed) };
+  const passedCode = record.passed ? codeKey(slug) : before.passedCode;
+  progress[slug] = { ...record, passedOnce: Boolean(before.passedOnce || record.passed), passedCode };
   write("progress", progress);
+}
+
+/** The learner's edits of a lesson as one text: equal texts, equal code. */
+export function codeKey(slug) {
+  const cells = loadEdits(slug).cells || {};
+  return JSON.stringify(
+    Object.keys(cells)
+      .sort()
+      .map((index) => [index, cells[index]]),
+  );
 }
 
 // --- settings (never the key) ------------------------------------------------------------------
