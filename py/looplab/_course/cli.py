@@ -9,6 +9,7 @@
     looplab lessons mine                                    # copy the lessons into ./mine to edit them; run/list use them
     looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
     looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
+    looplab serve --models DIR                              # ... and DIR as the local models' mirror folder
     looplab chat 15 [--solution] [--live]                   # talk to the agent lesson 15 offers (talk.py)
     looplab verify RECORD                                   # replay a "built it" record's lessons (record.py)
     looplab --version
@@ -241,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     site.add_argument("--host", default="127.0.0.1")
     site.add_argument("--dir", help="another built site")
     site.add_argument("--quiet", action="store_true", help="do not log requests")
+    site.add_argument("--models", metavar="DIR", help="serve DIR as the local models' mirror folder")
     run = commands.add_parser("run", help="run one lesson and its checks")
     run.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
     run.add_argument(
@@ -292,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.host,
                 *(["--dir", args.dir] if args.dir else []),
                 *(["--quiet"] if args.quiet else []),
+                *(["--models", args.models] if args.models else []),
             ],
             prog="looplab serve",
         )

@@ -1,6 +1,6 @@
 """Serve the built site on 127.0.0.1 with the headers it needs: `looplab serve`, `make serve`.
 
-    looplab serve [--port 8000] [--dir web/dist] [--quiet]     # the site that came with looplab
+    looplab serve [--port 8000] [--dir web/dist] [--quiet] [--models DIR]   # the site that came with looplab
     python scripts/serve.py [--port 8000] [--dir web/dist]     # a checkout's web/dist
 
 CPython only: a socket server, never imported by the rest of looplab (nor in the page's snapshot,
@@ -20,6 +20,10 @@ else a source checkout's web/dist.
   origin that the page names in the script's address (`worker.js?connect=<origin>`,
   `worker_policy`); the page starts a new worker when the endpoint changes.
 
+- `--models DIR`: a mirror folder of local models (mirror.py): DIR's files under `models/`, with
+  HTTP Range (a download resumes where it stopped), and the catalog (build.json's `modelCatalog`)
+  sent with `"mirror": "models/"`, so the page downloads every model from this host.
+
 Any static host serves the folder just as well, with these headers or without them: then the
 service worker adds COOP/COEP and the worker's policy from the second load on (web/sw.js).
 """
@@ -32,6 +36,8 @@ import re
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+from . import mirror
 
 PACKAGED_SITE = Path(__file__).resolve().parents[1] / "_site"
 CHECKOUT_SITE = Path(__file__).resolve().parents[3] / "web" / "dist"
@@ -77,6 +83,77 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     worker_policy = ""  # build.json's workerCsp
     worker_script = "/worker.js"  # build.json's worker
     immutable: tuple[str, ...] = ("pyodide/",)  # build.json's immutable: files, and folders ending in "/"
+    models: Path | None = None  # --models: the mirror folder
+    catalog = "/models.json"  # build.json's modelCatalog, as a path
+
+    def do_GET(self) -> None:
+        if not self.send_mirror():
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if not self.send_mirror():
+            super().do_HEAD()
+
+    def send_mirror(self) -> bool:
+        """Answer a request for the catalog or a mirrored model (True), or leave it to the site (False)."""
+        if self.models is None:
+            return False
+        path = urlsplit(self.path).path
+        if path == self.catalog:
+            site_catalog = Path(self.directory) / path.lstrip("/")
+            if not site_catalog.is_file():
+                return False
+            self.send_bytes(mirror.mirrored(site_catalog.read_text()), "application/json")
+            return True
+        if not path.startswith("/" + mirror.PREFIX):
+            return False
+        found = mirror.mirror_file(self.models, path)
+        if found is None:
+            self.send_error(404, f"no such model file in the mirror folder ({self.models.name})")
+            return True
+        self.send_model(found)
+        return True
+
+    def send_bytes(self, data: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def send_model(self, path: Path) -> None:
+        """A model file, whole or the byte range asked for (206), never read into memory at once."""
+        size = path.stat().st_size
+        wanted = mirror.byte_range(self.headers.get("Range"), size)
+        if wanted == "unsatisfiable":
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        first, last = wanted or (0, size - 1)
+        self.send_response(206 if wanted else 200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Length", str(last - first + 1))
+        if wanted:
+            self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        with path.open("rb") as source:
+            source.seek(first)
+            left = last - first + 1
+            while left > 0:
+                chunk = source.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                try:
+                    self.wfile.write(chunk)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the page paused or cancelled: it asks for the rest later
+                left -= len(chunk)
 
     def end_headers(self) -> None:
         path = self.path.split("?")[0]
@@ -113,6 +190,28 @@ class Server(http.server.ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def serve_models(folder: Path, site: Path, info: dict) -> list[str] | None:
+    """Set the handler up to serve `folder` as the mirror: the lines to print (what it lacks), or
+    None when it cannot be served (said on stderr)."""
+    if not folder.is_dir():
+        print(f"serve: --models {folder}: no such folder", file=sys.stderr)
+        return None
+    address = info.get("modelCatalog", "models.json")
+    catalog = site / address
+    if "://" in address or not catalog.is_file():
+        print(
+            f"serve: --models needs the site's own catalog, and {site}'s build.json names {address!r}",
+            file=sys.stderr,
+        )
+        return None
+    SiteHandler.models = folder.resolve()
+    SiteHandler.catalog = "/" + address.lstrip("/")
+    lacking = mirror.missing(folder, catalog.read_text())
+    return [f"models from {folder} under /{mirror.PREFIX}"] + [
+        f"{line}: that model cannot be downloaded from this host" for line in lacking
+    ]
+
+
 def main(argv: list[str] | None = None, prog: str | None = None, site: Path | None = None) -> int:
     """Serve until Ctrl+C; 1 when the folder holds no built site. `site`: the folder when --dir is not given."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
@@ -122,6 +221,9 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
         "--dir", type=Path, default=None, help="the built site (default: the one that came with looplab)"
     )
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    parser.add_argument(
+        "--models", type=Path, default=None, metavar="DIR", help="serve DIR as the local models' mirror folder"
+    )
     args = parser.parse_args(argv)
     args.dir = args.dir or site or default_site()
     if not (args.dir / "index.html").exists():
@@ -138,9 +240,14 @@ def main(argv: list[str] | None = None, prog: str | None = None, site: Path | No
     SiteHandler.worker_policy = info.get("workerCsp", "")
     SiteHandler.worker_script = "/" + info.get("worker", "worker.js")
     SiteHandler.immutable = tuple(info.get("immutable", SiteHandler.immutable))
+    said = [] if args.models is None else serve_models(args.models, args.dir, info)
+    if said is None:
+        return 1
     with Server((args.host, args.port), handler) as server:
         host, port = server.server_address[:2]
         print(f"serving {args.dir} on http://{host}:{port}/ (Ctrl+C stops)", flush=True)
+        for line in said:
+            print(f"serve: {line}", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
