@@ -8,6 +8,8 @@
 #   bench-sdk        bench/sdk_browser.py: the openai SDK's install + import and a call's cost in the page
 #   bench-real       bench/real_server.py: the curriculum live against llama-server (mk/llama.mk)
 #   bench-coding     bench/coding_benchmark.py: lesson 26's benchmark scores for SmolLM2 via llama-server
+#   bench-local-agent  bench/local_agent.py: the agent lessons on both local test models, with the
+#                    page's requests, through llama-server: valid calls, finals, checks, tokens/s
 #   bench-flood      bench/flood.py: the longest main-thread task while a run floods the Output console
 #   bench-inspector  bench/inspector.py: the run inspector draws a 200-step run, moves one step
 #   bench-record     bench/record_replay.py: a whole-course record replayed in the page and in CPython
@@ -17,8 +19,8 @@
 #   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
-BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-flood \
-	bench-inspector bench-local bench-streaming bench-snapshot bench-record
+BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-local-agent \
+	bench-flood bench-inspector bench-local bench-streaming bench-snapshot bench-record
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -43,6 +45,9 @@ bench-sdk: venv node wheels-site wheels-openai wheels-test chromium
 
 bench-real: venv llama
 	$(PY) bench/real_server.py
+
+bench-local-agent: venv llama local-test-models
+	$(PY) bench/local_agent.py
 
 bench-coding: venv llama
 	$(PY) bench/coding_benchmark.py

@@ -41,8 +41,8 @@ MODEL_NAME = "smollm2-135m-instruct"  # the name the server answers to (--alias)
 class LlamaServer:
     """llama-server with the pinned GGUF, --jinja (the model's own chat template and tool-call parsing)."""
 
-    def __init__(self, key: str | None = None, log: Path | None = None, context: int = 8192):
-        self.key, self.context = key, context
+    def __init__(self, key: str | None = None, log: Path | None = None, context: int = 8192, model: Path | None = None):
+        self.key, self.context, self.model = key, context, model
         self.log = log or ROOT / ".cache" / "llama" / "server.log"
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -52,7 +52,7 @@ class LlamaServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self, wait: float = 120.0) -> LlamaServer:
-        binary, model = llama.server_path(), llama.model_path()
+        binary, model = llama.server_path(), self.model or llama.model_path()
         for path, how in ((binary, "built"), (model, "extracted")):
             if not path.exists():
                 raise RuntimeError(f"{path} is not {how} yet: run `make llama` (scripts/llama.py ready)")
@@ -163,7 +163,7 @@ class Recorder:
 
     def __init__(self, server: LlamaServer):
         self.target = f"http://127.0.0.1:{server.port}"
-        self.replies: list[dict] = []  # {"path", "tokens", "finish", "chars"}
+        self.replies: list[dict] = []  # {"path", "tokens", "finish", "chars", "generate_ms", ...}
         self.lock = threading.Lock()
         self.httpd = QuietServer(("127.0.0.1", 0), self.handler())
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
@@ -239,6 +239,8 @@ class Recorder:
                     "tool_calls": len(message.get("tool_calls") or []),
                     "chars": len(text),
                     "streamed": streamed,
+                    # the server's own time writing the reply (not streamed replies only)
+                    "generate_ms": (reply.get("timings") or {}).get("predicted_ms"),
                 }
             )
 

@@ -13,21 +13,25 @@ function here only writes requests and reads replies:
   final answer. The Toolbox still checks the arguments: right shape is not right values.
 
 Greedy decoding unless the page's Settings give a temperature. In CPython, LOOPLAB_MODEL=local
-says plainly that the local model runs in the browser, and how to run one here instead.
+sends the same requests to a llama-server when LOOPLAB_LOCAL_URL names one (localserver.py);
+otherwise it says plainly that the local model runs in the browser, and how to run one here.
 """
 
+import os
 from collections.abc import Callable
 
 from ..page import PageUnavailable, ask_page, in_page
 from .chat import wire_message
 from .errors import ModelError
+from .localserver import server_ask
 from .prompted import action_schema, prompted
 
 IN_CPYTHON = (
     "the local model runs in the browser: open Loop Lab's page and choose Model → local. "
     "In CPython, serve a model with Ollama (`ollama serve`, then "
     "LLM_BASE_URL=http://127.0.0.1:11434/v1) or llama.cpp (`llama-server -m model.gguf --jinja`, "
-    "then LLM_BASE_URL=http://127.0.0.1:8080/v1), set LLM_MODEL, and run with --live"
+    "then LLM_BASE_URL=http://127.0.0.1:8080/v1), set LLM_MODEL, and run with --live; or set "
+    "LOOPLAB_LOCAL_URL=http://127.0.0.1:8080 to send that server exactly what the page's engine gets"
 )
 
 NOT_ISOLATED = (
@@ -56,9 +60,13 @@ def local_model(
     default; anything that answers OpenAI-style chat requests the same way will do.
     """
     if ask is None:
-        if not in_page():  # CPython, or Pyodide outside Loop Lab's page (Node.js)
+        server = os.environ.get("LOOPLAB_LOCAL_URL", "").strip()
+        if in_page():
+            ask = ask_page
+        elif server:
+            ask = server_ask(server)
+        else:  # CPython, or Pyodide outside Loop Lab's page (Node.js)
             raise ModelError(IN_CPYTHON, kind="setup")
-        ask = ask_page
     about: dict = {}
 
     def request(body: dict) -> dict:
