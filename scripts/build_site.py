@@ -384,19 +384,30 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
 # --- the local model's engine --------------------------------------------------------------------
 
 WLLAMA = NODE / "@wllama" / "wllama"
+WLLAMA_COMPAT = NODE / "@wllama" / "wllama-compat"  # the build for engines without JSPI or Memory64 (WebKit)
 
 
 def copy_wllama(out: Path) -> list[str]:
-    """wllama's wasm under wllama/<version>/ (the path localengine.js asks for), and its own ES module
-    for the bare bench page; returns the served files that are lazy (loaded only in local mode)."""
-    package = WLLAMA / "package.json"
-    if not package.exists():
-        raise BuildError("node_modules/@wllama/wllama is missing: run `npm ci`")
-    version = json.loads(package.read_text())["version"]
-    wasm = out / "wllama" / version / "wllama.wasm"
-    wasm.parent.mkdir(parents=True)
-    shutil.copy2(WLLAMA / "esm" / "wasm" / "wllama.wasm", wasm)
-    return [wasm.relative_to(out).as_posix(), "localengine.js"]
+    """wllama's wasm under wllama/<version>/ (the path localengine.js asks for) and its compat build
+    under wllama/<version>/compat/, both from the site, never wllama's CDN; returns the served files
+    that are lazy (loaded only in local mode)."""
+    versions = {}
+    for package in (WLLAMA, WLLAMA_COMPAT):
+        if not (package / "package.json").exists():
+            raise BuildError(f"node_modules/{package.relative_to(NODE)} is missing: run `npm ci`")
+        versions[package] = json.loads((package / "package.json").read_text())["version"]
+    version = versions[WLLAMA]
+    if versions[WLLAMA_COMPAT] != version:
+        raise BuildError(
+            f"@wllama/wllama-compat {versions[WLLAMA_COMPAT]} is not @wllama/wllama {version}: pin both alike"
+        )
+    folder = out / "wllama" / version
+    (folder / "compat").mkdir(parents=True)
+    shutil.copy2(WLLAMA / "esm" / "wasm" / "wllama.wasm", folder / "wllama.wasm")
+    for name in ("wllama.wasm", "wllama.js"):
+        shutil.copy2(WLLAMA_COMPAT / "wasm" / name, folder / "compat" / name)
+    served = [folder / "wllama.wasm", folder / "compat" / "wllama.wasm", folder / "compat" / "wllama.js"]
+    return [path.relative_to(out).as_posix() for path in served] + ["localengine.js"]
 
 
 # --- the front end -----------------------------------------------------------------------------

@@ -29,7 +29,7 @@ def read_line(prompt: str = "") -> str:
     try:
         answer = ask_page("stdin", {"prompt": prompt})
     except PageUnavailable as exc:
-        if "isolated" in str(exc):
+        if "not cross-origin isolated" in str(exc):
             raise EOFError(NOT_ISOLATED) from None
         raise EOFError(f"input() got no answer: {exc}") from None
     text = answer.get("text", "")

@@ -112,7 +112,7 @@ async function main() {
   const prices = setupPrices($("[data-role=settings-dialog]"));
   const renderList = () =>
     renderLessonList(ui.list, store.state.lessons, store.state.lesson && store.state.lesson.slug);
-  const say = reports({ status, output, checks: ui.checks, renderList, mode: mode.name });
+  const say = reports({ status, output, checks: ui.checks, renderList, mode: mode.name, modeNote: mode.note });
   // A Run pressed right after a lesson link runs that lesson (session.js), even when the press is
   // heard before the address change's hashchange event: the address is read first.
   let routed = null; // the address route() last read (null: not yet)

@@ -6,6 +6,7 @@ import { reader, toPage } from "../shared/protocol.js";
 import { REDACTED, redact } from "../shared/redact.js";
 import { clearAnswer, waitForAnswer } from "../shared/asking.js";
 import { KEY_PLACEHOLDER } from "../shared/keyscope.js";
+import { noSharedMemory } from "../shared/gaps.js";
 import {
   handBack,
   loadedAll,
@@ -384,7 +385,7 @@ function askPage(kind, requestJson) {
   if (!answers) {
     post(toPage.ask(runId, kind, request, false));
     return JSON.stringify({
-      unavailable: "the page is not cross-origin isolated, so Python cannot wait for an answer from it",
+      unavailable: `${noSharedMemory() || "the page gave no answer buffer"}, so Python cannot wait for an answer from it`,
     });
   }
   clearAnswer(answers);

@@ -3,7 +3,9 @@
 // in wllama's worker, multi-threaded when the page is cross-origin isolated, on the GPU through
 // WebGPU when the browser offers an adapter (else, or if that load fails, on the CPU); its wasm
 // comes from this site (wllama/<version>/wllama.wasm, copied by scripts/build_site.py), never
-// from a CDN, and never wllama's compatibility build (setCompat(null), on every browser).
+// from a CDN. An engine without JSPI or Memory64 (WebKit, so Safari) cannot run that build: wllama
+// then takes its compat build (Asyncify, 32-bit memory; slower), which the site serves too
+// (wllama/<version>/compat/, from @wllama/wllama-compat), never wllama's CDN copy of it.
 //
 // The prompt is remembered: wllama 3 runs llama-server's own request loop, which keeps the KV
 // cache of the last prompt in its slot and, with `cache_prompt`, evaluates only the tokens after
@@ -14,19 +16,38 @@
 // CSP: wllama starts its worker, and that worker its threads, from blob: URLs, and compiles
 // WebAssembly: the page needs `worker-src 'self' blob:` and `script-src 'self' 'wasm-unsafe-eval'`.
 
-import { Wllama } from "@wllama/wllama";
+import { CacheManager, Wllama } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { hasWebGPU } from "./gpuadapter.js";
 import { withoutThought } from "./thought.js";
+import { CAN_SUSPEND } from "../shared/gaps.js";
 
 export const VERSION = wllamaPackage.version;
 
-/** Where this site serves wllama's wasm, relative to the page. */
+/** Where this site serves wllama's wasm, relative to the page; and its compat build. */
 export const WASM_PATH = `wllama/${VERSION}/wllama.wasm`;
+const COMPAT = { worker: `wllama/${VERSION}/compat/wllama.js`, wasm: `wllama/${VERSION}/compat/wllama.wasm` };
 
 const CONTEXT = 4096; // tokens: a lesson's whole run (tools, rules, a few steps) fits
 const FIRST_TOKEN = "local-first-token"; // a performance mark at each reply's first token
 const THINKING = { enable_thinking: false }; // Qwen3's chat template: answer without <think>…</think>
+
+/**
+ * wllama's own download cache, unused: the page loads the model from a Blob and keeps files itself
+ * (localmodel.js). wllama's default cache needs the Origin Private File System and its constructor
+ * throws without it ("No supported storage backend found": a Safari private window, a WebKit
+ * automation session), so it gets this one, which keeps nothing and works everywhere.
+ */
+const KEEPS_NOTHING = {
+  isSupported: () => true,
+  read: async () => null,
+  write: async () => {
+    throw new Error("the local model's files are kept by the page, not by wllama");
+  },
+  getSize: async () => -1,
+  list: async () => [],
+  delete: async () => {},
+};
 
 /**
  * Threads for the engine when the page may share memory: half the logical cores (about the
@@ -53,7 +74,36 @@ export async function loadEngine(blob, { name = "model.gguf", threads = threadCo
     opened = await open(blob, name, threads, true).catch(() => null);
   }
   opened ||= await open(blob, name, threads, false);
-  return new Engine(opened, { name, size: blob.size, loadMs: performance.now() - started, gpu: opened.gpu });
+  const cpuBecause = opened.gpu
+    ? null
+    : tryGpu
+      ? "the GPU could not load it"
+      : gpu === false
+        ? "as asked"
+        : navigator.gpu
+          ? "no WebGPU adapter on real hardware here"
+          : "this browser has no WebGPU";
+  return new Engine(opened, {
+    name,
+    size: blob.size,
+    loadMs: performance.now() - started,
+    gpu: opened.gpu,
+    cpuBecause,
+    compat: usesCompat(),
+  });
+}
+
+/** Whether wllama runs its compat build here: it does where JSPI or Memory64 is missing (WebKit),
+ * except on Firefox (its "safari" mode, which setCompat above keeps). */
+function usesCompat() {
+  if (/Firefox\//.test(navigator.userAgent)) return false;
+  let memory64 = true;
+  try {
+    new WebAssembly.Memory({ address: "i64", initial: 1n });
+  } catch {
+    memory64 = false;
+  }
+  return !CAN_SUSPEND || !memory64;
 }
 
 async function open(blob, name, threads, gpu) {
@@ -67,9 +117,14 @@ async function open(blob, name, threads, gpu) {
     {
       logger: { debug() {}, log() {}, warn: keep, error: keep },
       allowOffline: true,
+      cacheManager: new CacheManager([KEEPS_NOTHING]),
     },
   );
-  wllama.setCompat(null); // never the CDN build wllama would fetch for browsers without JSPI
+  // wllama uses it only where the engine lacks JSPI or Memory64; never on Firefox ("safari" mode)
+  wllama.setCompat({
+    worker: new URL(COMPAT.worker, document.baseURI).href,
+    wasm: new URL(COMPAT.wasm, document.baseURI).href,
+  });
   const options = { n_ctx: CONTEXT, n_threads: threads, n_parallel: 1, jinja: true };
   try {
     // n_gpu_layers 0 keeps wllama's worker off WebGPU entirely; left out, every layer goes to the GPU.
@@ -103,7 +158,7 @@ function explain(name, problems, error) {
 }
 
 export class Engine {
-  constructor(wllama, { name, size, loadMs, gpu = false }) {
+  constructor(wllama, { name, size, loadMs, gpu = false, cpuBecause = null, compat = false }) {
     this.wllama = wllama;
     const meta = wllama.getModelMetadata().meta || {};
     const template = wllama.getChatTemplate() || "";
@@ -115,6 +170,8 @@ export class Engine {
       threads: wllama.getNumThreads(),
       multithread: wllama.isMultithread(),
       gpu, // WebGPU holds the model's layers
+      cpuBecause, // why not (when gpu is false), in a few words
+      compat, // wllama's compat build: no JSPI or Memory64 here, slower
       // A chat template that renders `tools` lets llama.cpp write and parse native tool calls.
       native_tools: /\btools\b/.test(template),
     };

@@ -106,7 +106,9 @@ export class LocalModel {
       this.speed && this.speed.write
         ? ` · reads ${this.speed.read.toFixed(1)} tokens/s, writes ${this.speed.write.toFixed(1)} tokens/s`
         : "";
-    const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}${a.gpu ? " · WebGPU" : ""}`;
+    const where = a.gpu ? " · WebGPU" : a.cpuBecause ? ` on the CPU (${a.cpuBecause})` : "";
+    const build = a.compat ? " · wllama's slower build for browsers without JSPI" : "";
+    const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}${where}${build}`;
     return `${a.model} · ${mb(a.size)} · loaded in ${(a.loadMs / 1000).toFixed(1)} s · ${threads}${speed}${this.notKept}`;
   }
 

@@ -2,6 +2,7 @@
 // mode needs before it starts, and Python's questions to the local model (localmodel.js).
 
 import { modeFor } from "../lesson/foreign.js";
+import { CAN_SUSPEND, NO_STREAMING, noSharedMemory } from "../../shared/gaps.js";
 
 /**
  * @param {object} parts  {toggle (the select), settings (settings.js), local (LocalModel), status,
@@ -17,8 +18,13 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     document.body.dataset.mode = settings.mode;
   }
 
+  /** What the mode on cannot do in this browser, as " (…)" after its name, or "". */
+  function note() {
+    return settings.live && settings.stream && !CAN_SUSPEND ? ` (${NO_STREAMING})` : "";
+  }
+
   function summary() {
-    if (settings.live) return `live model ${settings.values.model} at ${settings.values.baseUrl}`;
+    if (settings.live) return `live model ${settings.values.model} at ${settings.values.baseUrl}${note()}`;
     if (settings.mode === "local") return `local model: ${local.text}`;
     return "scripted model";
   }
@@ -42,6 +48,7 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     useLocal,
     name: current,
     current,
+    note,
 
     /** The toggle changed; `pythonReady` says whether the ready line may be redrawn. */
     change(pythonReady) {
@@ -64,8 +71,9 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
         }
       }
       if (mode === "local" && !isolated()) {
-        const text =
-          "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+        const text = self.crossOriginIsolated
+          ? `The local model needs shared memory (Python waits for its reply on it), and ${noSharedMemory()}: use Safari, Chrome or Firefox for it.`
+          : "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
         status.toast(text, 10000);
         status.show(`Local model: ${text}`, "stopped", { about: ticket });
         return false;

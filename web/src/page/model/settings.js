@@ -6,6 +6,7 @@
 import { loadSettings, saveSettings, loadKey, saveKey } from "../ui/storage.js";
 import { redact } from "../../shared/redact.js";
 import { carriesKey } from "../../shared/keyscope.js";
+import { CAN_SUSPEND, NO_STREAMING } from "../../shared/gaps.js";
 
 export const PRESETS = {
   openai: { label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", api: "chat" },
@@ -260,6 +261,12 @@ export function setupDialog(dialog, settings, { onSave }) {
   const form = dialog.querySelector("form");
   const field = (name) => form.elements.namedItem(name);
   const result = dialog.querySelector("[data-role=test-result]");
+
+  if (!CAN_SUSPEND) {
+    const note = dialog.querySelector("[data-role=stream-note]");
+    note.textContent = `Here ${NO_STREAMING}.`;
+    note.hidden = false;
+  }
 
   const presetSelect = field("preset");
   presetSelect.replaceChildren(...Object.entries(PRESETS).map(([id, p]) => new Option(p.label, id)));

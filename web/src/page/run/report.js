@@ -5,6 +5,7 @@
 
 import { showChecks, tally, describeTally } from "../panels/checks.js";
 import { saveProgress } from "../ui/storage.js";
+import { noSharedMemory } from "../../shared/gaps.js";
 
 /** A lesson passes when its code raised nothing and no check failed (and one at least passed:
  * claims not checked with a live model alone do not make a pass), as looplab's LessonResult.ok. */
@@ -30,7 +31,7 @@ function startedFrom(how) {
 /**
  * @param {object} parts  {status, output, checks (element), renderList, mode () -> name}
  */
-export function reports({ status, output, checks, renderList, mode }) {
+export function reports({ status, output, checks, renderList, mode, modeNote = () => "" }) {
   let loadingSince = performance.now();
   let restarts = 0; // Python started again in this page: a Stop that had to end it, a crash, a new endpoint
 
@@ -120,7 +121,8 @@ export function reports({ status, output, checks, renderList, mode }) {
       if (run)
         status.show(`Opened ${meta.title}; stopping the run of ${run.meta.title}…`, "stopping", { about: ticket });
       else if (!status.about || status.about === ticket) return;
-      else if (python === "ready") status.show(`Ready · ${meta.title} · ${mode()} model`, "ready", { about: ticket });
+      else if (python === "ready")
+        status.show(`Ready · ${meta.title} · ${mode()} model${modeNote()}`, "ready", { about: ticket });
       else status.show(`${meta.title} · Python is starting again…`, "loading", { about: ticket });
     },
 
@@ -157,15 +159,16 @@ export function reports({ status, output, checks, renderList, mode }) {
                 .join(" ")
             : "",
       });
-      const isolation = info.isolated
-        ? ""
-        : ` · Stop restarts Python (page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""})`;
+      const gap = self.crossOriginIsolated
+        ? noSharedMemory() // isolated, yet no shared memory (WebKitGTK)
+        : `page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""}`;
+      const isolation = info.isolated ? "" : ` · Stop restarts Python (${gap})`;
       const fence =
         info.fenced === false
           ? " · Python's network is not fenced in here (no service worker gave its worker a policy): run only code you trust with your key"
           : "";
       status.show(
-        `Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${mode()} model${isolation}${fence}`,
+        `Ready · Python ${info.python} (Pyodide ${info.pyodide}) in ${(ms / 1000).toFixed(1)} s${describeStart(info.start)} · ${mode()} model${modeNote()}${isolation}${fence}`,
         "ready",
         { stage: "ready" },
       );
