@@ -10,7 +10,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: test test-py test-pyodide test-e2e test-e2e-plain serve build venv node clean
 
-test: lint test-py test-pyodide test-e2e test-e2e-plain test-real test-dist
+test: lint test-py test-pyodide test-e2e test-e2e-plain test-browsers test-real test-dist
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements-test.txt pyproject.toml
@@ -33,6 +33,7 @@ test-py: venv node
 
 include mk/pyodide.mk
 include mk/web.mk
+include mk/browsers.mk
 include mk/llama.mk
 include mk/localmodel.mk
 include mk/lint.mk

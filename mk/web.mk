@@ -2,7 +2,8 @@
 #   make build      bundle the front end, copy Pyodide, build the looplab wheel and our httpx2_jsfetch
 #                   wheel (py-extra/), fetch the pinned "site", "openai" and "test" wheels, write the lock file
 #   make serve      build, then serve web/dist on http://127.0.0.1:8000 (PORT=... to change)
-#   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e)
+#   make test-e2e   the site in Debian's Chromium through Playwright (tests/e2e), on the site `make
+#                   e2e-site` built once for every browser suite (mk/browsers.mk)
 #   make test-e2e-plain  part of it again from a plain static server under a sub-path
 #   (the benchmarks, make bench, are mk/bench.mk's)
 
@@ -28,13 +29,13 @@ web/dist/build.json: $(SITE_SOURCES) | venv node wheels-site wheels-openai wheel
 serve: build
 	$(PY) scripts/serve.py --port $(PORT) --dir web/dist
 
-test-e2e: venv node wheels-site wheels-openai wheels-test chromium
-	$(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
+test-e2e: venv node e2e-site chromium
+	LOOPLAB_E2E_SITE=$(E2E_SITE) $(PY) -m pytest tests/e2e -p no:cacheprovider $(E2E_ARGS)
 
 # The site once more from a plain `python -m http.server`, under /some/sub/path/ (no COOP/COEP, no
 # CSP header, as GitHub Pages serves a project): the tests marked plain_host, and test_plain_host.py.
-test-e2e-plain: venv node wheels-site wheels-openai wheels-test chromium
-	LOOPLAB_E2E_HOST=plain $(PY) -m pytest tests/e2e -p no:cacheprovider -m plain_host $(E2E_ARGS)
+test-e2e-plain: venv node e2e-site chromium
+	LOOPLAB_E2E_HOST=plain LOOPLAB_E2E_SITE=$(E2E_SITE) $(PY) -m pytest tests/e2e -p no:cacheprovider -m plain_host $(E2E_ARGS)
 
 # Our own wheels (py-extra/) in .cache/wheels, beside the pinned ones, for bench/models.py --pyodide.
 # (The site does not need this: scripts/build_site.py builds them from source into web/dist/py.)

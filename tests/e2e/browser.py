@@ -2,7 +2,7 @@
 by scripts/serve.py (the headers the site wants) or by a plain `python -m http.server` under a
 sub-path (a static host that sends none of them, as GitHub Pages serves a project).
 
-Shared by tests/e2e (conftest.py) and the browser benchmarks in bench/.
+Shared by tests/e2e (conftest.py), tests/browsers (the engine matrix) and the browser benchmarks in bench/.
 """
 
 from __future__ import annotations
@@ -38,6 +38,36 @@ CHROMIUM_ARGS = [
     # no host name resolves but the loopback ones: a second wall behind the route guard
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 ]
+
+
+def build_site(out: Path, *more_lessons: Path) -> None:
+    """The site with lessons/ and the browser tests' fixture lessons (tests/e2e/fixtures), into `out`."""
+    folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures", *more_lessons]
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_site.py"),
+            "--out",
+            str(out),
+            *[arg for folder in folders for arg in ("--lessons", str(folder))],
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+
+
+def site_for_tests(tmp_path_factory) -> Path:
+    """The browser tests' site: the one LOOPLAB_E2E_SITE names (`make e2e-site` builds it once for
+    every suite of a `make test`), else built into a temporary folder for this session."""
+    named = os.environ.get("LOOPLAB_E2E_SITE")
+    if named:
+        folder = Path(named).resolve()
+        if not (folder / "build.json").exists():
+            raise FileNotFoundError(f"LOOPLAB_E2E_SITE={named} holds no built site: `make e2e-site` builds it")
+        return folder
+    out = tmp_path_factory.mktemp("site") / "dist"
+    build_site(out)
+    return out
 
 
 def logged_gets(log: Path) -> list[tuple[str, int]]:

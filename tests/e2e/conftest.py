@@ -1,6 +1,7 @@
 """Fixtures for the browser tests: the site built once, served on a free port, driven by Chromium.
 
-- `site_url`   the site (lessons/ plus tests/e2e/fixtures) built into a temporary folder and
+- `site_url`   the site (lessons/ plus tests/e2e/fixtures) built into a temporary folder (or the one
+               LOOPLAB_E2E_SITE names, built once by `make e2e-site` for every browser suite) and
                served by scripts/serve.py, exactly as `make serve` serves web/dist; with
                LOOPLAB_E2E_HOST=plain by a plain `python -m http.server` under /some/sub/path/
                instead (`make test-e2e-plain`: the tests marked `plain_host`, and test_plain_host.py)
@@ -16,7 +17,6 @@ and the test that made it fails (`no_outside_requests`, autouse).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -28,7 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import CHROMIUM, CHROMIUM_ARGS, PlainServer, SiteServer  # noqa: F401 (re-exported for the tests)
+from browser import (  # noqa: F401 (re-exported for the tests)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PlainServer,
+    SiteServer,
+    build_site,
+    site_for_tests,
+)
 from learner import serve_without_isolation
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -54,26 +61,9 @@ os.environ.setdefault("PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS", "1")
 expect.set_options(timeout=15_000)
 
 
-def build_site(out: Path, *more_lessons: Path) -> None:
-    folders = [ROOT / "lessons", ROOT / "tests" / "e2e" / "fixtures", *more_lessons]
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "build_site.py"),
-            "--out",
-            str(out),
-            *[arg for folder in folders for arg in ("--lessons", str(folder))],
-        ],
-        check=True,
-        cwd=ROOT,
-    )
-
-
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "dist"
-    build_site(out)
-    return out
+    return site_for_tests(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
