@@ -1,4 +1,5 @@
-"""Start-up of the site in headless Chromium, against a bare Pyodide page served from the same folder.
+"""Start-up of the site in headless Chromium (or Firefox, WebKit: --browser), against a bare Pyodide
+page served from the same folder.
 
 Prints figures; asserts nothing. Run: `make bench`, or `python bench/startup.py [--runs 5] [--dir web/dist]`
 after `make build`.
@@ -40,6 +41,8 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
 from learner import KEPT_SNAPSHOTS, serve_without_isolation, set_code, wait_code_warmed
 from pagevisits import Requests
+
+import engine_startup
 
 LESSON = "01-agent-or-workflow"  # a scripted lesson whose Run ends with its checks
 
@@ -251,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only-restart", action="store_true", help="only the restart's figures (with and without the spare)"
     )
+    parser.add_argument(
+        "--browser",
+        choices=("chromium", "firefox", "webkit"),
+        default="chromium",
+        help="the engine: Chromium (every figure below), or Firefox ESR / WebKitGTK (cold, warm and "
+        "Stop -> ready against the bare page in the same engine: bench/engine_startup.py)",
+    )
     args = parser.parse_args(argv)
     if not (args.dir / "bench" / "bare.html").exists():
         print(f"startup: {args.dir} is not built; run `make build`", file=sys.stderr)
@@ -259,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.dir / "lessons" / f"{lesson}.json").exists():
         found = sorted((args.dir / "lessons").glob("*.json"))
         lesson = next((p.stem for p in found if p.stem != "index"), lesson)
+
+    if args.browser != "chromium":
+        return engine_startup.main(args.browser, args.dir, args.runs, lesson, load_note)
 
     server = SiteServer(args.dir, log=True)
     url = server.url
