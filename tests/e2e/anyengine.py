@@ -61,8 +61,9 @@ def open_lesson(tab: Tab, site_url: str, slug: str = FIXTURE) -> None:
 
 
 def show_lesson(tab: Tab, slug: str) -> None:
-    """Go to another lesson as the lesson list does (a change of #/lesson: Python stays loaded)."""
-    tab.js("(slug) => { location.hash = '#/' + slug; }", slug)
+    """Go to another lesson as the lesson list does (a change of #/lesson: Python stays loaded).
+    The lesson on screen already is not drawn again."""
+    tab.js("(slug) => { if (document.body.dataset.lesson !== slug) location.hash = '#/' + slug; }", slug)
     wait_ready(tab, slug)
 
 
@@ -73,16 +74,18 @@ def status(tab: Tab) -> dict:
     )
 
 
-def click_text(tab: Tab, selector: str, text: str) -> None:
-    """Click the first element matching `selector` whose text contains `text`."""
+def click_text(tab: Tab, selector: str, text: str = "", nth: int = 0) -> None:
+    """Click the `nth` shown element matching `selector` whose text contains `text`. It is found and
+    marked at once before the click, so a redraw of the page in between cannot leave a stale mark."""
     found = tab.wait(
-        """(sel, text) => { const el = [...document.querySelectorAll(sel)].find((e) => e.innerText.includes(text)
-                && e.getClientRects().length > 0);
-            if (!el) return null; el.dataset.e2ePick = String(Date.now()); return `[data-e2e-pick="${el.dataset.e2ePick}"]`; }""",
+        """(sel, text, nth) => { const el = [...document.querySelectorAll(sel)].filter((e) => e.innerText.includes(text)
+                && e.getClientRects().length > 0)[nth];
+            if (!el) return null; el.dataset.e2ePick = String(Math.random()).slice(2); return `[data-e2e-pick="${el.dataset.e2ePick}"]`; }""",
         selector,
         text,
+        nth,
         timeout=30_000,
-        what=f"{selector} saying {text!r}",
+        what=f"{selector} #{nth} saying {text!r}",
     )
     tab.click(found)
 
@@ -110,15 +113,10 @@ def code_of(tab: Tab, role: str = "exercise") -> str:
 
 def put_solutions(tab: Tab) -> None:
     """Every exercise's solution put in place through the page's "show solution" buttons."""
-    shown = count(tab, tid("show-solution"))
-    for i in range(shown):
-        pick = tab.js(
-            "(i) => { const b = document.querySelectorAll('[data-testid=show-solution]')[i]; b.dataset.e2ePick = 's' + i; return '[data-e2e-pick=s' + i + ']'; }",
-            i,
-        )
-        tab.click(pick)
+    for i in range(count(tab, tid("show-solution"))):
+        click_text(tab, tid("show-solution"), nth=i)
         click_text(tab, ".cell-solution .cell-actions button", "Put the solution in my code")
-        tab.click(pick)  # hidden again
+        click_text(tab, tid("show-solution"), nth=i)  # hidden again
 
 
 def start_run(tab: Tab) -> None:
