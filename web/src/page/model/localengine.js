@@ -20,7 +20,7 @@ import { CacheManager, Wllama } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { hasWebGPU } from "./gpuadapter.js";
 import { withoutThought } from "./thought.js";
-import { CAN_SUSPEND } from "../shared/gaps.js";
+import { CAN_SUSPEND } from "../../shared/gaps.js";
 
 export const VERSION = wllamaPackage.version;
 
