@@ -75,9 +75,10 @@ def main() -> None:
                 600_000,
             )
             seconds = (page.evaluate("() => performance.now()") - t0) / 1000
-            shown = page.eval_on_selector_all(
-                "[data-testid=record-verdict]", "items => items.filter(li => li.dataset.verdict === 'holds').length"
+            verdicts_shown = page.eval_on_selector_all(
+                "[data-testid=record-verdict]", "items => items.map(li => [li.dataset.verdict, li.innerText])"
             )
+            shown = sum(verdict == "holds" for verdict, _ in verdicts_shown)
             browser.close()
     finally:
         server.stop()
@@ -85,7 +86,13 @@ def main() -> None:
     print(
         f"  in the page (Chromium headless, a fresh keyless Python)  {seconds:6.1f} s   {shown} of {count} hold   target <= 60 s"
     )
+    for verdict, said in verdicts_shown:
+        if verdict != "holds":
+            print(f"    in the page, {verdict}: {said.splitlines()[0]} · {' '.join(said.splitlines()[1:3])[:300]}")
     print(f"  in CPython (looplab verify)                              {cpython:6.1f} s   {held} of {count} hold")
+    for v in verdicts:
+        if v.verdict != record.HOLDS:
+            print(f"    in CPython, {v.verdict}: {v.slug} · {v.detail[:300]}")
 
 
 if __name__ == "__main__":
