@@ -61,6 +61,29 @@ def test_look_alikes_other_ports_schemes_and_paths_get_no_key(scope_js):
     assert scope_js.get("KEY_PLACEHOLDER") == "held by the page"
 
 
+def test_paths_a_decoding_server_would_read_outside_the_prefix_get_no_key(scope_js):
+    origin = "https://api.example.com:8443"
+    for path in (
+        "/v1/..%2Fadmin",
+        "/v1/..%2fadmin",
+        "/v1/%2e%2e%2fadmin",
+        "/v1/%2E%2E%2Fadmin",
+        "/v1/..%5Cadmin",
+        "/v1/..%5cadmin",
+        "/v1/..;/admin",
+        "/v1/x;p=1/models",
+        "/v1/..%252Fadmin",  # decoded twice
+        "/v1/chat%2Fcompletions",
+        "/v1/%2e%2e%5cadmin",
+    ):
+        assert scope_js.call("carriesKey", BASE, origin + path) is False, path
+    # URL parsing itself removes a whole dot segment, encoded or not: what is left is inside or not
+    assert scope_js.call("carriesKey", BASE, origin + "/v1/x/%2e%2e/models") is True
+    assert scope_js.call("carriesKey", BASE, origin + "/v1/%2e%2e/admin") is False
+    # only the path counts: a query may hold anything
+    assert scope_js.call("carriesKey", BASE, origin + "/v1/models?next=..%2F..%2F;x") is True
+
+
 def test_a_base_url_at_the_root_covers_its_whole_origin_only(scope_js):
     root = "http://localhost:11434"
     assert scope_js.call("carriesKey", root, "http://localhost:11434/api/chat") is True
@@ -82,8 +105,33 @@ ORIGINS = st.one_of(
         ]
     ),
 )
-FIRST = st.sampled_from(["v1", "v10", "v1x", "", "V1", "%2e%2e", "."])
-SEGMENTS = st.lists(st.sampled_from(["v1", "v10", "chat", "completions", "..", ".", "", "%2e%2e", "v1x"]), max_size=4)
+FIRST = st.sampled_from(["v1", "v10", "v1x", "", "V1", "%2e%2e", ".", "%2E%2E"])
+SEGMENTS = st.lists(
+    st.sampled_from(
+        [
+            "v1",
+            "v10",
+            "chat",
+            "completions",
+            "..",
+            ".",
+            "",
+            "%2e%2e",
+            "v1x",
+            "..%2f",
+            "..%2F",
+            "a;b",
+            "..;",
+            "%5c",
+            "x%252f",
+            "x%2e",
+            ".%2E",
+            "%2e",
+        ]
+    ),
+    max_size=4,
+)
+UNSAFE = ("%2f", "%5c", "%2e", "%25", ";")  # what a server that decodes paths could read as another path
 
 
 def reference(base: str, url: str) -> bool:
@@ -94,18 +142,19 @@ def reference(base: str, url: str) -> bool:
         port = p.port or {"http": 80, "https": 443}[p.scheme]
         return (p.scheme, (p.hostname or "").lower(), port)
 
-    def clean(path):
+    def clean(path):  # the URL standard's dot segments: ".", "..", and the same with "." as %2e
         out = []
-        for part in path.replace("%2e", ".").split("/")[1:]:
-            if part == "..":
+        for part in path.split("/")[1:]:
+            if part.lower() in ("..", ".%2e", "%2e.", "%2e%2e"):
                 out = out[:-1]
-            elif part != ".":
+            elif part.lower() not in (".", "%2e"):
                 out.append(part)
         return "/" + "/".join(out)
 
     prefix = clean(b.path).rstrip("/")
     path = clean(u.path).rstrip("/")
-    return origin(b) == origin(u) and (prefix == "" or path == prefix or path.startswith(prefix + "/"))
+    plain = not any(bad in path.lower() for bad in UNSAFE)
+    return origin(b) == origin(u) and plain and (prefix == "" or path == prefix or path.startswith(prefix + "/"))
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)

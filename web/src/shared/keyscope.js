@@ -19,7 +19,19 @@ const PATH = getter("pathname");
 const HREF = getter("href");
 const USER = getter("username");
 const PASSWORD = getter("password");
-const { startsWith, slice } = String.prototype;
+const { startsWith, slice, toLowerCase, indexOf } = String.prototype;
+
+// What a path may not hold to carry the key: URL parsing leaves `%2f`, `%5c` and `%2e` encoded (and
+// `;` parameters as they are), but a server or proxy that decodes and normalises paths would read
+// `/v1/..%2Fadmin` or `/v1/..;/admin` as a path outside the prefix; `%25` could be decoded twice.
+const UNSAFE = ["%2f", "%5c", "%2e", "%25", ";"];
+
+/** Whether `path` (as URL parsing leaves it) could name another path on a server that decodes it. */
+function ambiguous(path) {
+  const lower = apply(toLowerCase, path, []);
+  for (let i = 0; i < UNSAFE.length; i++) if (apply(indexOf, lower, [UNSAFE[i]]) >= 0) return true;
+  return false;
+}
 
 /** An http(s) URL's parts as plain strings, or null: {origin, path (no trailing "/"), href}. */
 function parts(text) {
@@ -52,12 +64,13 @@ export function endpointOrigin(baseUrl) {
 
 /**
  * The URL to send the key to — `url` written out in full — when it lies within the endpoint
- * (same origin, and the base URL's path or a path below it); else null.
+ * (same origin, and the base URL's path or a path below it, with nothing encoded that a server
+ * could decode into another path); else null.
  */
 export function keyedURL(endpoint, url) {
   if (!endpoint) return null;
   const found = parts(url);
-  if (!found || found.origin !== endpoint.origin) return null;
+  if (!found || found.origin !== endpoint.origin || ambiguous(found.path)) return null;
   const inside =
     endpoint.path === "" || found.path === endpoint.path || apply(startsWith, found.path, [endpoint.path + "/"]);
   return inside ? found.href : null;
