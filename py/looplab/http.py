@@ -13,8 +13,9 @@ got no complete answer raises `NetworkError`, whose `kind` says what happened:
     blocked   (browser) the request failed with no status: the network, or the endpoint's CORS rules
     other     anything else (the text says what)
 
-In the browser, Python runs in a Web Worker and the request is a synchronous XMLHttpRequest, so
-the lessons' loop stays plain synchronous code. Workers may set a timeout on a synchronous XHR;
+In the browser, Python runs in a Web Worker and the request is a synchronous XMLHttpRequest, or in
+Loop Lab's page a fetch that Python waits for (JavaScript Promise integration), so the lessons'
+loop stays plain synchronous code. Workers may set a timeout on a synchronous XHR;
 a page (window) may not, so there the timeout is skipped. In Loop Lab's page the worker sends
 it (`looplab_transport`, web/src/worker/transport.js): Python never holds the learner's key, and the
 worker sets the Authorization header of requests for the configured endpoint only.
@@ -48,8 +49,13 @@ def get_json(url: str, headers: dict | None = None, timeout: float = 60.0) -> tu
 
 
 def request(method: str, url: str, data: str | None, headers: dict, timeout: float) -> tuple[int, dict, str]:
-    """One HTTP request through whichever transport this Python has."""
+    """One HTTP request through whichever transport this Python has: in the page, its fetch where
+    Python can wait for one (a request with the key then never follows a redirect), else an XHR."""
     if IN_BROWSER:
+        streamed = _page_stream(method, url, data, headers, timeout)
+        if streamed is not None:
+            status, found, pieces = streamed
+            return status, found, b"".join(pieces).decode("utf-8", errors="replace")
         return _xhr(method, url, data, headers, timeout)
     return _urllib(method, url, data, headers, timeout)
 
@@ -148,6 +154,12 @@ def network_errors(url: str, timeout: float, during: str = "no answer within"):
         raise NetworkError("other", url, f"{type(exc).__name__}: {exc}") from exc
 
 
+# Why the page's transport sent no request with the key (web/src/worker/transport.js `send`).
+REFUSALS = {
+    "redirected": "the endpoint answered with a redirect, and a request with your key never follows one",
+    "fetch only": "a request with your key goes by fetch here, which this call cannot wait for",
+}
+
 # Headers a browser sets itself; setting them from script only logs a warning, so skip them.
 BROWSER_OWNED = {"content-length", "host", "connection", "accept-encoding", "user-agent", "origin"}
 
@@ -163,7 +175,7 @@ def _xhr(method, url, data, headers, timeout):
     if error == "timeout":
         raise NetworkError("timeout", url, f"no answer within {timeout:g} s")
     if error:
-        raise NetworkError("blocked", url, "the request failed with no HTTP status")
+        raise NetworkError("blocked", url, REFUSALS.get(error, "the request failed with no HTTP status"))
     text = reply.body.to_bytes().decode("utf-8", errors="replace")
     return int(reply.status), _parse_headers(str(reply.headers or "")), text
 

@@ -14,6 +14,8 @@
 // or String.prototype.indexOf for everyone else, not for this module.
 
 import { keyedURL, parseEndpoint } from "../shared/keyscope.js";
+import { REDACTED } from "../shared/redact.js";
+import { bytesOf, maskBytes, maskText, pieceMasker } from "./keymask.js";
 
 const { apply } = Reflect;
 const { parse } = JSON;
@@ -31,9 +33,10 @@ const SET_TIMEOUT = setter("timeout");
 const SET_TYPE = setter("responseType");
 const STATUS = reader(XHR, "status");
 const RESPONSE = reader(XHR, "response");
+const RESPONSE_URL = reader(XHR, "responseURL");
 const fetchOnce = fetch.bind(self);
-const HeadersClass = Headers;
-const { set: HEADERS_SET, entries: HEADERS_ENTRIES } = Headers.prototype;
+const { entries: HEADERS_ENTRIES } = Headers.prototype;
+const NEXT_ENTRY = Object.getPrototypeOf(new Headers().entries()).next;
 const RESPONSE_HEADERS = reader(Response, "headers");
 const RESPONSE_STATUS = reader(Response, "status");
 const RESPONSE_BODY = reader(Response, "body");
@@ -47,18 +50,23 @@ const GET_READER = ReadableStream.prototype.getReader;
 const { read: READ, cancel: CANCEL } = ReadableStreamDefaultReader.prototype;
 const { indexOf, slice, toLowerCase } = String.prototype;
 const Bytes = Uint8Array;
-const Text = String;
+const KIND = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 const Waiting = Promise;
 const THEN = Promise.prototype.then;
 const later = setTimeout;
 const unlater = clearTimeout;
 const every = setInterval;
 const unevery = clearInterval;
+// With JavaScript Promise integration Python can wait for a fetch (looplab/http.py, httpx2_jsfetch):
+// a keyed request then goes by fetch, which can refuse a redirect; a synchronous XHR cannot.
+const JSPI = typeof WebAssembly === "object" && "Suspending" in WebAssembly;
 
 let endpoint = null; // {origin, path} of the configured base URL
 let key = "";
+let keyBytes = new Bytes(0);
+const MASK = bytesOf(REDACTED);
 let held = false;
-let live = false; // the run in progress uses the live model
+let live = false; // a live run is in progress: only then may a request carry the key
 let stopped = () => false; // whether Stop was pressed (and takes it): set by the worker
 let hush = () => {}; // Pyodide's own look at Stop off, while Python waits on a stream's Promise
 let hear = () => {}; // and on again
@@ -67,7 +75,15 @@ let nextStream = 1;
 const STOP_POLL_MS = 50;
 
 // Headers a browser sets itself; setting them from script only logs a warning.
-const BROWSER_OWNED = { "content-length": 1, host: 1, connection: 1, "accept-encoding": 1, "user-agent": 1, origin: 1 };
+const BROWSER_OWNED = {
+  __proto__: null,
+  "content-length": 1,
+  host: 1,
+  connection: 1,
+  "accept-encoding": 1,
+  "user-agent": 1,
+  origin: 1,
+};
 
 /** Take the key and the endpoint it belongs to, once, before Python runs; later calls are refused. */
 export function holdKey(baseUrl, apiKey) {
@@ -75,6 +91,7 @@ export function holdKey(baseUrl, apiKey) {
   held = true;
   endpoint = parseEndpoint(typeof baseUrl === "string" ? baseUrl : "");
   key = typeof apiKey === "string" && endpoint ? apiKey : "";
+  keyBytes = bytesOf(key);
 }
 
 /** Whether a key is held (Python then sees KEY_PLACEHOLDER in LLM_API_KEY). */
@@ -82,7 +99,9 @@ export function hasKey() {
   return key !== "";
 }
 
-/** Runs on the live model may use the key; scripted and local runs never send it. */
+/** A live run begins (true) or ends (false, also after scripted and local runs): only requests made
+ * while a live run is in progress may carry the key. Whatever a run leaves behind — a timer, a
+ * callback, a pending request — runs outside it without the key. */
 export function setLive(value) {
   live = value === true;
 }
@@ -108,36 +127,31 @@ export function waited() {
 }
 
 /** The text with the key (when held, 4 characters or more) written as `mask` — without calling
- * anything Python could have replaced with the key as an argument. */
+ * anything Python could have replaced with the key as an argument (keymask.js). */
 export function maskKey(text, mask) {
-  if (typeof text !== "string" || key.length < 4) return text;
-  let out = "";
-  let from = 0;
-  for (;;) {
-    const at = apply(indexOf, text, [key, from]);
-    if (at < 0) break;
-    out += apply(slice, text, [from, at]) + mask;
-    from = at + key.length;
-  }
-  return from === 0 ? text : out + apply(slice, text, [from]);
+  return maskText(text, key, mask);
 }
 
-/** Python's headers (JSON text of an object of strings) as [name, value] pairs, without the ones
- * the browser owns, and without Authorization when the worker is to set it (`keyed`). They hold no
- * key: the key's own header is set on its own, never stored in an array (an index assignment
- * could meet a setter Python put on Array.prototype). */
-function headerList(headersJson, keyed) {
+/** Python's headers (JSON text of an object of strings) as a record of names and values with no
+ * prototype, without the ones the browser owns, and with the key's Authorization when `keyed`
+ * (Python's own Authorization then dropped). The record is what fetch gets: fetch reads a record
+ * with plain property reads, and with no prototype there is nothing for it to call that Python
+ * could have replaced (a Headers object is read through Headers.prototype[Symbol.iterator]). The
+ * key goes in last, after everything Python gave was read. */
+function headerRecord(headersJson, keyed) {
   const given = typeof headersJson === "string" && headersJson ? parse(headersJson) : {};
-  const names = keys(given);
-  const out = [];
+  const names = given && typeof given === "object" ? keys(given) : [];
+  const record = { __proto__: null };
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
+    const value = given[name];
+    if (typeof name !== "string" || typeof value !== "string") continue;
     const lower = apply(toLowerCase, name, []);
-    if (BROWSER_OWNED[lower] === 1 || typeof given[name] !== "string") continue;
-    if (keyed && lower === "authorization") continue;
-    out.push([name, given[name]]);
+    if (BROWSER_OWNED[lower] === 1 || (keyed && lower === "authorization")) continue;
+    record[name] = value;
   }
-  return out;
+  if (keyed) record.Authorization = "Bearer " + key;
+  return record;
 }
 
 /** Where a request goes and whether it carries the key: {href, keyed}. */
@@ -146,60 +160,83 @@ function target(url) {
   return href === null ? { href: typeof url === "string" ? url : "", keyed: false } : { href, keyed: true };
 }
 
+/** A body Python gave: its text or its bytes (a Uint8Array, told by its internal slot, not by
+ * anything Python can answer for it), else none. */
 function bodyOf(body) {
-  return typeof body === "string" || body instanceof Bytes ? body : null;
+  return typeof body === "string" || apply(KIND, body, []) === "Uint8Array" ? body : null;
+}
+
+const verbOf = (verb) => (typeof verb === "string" ? verb : "GET");
+
+/** `href` as the response's URL gives it back (no fragment): a keyed XHR answered from elsewhere was redirected. */
+function withoutFragment(href) {
+  const at = apply(indexOf, href, ["#"]);
+  return at < 0 ? href : apply(slice, href, [0, at]);
+}
+
+/** What Python gets of an answer: its header text and its body, the key masked out of both. */
+function answer(status, headerText, bytes) {
+  return {
+    status,
+    headers: maskText(headerText, key, REDACTED),
+    body: key ? maskBytes(bytes, keyBytes, MASK) : bytes,
+  };
 }
 
 /**
  * One synchronous request (XMLHttpRequest, allowed in a worker): {status, headers (the raw
- * header text), body (Uint8Array)}, or {error: "timeout" | "blocked"} when no HTTP answer came.
+ * header text), body (Uint8Array)}, or {error: "timeout" | "blocked" | "redirected" | "fetch only"}
+ * when no HTTP answer came. A request with the key never follows a redirect: where Python can wait
+ * for a fetch (JSPI) it goes by fetch only ("fetch only" here: looplab/http.py and httpx2_jsfetch
+ * wait for one); elsewhere a synchronous XHR follows redirects by itself, and its answer is
+ * refused when it came from another address ("redirected").
  */
 export function send(verb, url, headersJson, body, timeoutMs) {
   const { href, keyed } = target(url);
+  if (keyed && JSPI) return { error: "fetch only" };
+  const given = bodyOf(body);
   const xhr = new XHR();
   apply(SET_TYPE, xhr, ["arraybuffer"]);
   if (typeof timeoutMs === "number" && timeoutMs > 0) apply(SET_TIMEOUT, xhr, [timeoutMs]);
-  const headers = headerList(headersJson, keyed);
   try {
-    apply(OPEN, xhr, [Text(verb), href, false]);
-    for (let i = 0; i < headers.length; i++) apply(SET_HEADER, xhr, [headers[i][0], headers[i][1]]);
-    if (keyed) apply(SET_HEADER, xhr, ["Authorization", "Bearer " + key]);
-    apply(SEND, xhr, [bodyOf(body)]);
+    apply(OPEN, xhr, [verbOf(verb), href, false]);
+    const headers = headerRecord(headersJson, keyed);
+    const names = keys(headers);
+    for (let i = 0; i < names.length; i++) apply(SET_HEADER, xhr, [names[i], headers[names[i]]]);
+    apply(SEND, xhr, [given]);
   } catch (error) {
     return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
   }
   const status = apply(STATUS, xhr, []);
   if (status === 0) return { error: "blocked" };
-  return {
-    status,
-    headers: apply(ALL_HEADERS, xhr, []) || "",
-    body: new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)),
-  };
+  if (keyed && apply(RESPONSE_URL, xhr, []) !== withoutFragment(href)) return { error: "redirected" };
+  return answer(status, apply(ALL_HEADERS, xhr, []) || "", new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)));
 }
 
-/** fetch's options for a request, with the key's header when it is keyed. No prototype: fetch
- * reads its options with plain property reads, and a getter Python put on Object.prototype would
- * otherwise see this object, and through it the headers. */
+/** fetch's options for a request (headers: headerRecord). No prototype either: fetch reads its
+ * options with plain property reads, and a getter Python put on Object.prototype would otherwise
+ * see this object. A keyed request refuses any redirect, so the key never follows one out of the
+ * endpoint's prefix. */
 function fetchInit(verb, headersJson, body, keyed, signal) {
-  const headers = new HeadersClass();
-  const list = headerList(headersJson, keyed);
-  for (let i = 0; i < list.length; i++) apply(HEADERS_SET, headers, [list[i][0], list[i][1]]);
-  if (keyed) apply(HEADERS_SET, headers, ["Authorization", "Bearer " + key]);
+  const method = verbOf(verb);
+  const given = bodyOf(body);
   return {
     __proto__: null,
-    method: Text(verb),
-    headers,
-    body: bodyOf(body),
+    method,
+    body: given,
     credentials: "omit",
     cache: "no-store",
+    redirect: keyed ? "error" : "follow",
     signal,
+    headers: headerRecord(headersJson, keyed),
   };
 }
 
 function rawHeaders(response) {
   let raw = "";
-  const entries = [...apply(HEADERS_ENTRIES, apply(RESPONSE_HEADERS, response, []), [])];
-  for (const [name, value] of entries) raw += `${name}: ${value}\r\n`;
+  const entries = apply(HEADERS_ENTRIES, apply(RESPONSE_HEADERS, response, []), []);
+  for (let step = apply(NEXT_ENTRY, entries, []); !step.done; step = apply(NEXT_ENTRY, entries, []))
+    raw += step.value[0] + ": " + step.value[1] + "\r\n";
   return raw;
 }
 
@@ -219,11 +256,8 @@ export async function send_async(verb, url, headersJson, body, timeoutMs) {
   } catch (error) {
     return { error: error && error.name === "TimeoutError" ? "timeout" : "blocked" };
   }
-  return {
-    status: apply(RESPONSE_STATUS, response, []),
-    headers: rawHeaders(response),
-    body: new Bytes(await apply(ARRAY_BUFFER, response, [])),
-  };
+  const headers = rawHeaders(response);
+  return answer(apply(RESPONSE_STATUS, response, []), headers, new Bytes(await apply(ARRAY_BUFFER, response, [])));
 }
 
 // --- a body read as it arrives (looplab/http.py open_stream, through pyodide.ffi.run_sync) -------
@@ -275,8 +309,15 @@ export function open_stream(verb, url, headersJson, body, timeoutMs) {
     (response) => {
       handle = nextStream++;
       const stream = apply(RESPONSE_BODY, response, []);
-      streams[handle] = { reader: stream ? apply(GET_READER, stream, []) : null, abort, ms: timeoutMs };
-      return { status: apply(RESPONSE_STATUS, response, []), headers: rawHeaders(response), stream: handle };
+      streams[handle] = {
+        reader: stream ? apply(GET_READER, stream, []) : null,
+        abort,
+        ms: timeoutMs,
+        masker: key ? pieceMasker(keyBytes, MASK) : null,
+        ended: false,
+      };
+      const headers = maskText(rawHeaders(response), key, REDACTED);
+      return { status: apply(RESPONSE_STATUS, response, []), headers, stream: handle };
     },
     (error) => {
       throw error;
@@ -296,9 +337,14 @@ export function read_stream(handle) {
   hush();
   const open = streams[handle];
   if (!open) return Waiting.resolve({ error: "dropped" });
-  if (!open.reader) return Waiting.resolve({ done: true });
+  if (!open.reader || open.ended) return Waiting.resolve({ done: true });
   const piece = apply(THEN, apply(READ, open.reader, []), [
-    (got) => (got.done ? { done: true } : { chunk: new Bytes(got.value) }),
+    (got) => {
+      if (!got.done) return { chunk: open.masker ? open.masker.piece(new Bytes(got.value)) : new Bytes(got.value) };
+      open.ended = true; // what the masker held back (the start of a key that never came) goes last
+      const rest = open.masker ? open.masker.end() : null;
+      return rest && rest.length ? { chunk: rest } : { done: true };
+    },
   ]);
   return settle(piece, open.ms, open.abort);
 }

@@ -40,7 +40,8 @@ let answers = null; // the answer buffer (asking.js), shared with the page, or n
 let runId = null;
 let unsettled = null; // why looplab's session could not be set up after ready (each run says so)
 
-const post = (message) => self.postMessage(message);
+const postMessage = self.postMessage.bind(self); // taken before Python, which could replace self.postMessage
+const post = (message) => postMessage(message);
 
 const BRIDGE = "/home/pyodide/looplab_bridge.py";
 
@@ -139,7 +140,7 @@ async function init(message) {
   const { module, snapshot, fetched } = await handBack();
   const shared = snapshot && keep && interrupt ? sharedCopy(snapshot) : null;
   const given = shared || (snapshot && keep && snapshot === fetched ? snapshot.slice() : snapshot);
-  if (keep) self.postMessage(toPage.kept(module, given), given && !shared ? [given.buffer] : []);
+  if (keep) postMessage(toPage.kept(module, given), given && !shared ? [given.buffer] : []);
   if (fetched) keepInflated(build, fetched);
 }
 
@@ -310,7 +311,7 @@ async function run({
   hearStop(); // (a stream Python asked for and never waited on leaves it off)
   // Python sees where the key is, never the key; only a live run's requests may carry it.
   const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
-  setLive(env.LOOPLAB_MODEL === "live");
+  setLive(env.LOOPLAB_MODEL === "live"); // and off before the page hears the run ended (`ended`)
   // (the page clears the interrupt buffer before it sends a run: a Stop pressed meanwhile stands)
   let result = null;
   let interrupted = false;
@@ -321,11 +322,7 @@ async function run({
     const message = String(error && error.message ? error.message : error);
     if (/KeyboardInterrupt/.test(message)) {
       // a Stop pressed while the run was still being prepared
-      flush();
-      post(
-        toPage.done(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras }),
-      );
-      runId = null;
+      ended(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras });
       return;
     }
     post(toPage.stderr(id, hide(`Could not load a package: ${message}\n`)));
@@ -365,14 +362,22 @@ async function run({
     interrupted = /KeyboardInterrupt/.test(message);
     if (!interrupted && error && error.name !== "PythonError") {
       // A JavaScript-level failure (Pyodide fatal error, out of memory): this worker is done.
+      setLive(false);
       flush();
       post(toPage.fatal(describeCrash(message)));
       return;
     }
     result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : message, checks: [] };
   }
+  ended(id, result, { interrupted, extras });
+}
+
+/** A run's end: the key is off before anything else (nothing the run left behind may use it),
+ * then what it printed last, then `done`. */
+function ended(id, result, how) {
+  setLive(false);
   flush();
-  post(toPage.done(id, result, { interrupted, extras }));
+  post(toPage.done(id, result, how));
   runId = null;
 }
 
@@ -431,6 +436,13 @@ function sharedCopy(bytes) {
 // Only the page's messages: Python can dispatch a MessageEvent of its own on `self`, but not a
 // trusted one. Init comes once; a prefetch only before it.
 let started = false;
+// Runs and questions wait for init's end: the `kept` message goes to the page before any code of a
+// run does, so the page can refuse any later one (workerpool.js), whoever posted it.
+let initialised = null;
+const afterInit = (handle) => (message) => {
+  const go = () => handle(message);
+  if (initialised) initialised.then(go, go);
+};
 // A prefetch starts Python at once: fetching, compiling and restoring do not wait for the app's
 // init (measured: init came 60–270 ms into a warm start). Python runs no code of anyone's before
 // init: the restore runs only Pyodide's start and the snapshot's own, and the key, the shared
@@ -449,13 +461,13 @@ const receive = reader("toWorker", {
   init(message) {
     if (started) return;
     started = true;
-    init(message);
+    initialised = init(message);
   },
-  run,
-  fork: run,
-  chat: run,
-  replay: run,
-  files,
+  run: afterInit(run),
+  fork: afterInit(run),
+  chat: afterInit(run),
+  replay: afterInit(run),
+  files: afterInit(files),
   warm(message) {
     // a worker that starts no Python (page/start/codecache.js): Pyodide's modules imported once, from this
     // site only, so the browser keeps their compiled code for the next visit; then it ends itself
