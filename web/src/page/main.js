@@ -27,9 +27,9 @@ import { createStore, controls, whyNoFork } from "./run/session.js";
 import { reports } from "./run/report.js";
 import { modes } from "./model/modes.js";
 import { download, sharePayload, downloadNotebook } from "./lesson/exports.js";
-import { foreignSource, trustCode } from "./ui/storage.js";
+import { codeOrigin, foreignSource, trustCode } from "./ui/storage.js";
 import { carriedCells } from "./run/carried.js";
-import { notebookCells, takeForeign } from "./lesson/foreign.js";
+import { notebookCells, realmOf, takeForeign } from "./lesson/foreign.js";
 import { Chat, chatElements, chatHooks } from "./chat/chat.js";
 import { runWiring } from "./run/runwiring.js";
 import { startEarly } from "./start/early.js";
@@ -141,10 +141,11 @@ async function main() {
       keys: editorKeys,
       reopen: (slug) => store.dispatch({ type: "open", slug }),
       choose(slug, chosen) {
-        // the learner read the code from elsewhere and chose their model for it
+        // the learner read the code from elsewhere and chose their model for it: a Python with the key
         trustCode(slug);
         ui.toggle.value = chosen;
         mode.change(store.state.everReady);
+        prepare();
       },
     },
   );
@@ -184,6 +185,14 @@ async function main() {
     for (const panel of [output, events, context, files, inspector]) panel.clear();
   }
 
+  /** The Python the lesson on screen's code may run in (foreign.js realmOf). */
+  const realm = () => realmOf(store.state.lesson && codeOrigin(store.state.lesson.slug));
+
+  /** A Python that fits the lesson on screen, started now while the learner reads (runner.js). */
+  function prepare() {
+    if (runner && store.state.lesson) runner.prepare(realm());
+  }
+
   function route() {
     routed = location.hash;
     const view = viewOf(location.hash);
@@ -207,7 +216,7 @@ async function main() {
       ui.text.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No lessons yet." })),
     load: ({ ticket, meta }) =>
       lessonOf(meta).then((lesson) => void store.dispatch({ type: "shown", ticket, meta, lesson })),
-    draw: (effect) => (screen.draw(effect), chat.show(effect.meta.slug, screen.now.view.cells())),
+    draw: (effect) => (screen.draw(effect), chat.show(effect.meta.slug, screen.now.view.cells()), prepare()),
     follow: say.follow,
     toast({ say: what, meta }) {
       if (what === "loading")
@@ -229,7 +238,7 @@ async function main() {
         carriedCells(cells, store.state.lessons, fetchLesson)
           .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
           .then((carried) =>
-            runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket) }),
+            runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket), realm: realm() }),
           ),
         at,
       );
@@ -243,7 +252,11 @@ async function main() {
       status.show(`Forking run #${request.run} from step ${request.step}…`, "running", { about: ticket });
       return launch(
         "fork",
-        runner.fork(request, { env: settings.env(mode.current()), on: runCallbacks(ticket, { source: "fork" }) }),
+        runner.fork(request, {
+          env: settings.env(mode.current()),
+          on: runCallbacks(ticket, { source: "fork" }),
+          realm: realm(),
+        }),
         performance.now(),
       );
     },
@@ -257,6 +270,7 @@ async function main() {
           ...request,
           env: settings.env(mode.current()),
           on: chat.callbacks(runCallbacks(ticket)),
+          realm: realm(),
         }),
         performance.now(),
       );
@@ -268,6 +282,7 @@ async function main() {
     ready({ info }) {
       say.ready(info, notIsolated);
       registerServiceWorker();
+      prepare(); // (the first worker was started before the lesson's code was known)
     },
     crashed: say.crashed,
   });
@@ -374,6 +389,7 @@ async function main() {
     },
     progress: (event) => store.state.python !== "ready" && say.progress(event),
     ready: (info) => store.dispatch({ type: "ready", info }),
+    swapped: () => inspector.forget(), // the runs kept for forks went with the worker it replaced
     crashed: (message, { restart }) => store.dispatch({ type: "crashed", message, restart }),
   });
   await firstLesson;

@@ -3,6 +3,10 @@
 // your key, and the lesson runs on the scripted model until the learner chooses the live or the
 // local model for it, with one click (main.js asks storage.js foreignSource for the lesson's mode).
 // The learner's own edits are never marked.
+//
+// It never shares a realm with the key (realmOf): while marked it runs in a Python that holds no
+// key; once chosen, in one that holds it, which the learner's own code never uses afterwards
+// (runner.js starts a fresh one, from the snapshot); and mine(N) never carries it (carried.js).
 
 import { el } from "../ui/dom.js";
 import { fromNotebook } from "./notebook.js";
@@ -13,6 +17,18 @@ const WHAT = { link: "a link", "progress file": "a progress file", notebook: "a 
 /** The model a lesson's runs use: scripted while its code is marked, else the toggle's. */
 export function modeFor(from, mode) {
   return from ? "scripted" : mode;
+}
+
+/**
+ * The Python a lesson's code may run in, by where it came from (storage.js codeOrigin):
+ * "keyless" — marked code from elsewhere: a Python that holds no key;
+ * "elsewhere" — code from elsewhere the learner chose their model for: a Python with the key, which
+ *   no run of their own code uses after it;
+ * "own" — the learner's own code: a Python with the key that no code from elsewhere has touched.
+ */
+export function realmOf(origin) {
+  if (!origin) return "own";
+  return origin.chosen ? "elsewhere" : "keyless";
 }
 
 /**

@@ -1,6 +1,13 @@
 // The page's handle on the Python worker: start it, run a lesson, stop a run, restart after a crash
 // (a worker comes from workerpool.js: the spare when there is one).
 // Messages: shared/protocol.js. Stop tries the interrupt buffer first and terminates the worker last.
+//
+// Every run names the Python it may run in (page/lesson/foreign.js realmOf): code from elsewhere that is
+// still marked runs in a worker that holds no key; the learner's own code in a worker that holds
+// the key and that no code from elsewhere has touched. When the worker in use is not such a one,
+// it is ended and a fresh one takes its place (`swap`: the spare, or one restored from the
+// snapshot) before the run is sent — so nothing a run of foreign code left behind (timers, hooks,
+// patched modules, globals) is there when a run holds the key.
 
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from "../../shared/protocol.js";
 import { writeAnswer } from "../../shared/asking.js";
@@ -24,7 +31,10 @@ export class Runner {
     this.on = on;
     this.endpoint = { baseUrl: "", key: "" };
     this.worker = null;
+    this.hand = null; // the worker's Hand (workerpool.js): whether it holds the key, and was touched
     this.ready = false;
+    this.swapping = false; // a fresh worker is taking the place of one that did not fit a run
+    this.keyless = false; // the last run was of marked code: a restart starts a worker with no key
     this.current = null; // {id, resolve, timer, heard, on}
     this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
     this.nextId = 1;
@@ -39,16 +49,53 @@ export class Runner {
 
   start() {
     const restart = this.worker !== null;
+    this.swapping = false;
+    // The first worker may hold no key (early.js starts one so for a link); after that, a restart
+    // holds the key unless the last run was of marked code (the next run then fits it).
+    const hand = this.take(restart ? !this.keyless : null);
+    this.on.starting({ restart, spare: hand.spare });
+  }
+
+  /** A worker from the pool (`keyed`: true, false, null: either, for the first): it becomes the one in use. */
+  take(keyed) {
     this.answerFiles({ error: "Python started again: the project is gone with it until the lesson runs" });
     this.ready = false;
     // The key goes to a worker once, in its init message, before Python exists (workerpool.js).
     this.endpoint = this.on.endpoint ? this.on.endpoint() : { baseUrl: "", key: "" };
-    const hand = this.pool.take(this.endpoint); // the spare, when there is one for this endpoint
+    const hand = this.pool.take(this.endpoint, keyed); // the spare, when there is one for this endpoint
     ({ interrupt: this.interrupt, answers: this.answers } = hand);
     const worker = hand.worker;
     this.worker = worker;
-    this.on.starting({ restart, spare: hand.spare });
+    this.hand = hand;
     hand.listen(this.reader(worker), (message) => this.crash(worker, message));
+    return hand;
+  }
+
+  /** Whether the worker in use may run code of `realm` (foreign.js realmOf). With no key set there
+   * is no key to keep apart: any worker fits. */
+  fits(realm, hand = this.hand) {
+    if (!this.endpoint.key || !hand) return true;
+    if (realm === "keyless") return !hand.keyed;
+    if (realm === "elsewhere") return hand.keyed;
+    return hand.keyed && !hand.touched;
+  }
+
+  /** End the worker in use and take a fresh one for `realm` (the spare when it fits): Python's
+   * state goes with the old one, as after a restart (`on.swapped`), but this is no restart — the
+   * run waiting for it (`current.waiting`) is sent when it is ready. */
+  swap(realm) {
+    if (!this.swapping) performance.mark("looplab:swap"); // (tests wait for as many looplab:swapped)
+    this.worker.terminate();
+    this.swapping = true;
+    this.take(realm !== "keyless");
+    this.on.swapped?.();
+  }
+
+  /** The lesson on screen now runs as `realm` (it was opened, the learner chose a model for its
+   * code, or brought their own back): a worker that fits is started now, while they read. */
+  prepare(realm) {
+    if (this.current || !(this.ready || this.swapping) || this.fits(realm)) return;
+    this.swap(realm);
   }
 
   /** What this worker's messages do; a message from a worker already replaced is dropped. */
@@ -60,7 +107,14 @@ export class Runner {
       progress: mine((message) => this.on.progress(message)),
       ready: mine((message) => {
         this.ready = true;
-        this.on.ready(message);
+        if (!this.swapping) return this.on.ready(message);
+        this.swapping = false; // a swap's worker: the run that waits for it goes now
+        performance.mark("looplab:swapped");
+        const waiting = this.current && this.current.waiting;
+        if (waiting) {
+          this.current.waiting = null;
+          waiting();
+        }
       }),
       stdout: ofRun((run, { text }) => run.on.stdout(text)),
       stderr: ofRun((run, { text }) => run.on.stderr(text)),
@@ -70,7 +124,9 @@ export class Runner {
       done: ofRun((_run, { result, interrupted, extras }) =>
         this.finish({ ...result, outcome: interrupted ? "interrupted" : "checked", extras: extras || null }),
       ),
-      kept: (message) => this.pool.keep(message),
+      kept: () => {
+        // (workerpool.js keeps what a worker hands back: only the message it asked for)
+      },
       files: mine(({ id, project, error }) => this.answerFiles({ project, error }, id)),
       fatal: mine(({ message }) => this.crash(worker, message)),
     });
@@ -153,7 +209,7 @@ export class Runner {
    * Python could not load at all, another worker would fail the same way, so none is started. */
   crash(worker, message) {
     if (worker !== this.worker) return;
-    const restart = this.ready;
+    const restart = this.ready || this.swapping; // (a swap's worker: the one before it had loaded)
     worker.terminate();
     this.ready = false;
     this.on.crashed(message, { restart });
@@ -169,39 +225,56 @@ export class Runner {
    * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
    * `message` says why Python crashed.
    */
-  run(cells, { solution = false, carried = {}, env = {}, on }) {
-    return this.send((id, known) => toWorker.run(id, { cells, solution, carried }, known), env, on);
+  run(cells, { solution = false, carried = {}, env = {}, on, realm = "own" }) {
+    return this.send((id, known) => toWorker.run(id, { cells, solution, carried }, known), env, on, realm);
   }
 
   /** Fork a kept run from a step (shared/protocol.js `fork`): like a run, with the fork's events; the
-   * result carries `fork` (protocol.js ForkOutcome). */
-  fork(request, { env = {}, on }) {
-    return this.send((id, known) => toWorker.fork(id, request, known), env, on);
+   * result carries `fork` (protocol.js ForkOutcome). Kept runs live in the worker in use: a fork
+   * that does not fit it is refused, not swapped. */
+  fork(request, { env = {}, on, realm = "own" }) {
+    if (!this.fits(realm))
+      return Promise.resolve({
+        outcome: "checked",
+        ok: false,
+        error: "This run was made in a Python your code may not share: run the lesson again, then fork it.",
+        checks: [],
+        extras: null,
+      });
+    return this.send((id, known) => toWorker.fork(id, request, known), env, on, realm);
   }
 
   /** One chat message to the lesson's agent (shared/protocol.js `chat`): like a run, with the turn's
    * events; the result carries `chat` (protocol.js ChatTurn). */
-  chat(cells, { message = null, fresh = false, solution = false, env = {}, on }) {
-    return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on);
+  chat(cells, { message = null, fresh = false, solution = false, env = {}, on, realm = "own" }) {
+    return this.send((id, known) => toWorker.chat(id, { cells, solution, message, fresh }, known), env, on, realm);
   }
 
   /** Re-check one lesson (`only`, a slug) of a "built it" record (shared/protocol.js `replay`); the
-   * result carries `verdicts`. `cells`: that lesson with the record's code, for the packages it needs. */
+   * result carries `verdicts`. `cells`: that lesson with the record's code, for the packages it needs.
+   * A record's code is code from elsewhere: a Python with no key (proof/replayer.js starts one). */
   replay({ cells, record, texts, only }, { env = {}, on }) {
-    return this.send((id, known) => toWorker.replay(id, { cells, record, texts, only }, known), env, on);
+    return this.send((id, known) => toWorker.replay(id, { cells, record, texts, only }, known), env, on, "keyless");
   }
 
-  send(message, env, on) {
+  send(message, env, on, realm) {
     // message(id, env): the protocol's run or fork
-    if (!this.ready || this.current) return Promise.reject(new Error("Python is not ready"));
+    if (!(this.ready || this.swapping) || this.current) return Promise.reject(new Error("Python is not ready"));
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.current = { id, resolve, timer: null, heard: false, on };
       const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
-      // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
-      // before the worker has read this message must still interrupt the run.
-      if (this.interrupt) this.interrupt[0] = 0;
-      this.worker.postMessage(message(id, known));
+      const go = () => {
+        if (realm === "elsewhere") this.hand.touched = true; // the learner's own code never runs here again
+        this.keyless = realm === "keyless";
+        // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
+        // before the worker has read this message must still interrupt the run.
+        if (this.interrupt) this.interrupt[0] = 0;
+        this.worker.postMessage(message(id, known));
+      };
+      this.current = { id, resolve, timer: null, heard: false, on, waiting: null };
+      if (!this.fits(realm)) this.swap(realm);
+      if (this.swapping) this.current.waiting = go;
+      else go();
     });
   }
 
@@ -213,6 +286,7 @@ export class Runner {
   stop() {
     const run = this.current;
     if (!run) return;
+    if (run.waiting) return this.finish({ outcome: "interrupted", error: "KeyboardInterrupt: stopped" }); // not sent yet
     if (run.asking) run.asking.abort();
     if (this.interrupt) {
       this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
@@ -242,6 +316,7 @@ export class Runner {
     this.worker.terminate();
     this.ready = false;
     this.finish({ outcome: "restarted" });
+    this.keyless = false; // a worker for the new key (a run of marked code swaps to one without)
     this.start();
     return true;
   }

@@ -9,6 +9,21 @@
 import { Settings } from "../model/settings.js";
 import { WorkerPool } from "./workerpool.js";
 import { willReload } from "./isolation.js";
+import { foreignSource } from "../ui/storage.js";
+
+/** Whether the address opens code from elsewhere that is still marked (a share link, or a lesson
+ * whose saved code is): its first worker then holds no key (foreign.js realmOf; runner.js swaps
+ * to a worker with the key for the learner's own code). A guess for speed only: runner.js checks
+ * every run. */
+function opensForeignCode(hash = location.hash) {
+  if (/[?&]share=/.test(hash)) return true;
+  try {
+    const slug = decodeURIComponent(hash.replace(/^#\/?/, "").split("?")[0]);
+    return Boolean(slug && foreignSource(slug));
+  } catch {
+    return false;
+  }
+}
 
 /** build.json, fetched once for the page (main.js uses this one), its URLs made absolute. */
 async function fetchBuild() {
@@ -32,7 +47,8 @@ export function startEarly() {
       const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
       const settings = new Settings();
       const made = new WorkerPool(info, { isolated, endpoint: () => settings.endpoint(), query: location.search });
-      made.prestart(settings.endpoint());
+      const endpoint = settings.endpoint();
+      made.prestart(opensForeignCode() ? { ...endpoint, key: "" } : endpoint);
       performance.mark("looplab:early-worker");
       return made;
     })

@@ -6,10 +6,42 @@
 //
 // The key rule holds for a spare too: it gets the endpoint and key in its init message, before
 // Python exists (worker/transport.js), and is used only while both are still the ones it holds.
+// A worker may also be made to hold no key (code from elsewhere runs there: page/lesson/foreign.js); the
+// spare holds the key, for the run after such code (the learner's own, or their choice to run it live).
+//
+// The pool trusts only the `kept` message it asked for: once, from a worker told to keep, before
+// anything of its first run arrived (worker.js posts it before any run's code starts), and its
+// snapshot only when its bytes are the site's (build.json's sha256). Python can post any message
+// a worker can; one it forged later is dropped.
 
 import { toWorker } from "../../shared/protocol.js";
 import { answerBuffer } from "../../shared/asking.js";
 import { endpointOrigin } from "../../shared/keyscope.js";
+
+/** What a worker says before its first run (any other message: a run has begun, or Python posted it). */
+const BEFORE_RUNS = ["progress", "ready", "fatal"];
+
+/** A moment the page has nothing else to do (a second at most). */
+function idle() {
+  return new Promise((resolve) =>
+    self.requestIdleCallback ? requestIdleCallback(resolve, { timeout: 1000 }) : setTimeout(resolve, 0),
+  );
+}
+
+/** Whether `bytes` are the site's snapshot (build.json `snapshot`: its sha256). False where the
+ * page cannot hash (no crypto.subtle: not a secure context): then no snapshot is kept. */
+async function theSites(bytes, snapshot) {
+  if (!snapshot || !snapshot.sha256 || !(self.crypto && crypto.subtle)) return false;
+  try {
+    // a snapshot in shared memory is hashed from a copy (digest refuses shared memory)
+    const own =
+      typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer ? bytes.slice() : bytes;
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", own));
+    return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("") === snapshot.sha256;
+  } catch {
+    return false;
+  }
+}
 
 /** How long after ready a spare is started (then in idle time). */
 export const SPARE_AFTER_MS = 1000;
@@ -56,15 +88,22 @@ function takePrestarted(script) {
   return null;
 }
 
-/** One worker and what belongs to it; its messages wait in `queue` until runner.js listens. */
+/** One worker and what belongs to it; its messages wait in `queue` until runner.js listens.
+ * `keyed`: it holds the key; `touched`: code from elsewhere ran in it (runner.js sets it);
+ * `keep`: it was asked to hand back its parts (`kept`), `kept`: it did; `ran`: a message of a run came. */
 class Hand {
-  constructor(worker, { interrupt, answers, endpoint, spare }) {
+  constructor(worker, { interrupt, answers, endpoint, spare, keep }) {
     Object.assign(this, {
       worker,
       interrupt,
       answers,
       endpoint,
       spare,
+      keyed: Boolean(endpoint.key),
+      touched: false,
+      keep,
+      kept: false,
+      ran: false,
       ready: false,
       failed: null,
       queue: [],
@@ -98,6 +137,7 @@ export class WorkerPool {
     this.endpoint = endpoint;
     this.query = new URLSearchParams(query);
     this.kept = { module: null, snapshot: null };
+    this.verifying = null; // the kept snapshot's hash being checked (keep)
     this.current = null; // the Hand runner.js uses
     this.spare = null; // at most one
     this.early = null; // the first worker, until runner.js takes it (prestart)
@@ -118,28 +158,58 @@ export class WorkerPool {
     Object.assign(this, { endpoint, busy });
   }
 
-  /** A worker for `endpoint`: the early one or the spare when it holds that endpoint and key and
-   * has not failed, else a new one. */
-  take(endpoint) {
-    const other = (hand) => hand.endpoint.baseUrl !== endpoint.baseUrl || hand.endpoint.key !== endpoint.key;
+  /** A worker for `endpoint`: the early one or the spare when it holds that endpoint and key (`keyed`
+   * false: no key; null: the key or none, for the first worker) and has not failed, else a new one.
+   * A spare that holds the endpoint as Settings have it now stays for later. */
+  take(endpoint, keyed = true) {
+    const key = keyed === false ? "" : endpoint.key;
+    const fits = (hand) =>
+      hand.endpoint.baseUrl === endpoint.baseUrl &&
+      (hand.endpoint.key === key || (keyed === null && hand.endpoint.key === ""));
+    let hand = null;
     // An early worker that failed is handed over all the same: runner.js reports it (another
     // worker would fail the same way, as a first one that did not load).
-    let hand = this.early || this.spare;
-    if (this.early) this.early = null;
-    else this.spare = null;
-    if (hand && ((hand.failed && hand.spare) || other(hand))) {
-      hand.worker.terminate();
-      hand = null;
+    if (this.early) {
+      hand = this.early;
+      this.early = null;
+      if (!fits(hand)) {
+        hand.worker.terminate();
+        hand = null;
+      }
     }
-    this.current = hand || this.spawn(endpoint, false);
+    if (!hand && this.spare) {
+      const spare = this.spare;
+      const configured = this.endpoint ? this.endpoint() : { baseUrl: "", key: "" };
+      if (fits(spare) && !spare.failed) {
+        hand = spare;
+        this.spare = null;
+      } else if (
+        spare.failed ||
+        spare.endpoint.baseUrl !== configured.baseUrl ||
+        spare.endpoint.key !== configured.key
+      ) {
+        spare.worker.terminate();
+        this.spare = null;
+      }
+    }
+    this.current = hand || this.spawn({ ...endpoint, key }, false);
     if (this.current.ready) this.later();
     return this.current;
   }
 
-  /** A worker's `kept` message: the Module and the snapshot's bytes, for every worker after it. */
-  keep({ module, snapshot }) {
-    if (module) this.kept.module = module;
-    if (snapshot) this.kept.snapshot = snapshot;
+  /** A worker's `kept` message: the Module and the snapshot's bytes, for every worker after it —
+   * only the one asked for (see above). */
+  keep(hand, { module, snapshot }) {
+    if (!hand.keep || hand.kept || hand.ran) return;
+    hand.kept = true;
+    if (module instanceof WebAssembly.Module) this.kept.module = module;
+    // The hash of 30 MiB (copied first when shared): in idle time, and the spare waits for it.
+    if (snapshot instanceof Uint8Array)
+      this.verifying = idle().then(async () => {
+        if (await theSites(snapshot, this.build.snapshot)) this.kept.snapshot = snapshot;
+        this.verifying = null;
+        this.later();
+      });
     this.later();
   }
 
@@ -151,7 +221,9 @@ export class WorkerPool {
     const worker = (!spare && takePrestarted(script)) || new Worker(script, { type: "module" });
     const interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     const answers = answerBuffer(this.isolated);
-    const hand = new Hand(worker, { interrupt, answers, endpoint: { ...endpoint }, spare });
+    const { module, snapshot } = this.kept;
+    const keep = !module || !snapshot;
+    const hand = new Hand(worker, { interrupt, answers, endpoint: { ...endpoint }, spare, keep });
     worker.onmessage = (event) => this.deliver(hand, event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -160,7 +232,6 @@ export class WorkerPool {
         `Python's worker failed (${event.message || "unknown error"}); it was restarted. Your code is kept.`,
       );
     };
-    const { module, snapshot } = this.kept;
     // `?snapshot=off` starts Python without a memory snapshot, `?snapshot=refuse` spoils the one it
     // tries (the fallback's test: Firefox, where a snapshot might be refused, is not at hand).
     // The Module is shared; so is the kept snapshot on an isolated page (the first worker put it in
@@ -174,7 +245,7 @@ export class WorkerPool {
         baseUrl: endpoint.baseUrl,
         key: endpoint.key,
         kept: module || snapshot ? { module, snapshot } : null,
-        keep: !module || !snapshot,
+        keep,
         spare,
       }),
     );
@@ -183,6 +254,8 @@ export class WorkerPool {
 
   // performance marks looplab:spare-ready and looplab:spare-failed: for tests and bench/startup.py
   deliver(hand, message) {
+    if (message && message.type === "kept") return this.keep(hand, message);
+    if (message && !BEFORE_RUNS.includes(message.type)) hand.ran = true;
     if (message && message.type === "ready") hand.ready = true;
     if (hand.spare && !hand.onError && message && message.type === "ready") performance.mark("looplab:spare-ready");
     if (message && message.type === "fatal" && !hand.onError) return this.fail(hand, message.message);
@@ -203,7 +276,7 @@ export class WorkerPool {
 
   /** A spare in idle time, once the worker in use is ready and the kept parts are here. */
   later() {
-    if (!this.wanted || this.spare || this.idle || !this.current || !this.current.ready) return;
+    if (!this.wanted || this.spare || this.idle || this.verifying || !this.current || !this.current.ready) return;
     if (!this.kept.module || (typeof document !== "undefined" && document.hidden)) return;
     const start = () => {
       this.idle = null;

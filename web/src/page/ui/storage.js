@@ -95,7 +95,13 @@ export function clearEdits(slug) {
  * own aside; `from` says where the code came from ("link" or "notebook", foreign.js). */
 export function putShared(slug, lessonHash, cells, originals, from = "link") {
   const edits = loadEdits(slug);
-  const own = { cells: edits.cells || {}, originals: edits.originals || {}, lessonHash: edits.lessonHash };
+  const own = {
+    cells: edits.cells || {},
+    originals: edits.originals || {},
+    lessonHash: edits.lessonHash,
+    from: edits.from, // (the shown edits may have come from a file themselves: they stay marked)
+    chosen: edits.chosen,
+  };
   let { aside = null, stale = [] } = edits;
   if (!edits.shared) {
     if (aside && Object.keys(aside.cells || {}).length)
@@ -130,25 +136,43 @@ export function swapAside(slug) {
     originals: edits.originals || {},
     lessonHash: edits.lessonHash,
     from: edits.from,
+    chosen: edits.chosen,
   };
-  write("edits:" + slug, { ...edits, ...edits.aside, from: edits.aside.from, aside: shown, shared: !edits.shared });
+  const back = edits.aside;
+  write("edits:" + slug, {
+    ...edits,
+    ...back,
+    from: back.from,
+    chosen: back.chosen,
+    aside: shown,
+    shared: !edits.shared,
+  });
 }
 
-// --- code that came from elsewhere (foreign.js): `from` on the shown edits until the learner
-// chooses a model for them ---------------------------------------------------------------------
+// --- code that came from elsewhere (foreign.js): `from` on the shown edits, for good, and `chosen`
+// once the learner chose a model for them ---------------------------------------------------------
 
-/** Where the code shown for a lesson came from ("link", "progress file", "notebook"), or null
- * when it is the learner's own (or they have chosen to run it with their model). */
-export function foreignSource(slug) {
+/** Where the code shown for a lesson came from and whether the learner chose their model for it
+ * ({from: "link" | "progress file" | "notebook", chosen}), or null when it is the learner's own. */
+export function codeOrigin(slug) {
   const edits = loadEdits(slug);
-  return Object.keys(edits.cells || {}).length && typeof edits.from === "string" ? edits.from : null;
+  if (!Object.keys(edits.cells || {}).length || typeof edits.from !== "string") return null;
+  return { from: edits.from, chosen: edits.chosen === true };
 }
 
-/** The learner has read the code and chosen a model for it: it is no longer marked. */
+/** Where the code shown for a lesson came from, while it is marked (the learner has not chosen
+ * their model for it yet); else null. */
+export function foreignSource(slug) {
+  const origin = codeOrigin(slug);
+  return origin && !origin.chosen ? origin.from : null;
+}
+
+/** The learner has read the code and chosen a model for it: it is no longer marked, and stays
+ * code from elsewhere (foreign.js realmOf). */
 export function trustCode(slug) {
   const edits = loadEdits(slug);
-  if (!edits.from) return;
-  delete edits.from;
+  if (!edits.from || edits.chosen) return;
+  edits.chosen = true;
   write("edits:" + slug, edits);
 }
 
