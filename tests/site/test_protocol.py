@@ -261,6 +261,26 @@ def test_a_run_carries_the_saved_cells_that_mine_then_uses(bridge, capsys):
         bridge.carried_last = None
 
 
+def test_a_lesson_whose_saved_code_came_from_elsewhere_is_never_carried_only_named(bridge, capsys):
+    uses = [
+        {"kind": "code", "tags": [], "source": "from looplab import mine\nmy = mine(2)\n"},
+        {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
+    ]
+    try:
+        bridge.carry(json.dumps({"02": {"from": "link"}}))  # page/carried.js: where it came from, no code
+        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("From lesson 02:"))
+        assert "the site's own code, the reference solution: MyToolbox" in line and "came from a link" in line, line
+        assert run["ok"] is False and "came from a link" in run["checks"][0]["message"]
+        found = mine.mine(2)
+        assert found.yours == [] and not found.MyToolbox.__doc__.startswith("Saved")
+        bridge.carry(json.dumps({"02": lesson_02_as_run()}))  # the learner's own, later: used again
+        assert mine.mine(2).MyToolbox.__doc__.startswith("Saved: tools")
+    finally:
+        mine.provide(None)
+        bridge.carried_last = None
+
+
 def test_the_bridge_hands_each_streamed_text_piece_to_the_worker_as_it_arrives(bridge):
     from looplab.models.stream import ChatStream
 

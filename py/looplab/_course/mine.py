@@ -18,6 +18,11 @@ and its checks decide:
 
 Either way `note` is printed (once per text: each is run once per process, cached on the text,
 so a lesson may call `mine(2)` freely).
+
+In the page, a lesson whose saved code came from elsewhere (a share link, a progress file, a
+notebook) is never carried into another lesson's run, which may hold the learner's key: the bridge
+names where it came from (`provide`'s `elsewhere`), and lesson N then runs as the site has it, with
+the reference solution, and `note` says why.
 """
 
 import contextlib
@@ -34,15 +39,22 @@ from .lesson import LessonResult, run_cells
 from .lessonfile import Cell, parse, solution_index
 
 _provider: Callable[[str], str | None] | None = None
-_cache: dict[str, "Mine"] = {}
+_elsewhere: dict[str, str] = {}  # lesson id -> where its saved code came from, in the page ("link", ...)
+_cache: dict[tuple[str, str | None], "Mine"] = {}
 _untouched: set[str] = set()  # lesson texts known to hold only the starter code
 
+# Where code came from, as the page names it (web/src/page/foreign.js), in a sentence's words.
+FROM = {"link": "a link", "progress file": "a progress file", "notebook": "a notebook", "record": "a record"}
 
-def provide(texts: Callable[[str], str | None] | None) -> None:
+
+def provide(texts: Callable[[str], str | None] | None, elsewhere: dict[str, str] | None = None) -> None:
     """Where lesson texts come from: `texts(lesson_id)` gives the text as the learner has it, or None
-    (then the file is read). The page's bridge sets it to the learner's saved edits; None resets."""
-    global _provider
+    (then the file is read). `elsewhere`: the lessons whose saved code came from elsewhere ({lesson id:
+    "link" | "progress file" | "notebook"}), never used: their own file runs, with the reference.
+    The page's bridge sets both from the learner's saved edits; None resets."""
+    global _provider, _elsewhere
     _provider = texts
+    _elsewhere = dict(elsewhere or {})
     _cache.clear()
 
 
@@ -73,7 +85,7 @@ def lesson_text(number: str) -> tuple[str, str]:
     choice = lessonfolder.choose(Path.cwd())
     path = course.find_in(choice.folder, str(number)) if choice.folder else None
     wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
-    text = _provider(wanted) if _provider else None
+    text = _provider(wanted) if _provider and wanted not in _elsewhere else None
     if text is None and path is not None:
         text = path.read_text(encoding="utf-8")
     if text is None and http.IN_BROWSER:
@@ -173,14 +185,18 @@ def load_packages(text: str) -> None:
 def mine(number) -> Mine:
     """The learner's definitions from lesson `number`'s exercises; the reference where theirs fail."""
     lesson, text = lesson_text(number)
-    if text in _cache:
-        return _cache[text]
+    where = _elsewhere.get(lesson)
+    if (text, where) in _cache:
+        return _cache[text, where]
     load_packages(text)
     cells = parse(text)
     every = exercises(cells)
     names = {i: names_of(cells, i) for i in every}
-    result, ns = quietly(with_choice(cells, set() if text in _untouched else set(every)), lesson)
-    if text in _untouched:
+    theirs = where is None and text not in _untouched  # the learner's own code, to be tried
+    result, ns = quietly(with_choice(cells, set(every) if theirs else set()), lesson)
+    if where is not None:
+        yours, why = set(), f"its saved code came from {FROM.get(where, 'elsewhere')}"
+    elif text in _untouched:
         yours, why = set(), "its exercises still hold the starter code"
     elif result.ok:
         yours, why = set(every), ""
@@ -203,18 +219,24 @@ def mine(number) -> Mine:
             if name in ns:
                 found.values[name] = ns[name]
                 (found.yours if i in yours else found.reference).append(name)
-    found.note = describe(lesson, found, why)
+    found.note = describe(lesson, found, why, elsewhere=where is not None)
     print(found.note)  # the learner sees whose parts this lesson runs on, theirs or the reference
-    _cache[text] = found
+    _cache[text, where] = found
     return found
 
 
-def describe(lesson: str, found: Mine, why: str) -> str:
+def describe(lesson: str, found: Mine, why: str, elsewhere: bool = False) -> str:
     """One sentence: whose parts these are, and why the reference stands in."""
 
     def listed(names: list[str]) -> str:
         return ", ".join(names) if names else "none"
 
+    if elsewhere:
+        return (
+            f"From lesson {lesson}: the site's own code, the reference solution: {listed(found.reference)}, "
+            f"because {why}, and code from elsewhere never runs inside another lesson — your own code "
+            f"in lesson {lesson} would."
+        )
     if not found.reference:
         return f"From lesson {lesson}: {listed(found.yours)} — all yours (they pass that lesson's checks)."
     yours = f"yours: {listed(found.yours)}; " if found.yours else ""

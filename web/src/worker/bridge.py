@@ -53,16 +53,20 @@ def set_env(env_json: str) -> None:
 
 def carry(carried_json: str) -> None:
     """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/run/carried.js),
-    handed to looplab._course.mine.provide as lesson texts; the same as last time keeps mine()'s cache."""
+    handed to looplab._course.mine.provide as lesson texts; a lesson whose saved code came from elsewhere
+    comes as {"from": ...} only, and mine() runs the site's own; the same as last time keeps mine()'s cache."""
     global carried_last
     if carried_json == carried_last:
         return
     carried_last = carried_json
+    carried = json.loads(carried_json)
     texts = {
         lesson_id: lessonfile.to_text([lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in cells])
-        for lesson_id, cells in json.loads(carried_json).items()
+        for lesson_id, cells in carried.items()
+        if isinstance(cells, list)
     }
-    mine.provide(texts.get)
+    elsewhere = {lesson_id: str(entry.get("from")) for lesson_id, entry in carried.items() if isinstance(entry, dict)}
+    mine.provide(texts.get, elsewhere)
 
 
 carried_last: str | None = None
