@@ -267,7 +267,7 @@ def test_a_lesson_whose_saved_code_came_from_elsewhere_is_never_carried_only_nam
         {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
     ]
     try:
-        bridge.carry(json.dumps({"02": {"from": "link"}}))  # page/carried.js: where it came from, no code
+        bridge.carry(json.dumps({"02": {"from": "link"}}))  # page/run/carried.js: where it came from, no code
         run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
         line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("From lesson 02:"))
         assert "the site's own code, the reference solution: MyToolbox" in line and "came from a link" in line, line

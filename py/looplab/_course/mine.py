@@ -43,7 +43,7 @@ _elsewhere: dict[str, str] = {}  # lesson id -> where its saved code came from, 
 _cache: dict[tuple[str, str | None], "Mine"] = {}
 _untouched: set[str] = set()  # lesson texts known to hold only the starter code
 
-# Where code came from, as the page names it (web/src/page/foreign.js), in a sentence's words.
+# Where code came from, as the page names it (web/src/page/lesson/foreign.js), in a sentence's words.
 FROM = {"link": "a link", "progress file": "a progress file", "notebook": "a notebook", "record": "a record"}
 
 

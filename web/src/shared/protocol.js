@@ -35,11 +35,12 @@
  * @typedef {{type: "module", module: WebAssembly.Module | null}} CompiledModule
  *   the page's compile of pyodide.asm.wasm for a prefetch with `pageCompiles`; null: it failed, and
  *   the worker compiles its own
- * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[]>}} Run
+ * @typedef {{type: "run", id: number, cells: Cell[], solution: boolean, env: object, carried: Object<string, Cell[] | {from: string}>}} Run
  *   run a lesson's code cells then its checks (looplab._course.lesson.run_cells), after loading any package
  *   of the site's lock the code imports (and openai for LLM_API=sdk); `env` holds only ENV_KEYS
  *   (LLM_API_KEY: the worker sets its placeholder, never the key); `carried`: the learner's saved
- *   cells of the lessons the code reuses through mine(N), by lesson id (page/run/carried.js; bridge.py
+ *   cells of the lessons the code reuses through mine(N), by lesson id, or {from} for a lesson whose
+ *   saved code came from elsewhere, which never runs inside another run (page/run/carried.js; bridge.py
  *   `carry` hands them to looplab._course.mine.provide)
  * @typedef {{type: "fork", id: number, fork: ForkRequest, env: object}} Fork
  * @typedef {{type: "replay", id: number, cells: Cell[], replay: {record: object, texts: Object<string, string>, only: string}, env: object}} Replay
@@ -161,7 +162,8 @@ export const toWorker = {
  *   first loaded extra packages
  * @typedef {{type: "kept", module: WebAssembly.Module | null, snapshot: Uint8Array | null}} Kept  what the
  *   page may keep for its next workers (asked for by init's `keep`): the compiled Module and the
- *   inflated snapshot, sent once after ready
+ *   inflated snapshot, sent once after ready and before any run's code starts; the page takes it
+ *   only then, and the snapshot only when its sha256 is build.json's (page/start/workerpool.js)
  * @typedef {{root: string, files: Object<string, string>, diff: string}} Project  a lesson's project:
  *   its folder, its text files by path, the unified diff from the files as the lesson laid them out
  * @typedef {{type: "files", id: number, project: Project | null, error: string | null}} FilesAnswer
