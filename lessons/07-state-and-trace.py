@@ -342,8 +342,8 @@ assert capped["tool_calls"] == 2 and ran_capped == [(0, 0), (1, 1)], (
 # the run says it stopped at a limit
 assert capped["stopped"] == "step_limit" and capped["answer"] is None, (
     f"the capped run gave {capped}; with its tool-call budget spent it should stop with step_limit and no answer")
-# the calls past the budget are answered with an error: text, and every call has one answer
 tool_answers = {m["tool_call_id"]: m["content"] for m in capped_messages if m["role"] == "tool"}
+# the calls past the budget are answered with an error: text, and every call has one answer
 assert sorted(tool_answers) == [f"add_{i}" for i in range(5)] and len(tool_answers) == sum(
     m["role"] == "tool" for m in capped_messages) and all(
     str(tool_answers[f"add_{i}"]).startswith("error:") for i in (2, 3, 4)), (

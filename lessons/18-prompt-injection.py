@@ -280,7 +280,7 @@ for text in ORDINARY:
     print(f"{text[:22]:22} -> {looks_like_instructions(text)}")
 
 # %% tags=["check"]
-# "ignore ... instructions" is refused, in any case
+# "ignore your instructions" is refused, with words between and in any case
 assert looks_like_instructions(ORDERS_TEXTS["ignore"]) is not True and \
     looks_like_instructions(ORDERS_TEXTS["shouting"]) is not True, (
     "'Ignore your previous instructions' or 'IGNORE ALL OF YOUR INSTRUCTIONS' passed: lower-case the "

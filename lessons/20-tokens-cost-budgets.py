@@ -648,9 +648,9 @@ assert read["none cached"] == {"prompt": 90, "completion": 5, "total": 95} and r
 assert all(read[name] == read_usage(shape) for name, shape in SHAPES.items()), (
     "usage_of and looplab.budget.read_usage disagree on: " + ", ".join(
         f"{n} ({read[n]} vs {read_usage(s)})" for n, s in SHAPES.items() if read[n] != read_usage(s)))
-# the run's cost bills cached tokens at the cached price, the rest at the full one
 reference = sum(Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]).cost_of(
     u["prompt"], u["completion"], u.get("cached", 0)) for u in USAGES)
+# the run's cost bills cached tokens at the cached price, the rest at the full one
 assert isinstance(COST, float) and abs(COST - reference) < 1e-12, (
     f"run_cost gave {COST} for the April run, expected {reference:.8f}: " + (
         "that is every prompt token at the full price; bill the cached ones at the cached price"

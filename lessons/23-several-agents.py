@@ -309,7 +309,7 @@ def tech_tools():
 #   ran, in order);
 # - if it did, and `max_handoffs` hand-offs have already happened, stop: `"stopped":
 #   "step_limit"`, `"answer": None`, and a `"detail"` that names the chain (`triage → billing →
-#   triage → billing`), so a loop between two agents ends with a clear reason;
+#   triage → billing`, or with `->`), so a loop between two agents ends with a clear reason;
 # - otherwise run the agent it handed to, on **the same conversation**: a new
 #   `Memory(next.instructions)` whose `history` is a copy of the previous one's, and the task
 #   `f"{previous} handed this conversation to you: {reason}"`.
@@ -385,6 +385,12 @@ def route(request, agents, start, max_handoffs=3, tracer=None):
     result = run_agent(request, agent.model, with_handoffs(agent, agents, passed), Memory(agent.instructions),
                        agent.max_steps, tracer=tracer, name=agent.name)
     return {"answer": result["answer"], "stopped": result["stopped"], "agent": start, "path": [start]}
+
+# %% tags=["wrong"]
+# right: the chain written with "->", as a keyboard types it
+# patch:
+# -            chain = " → ".join(path + [passed["to"]])
+# +            chain = " -> ".join(path + [passed["to"]])
 
 # %% tags=["solution"]
 def route(request, agents, start, max_handoffs=3, tracer=None):
@@ -560,9 +566,9 @@ expect([(e.get("agent"), e["type"]) for e in events][3:5] == [("writer", "tool_c
        "the researcher did not run inside the writer's tool call: " + " | ".join(describe(e, 50) for e in events.events[:8]),
        observed=f"the writer ended {written['stopped']}: {str(written['answer'])[:80]!r}; agents that acted: "
                 f"{sorted({e.get('agent') for e in events})}; a scripted writer asks the researcher once")
-# every answer the writer got from ask_researcher is what a researcher run returned
 asked = [e for e in events if e.get("agent") == "writer" and e["type"] == "tool_result" and e["tool"] == "ask_researcher"]
 returned = [str(e.get("answer")) for e in events if e.get("agent") == "researcher" and e["type"] == "stop"]
+# every answer the writer got from ask_researcher is what a researcher run returned
 assert len(asked) == len(returned) and all(
     e["result"] == answer or e["result"].startswith("error:") for e, answer in zip(asked, returned)), (
     f"the writer asked the researcher {len(asked)} time(s) and {len(returned)} researcher run(s) ended; the writer "
@@ -615,9 +621,12 @@ assert all("service_status" not in tools and "look_up_invoice" not in tools for 
     f"tools offered: {[(w, t) for w, t, _ in desk_log]}")
 # a hand-off loop is stopped after max_handoffs, with the chain as the reason
 assert isinstance(looping, dict) and looping.get("stopped") == "step_limit" and \
-    "triage → billing → triage → billing" in str(looping.get("detail")), (
-    f"two agents handing back and forth gave {looping}; count the hand-offs and stop with 'step_limit' and a "
-    "detail naming the chain")
+    "triage -> billing -> triage -> billing" in str(looping.get("detail")).replace("\u2192", "->"), (
+    f"two agents handing back and forth gave {looping}; " + (
+        "count the hand-offs and stop with 'step_limit' and a detail naming the chain"
+        if not isinstance(looping, dict) or looping.get("stopped") != "step_limit" else
+        f"the detail {looping.get('detail')!r} should name the chain of agents, 'triage → billing → triage → "
+        "billing' (with → or ->)"))
 # the loop ran four agents, no more
 assert len(loop_events.of("run_start")) == 4 and looping.get("path") == ["triage", "billing", "triage", "billing"], (
     f"{len(loop_events.of('run_start'))} runs started, path {looping.get('path')}; with max_handoffs=3 the fourth "

@@ -667,8 +667,8 @@ assert caller_said == "March visits: 1240. April visits: 1310." and str(dropped_
                              if str(dropped_said).startswith("raised ConnectionError") else
                              "a ConnectionError must pass through unchanged: catch McpError only, so that lesson "
                              "27's retries see the drop"))
-# a tool error reaches the model as error: text, with one error: prefix
 n9_said = mine.run("read_note", '{"note_id": "n9"}') if isinstance(mine, Toolbox) else mine
+# a tool error reaches the model as error: text, with one error: prefix
 assert n9_said == "error: no note with id 'n9'; ids are n1, n2, n3, n4, n5, n6", (
     f"read_note n9 through your client gave {n9_said!r}; " + (
         "the prefix is doubled: the server's text already starts with 'error:', take it off before raising ToolError"

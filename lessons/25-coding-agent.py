@@ -282,7 +282,7 @@ assert "relative" in (refused(inside, SHOP, "/etc/passwd") or "").lower(), \
 # You write the two that matter most:
 #
 # - `read_file(path, start=1, count=100)`: a header such as `inventory/stock.py, lines 1–100
-#   of 240`, then each line with its number (`12: def low_stock(...)`), only the lines of the
+#   of 240` (a dash or a plain hyphen between the numbers), then each line with its number (`12: def low_stock(...)`), only the lines of the
 #   window. A missing file is an `error:` that says how to find the right name.
 # - `edit_file(path, old, new)`: `old` must occur **exactly once**; then it is replaced by `new`.
 #   No such file, `old` not found, or found several times: an `error:` that says what would work
@@ -435,6 +435,12 @@ def make_toolbox(root):
 # -        box.register(name, *TOOLS[name], func, needs_approval=name in ("edit_file", "write_file"))
 # +        box.register(name, *TOOLS[name], func, needs_approval=name == "edit_file")
 
+# %% tags=["wrong"]
+# right: the header with a plain hyphen, as a keyboard types it
+# patch:
+# -        head = f"{path}, lines {start}–{end} of {len(lines)}"
+# +        head = f"{path}, lines {start}-{end} of {len(lines)}"
+
 # %% tags=["solution"]
 def make_toolbox(root):
     """The coding tools over the project folder `root`, on your MyToolbox."""
@@ -516,21 +522,21 @@ first = run_tool(box, "read_file", path="long.txt")
 print(window.splitlines()[0], "…", window.splitlines()[-1])
 
 # %% tags=["check"]
-# read_file starts with a header: the lines shown and how many there are ("lines 1–100 of 240")
-assert first.splitlines()[0].endswith("lines 1–100 of 240"), \
-    f"read_file('long.txt') starts with {first.splitlines()[0]!r}; the header should end 'lines 1–100 of 240'"
+# read_file starts with a header: the lines shown and how many there are ("lines 1-100 of 240")
+assert first.splitlines()[0].replace("\u2013", "-").endswith("lines 1-100 of 240"), \
+    f"read_file('long.txt') starts with {first.splitlines()[0]!r}; the header should end 'lines 1-100 of 240' " \
+    "(with a hyphen or a dash)"
 # read_file numbers each line from 1, and shows only the window
 assert first.splitlines()[1] == "1: line 1" and len(first.splitlines()) == 101, \
     f"after the header, read_file's first line is {first.splitlines()[1:2]}, and it has {len(first.splitlines())} lines; expected '1: line 1' and 100 numbered lines"
-# a window further down: lines 101–200, numbered as in the file
-assert window.splitlines()[0].endswith("lines 101–200 of 240") and window.splitlines()[1] == "101: line 101" \
+# a window further down: lines 101 to 200, numbered as in the file
+assert window.splitlines()[0].replace("\u2013", "-").endswith("lines 101-200 of 240") and window.splitlines()[1] == "101: line 101" \
     and window.splitlines()[-1] == "200: line 200", \
     f"read_file(start=101) gave {window.splitlines()[0]!r} … {window.splitlines()[-1]!r}; expected lines 101 to 200"
 # read_file of a file that is not there is an error that says how to find the names
 assert run_tool(box, "read_file", path="nope.py").startswith("error:") and "list_files" in run_tool(box, "read_file", path="nope.py"), \
     f"read_file('nope.py') gave {run_tool(box, 'read_file', path='nope.py')!r}; start with 'error:' and point to list_files"
-# edit_file refuses an `old` found several times, says how many, and leaves the file unchanged; a good
-# edit (one match) is made
+# edit_file refuses an `old` found several times, says how many and changes nothing; one match is edited
 assert twice.startswith("error:") and "3 times" in twice and unchanged_after_twice \
     and not fixed.startswith("error:") and "for item in items:" in stock.read_text(), \
     (f"an `old` that occurs 3 times gave {twice!r} (file unchanged: {unchanged_after_twice}); several matches: refuse, say how many"
@@ -853,8 +859,6 @@ after = project_tests(project)
 print("the project's tests now:", after.summary())
 
 # %% tags=["check"]
-# the run ended with one of the stops, every call answered, nothing outside the project changed, and an
-# answer only after the tests ran after the last edit
 PROBLEMS = [text for bad, text in [
     (result.get("stopped") not in ("final", "step_limit", "error", "needs_person"), f"the run ended with {result}"),
     (sum(len(m.get("tool_calls") or []) for m in messages) != sum(m.get("role") == "tool" for m in messages),
@@ -863,6 +867,7 @@ PROBLEMS = [text for bad, text in [
     (result.get("stopped") == "final" and not tests_after_last_edit(messages),
      f"the run ended 'final' after {tools_called(messages)}: the tests did not run after the last edit"),
 ] if bad]
+# the run ended well: a stop reason, every call answered, nothing outside changed, tests after the last edit
 assert not PROBLEMS, "; ".join(PROBLEMS)
 # the prepared model fixes the project: every test passes
 expect(after.ok and after.summary() == "6 passed, 0 failed",

@@ -39,6 +39,11 @@ traceback of a cell that raised) names the cause with every `expect` word. A fai
 claim alone does not count: with a live or local model it is not evaluated, and a wrong answer must
 be caught in every mode.
 
+A cell of the same kind whose first line is `# right: <why this is right too>` (no `# expect:`)
+is the opposite: another spelling of a right answer that a learner may well type (a plain
+hyphen for the en dash, `->` for the arrow), which must pass every check (`read(cells,
+right=True)`). It is written the same three ways and never shown either.
+
 A check about code the lesson gives (it may pass on the starter) is marked by a naming comment that
 starts with `given:` (a test by a docstring that does); `given_names` lists them. Every other check
 is about the learner's part and must fail on the starter.
@@ -57,7 +62,7 @@ from looplab._course.lesson import LessonResult, check_statements, is_expect, ru
 from looplab._course.lessonfile import GIVEN, Cell, heading, solution_index
 from looplab._course.lessonfile import without_wrong as without_wrong  # build_site.py reads it here
 
-HEADER = re.compile(r"^#\s*(?P<key>wrong|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
+HEADER = re.compile(r"^#\s*(?P<key>wrong|right|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
 HUNK = "@@"  # a patch line that starts another hunk
 
 
@@ -217,8 +222,9 @@ def program_of(solution: str, answer: WrongAnswer) -> str:
     return in_place(solution, answer) if answer.replaces else answer.cell.source
 
 
-def read(cells: list[Cell]) -> list[WrongAnswer]:
-    """The wrong answers of a lesson, each bound to the exercise before it.
+def read(cells: list[Cell], right: bool = False) -> list[WrongAnswer]:
+    """The wrong answers of a lesson, each bound to the exercise before it; with `right`, the right
+    answers written another way instead (`# right:` cells, which need no `# expect:`).
 
     Raises ValueError, naming the lesson and the cell, when one has no exercise before it (between
     that exercise and its solution), lacks its `# wrong:` or `# expect:` line, does not hold what its
@@ -242,8 +248,12 @@ def read(cells: list[Cell]) -> list[WrongAnswer]:
                 break
             if match:
                 found.setdefault(match["key"].lower(), match["text"])
+        if bool(found.get("right")) != right:
+            continue
+        if right:
+            found.update(wrong=found["right"], expect="")
         where = f"{lesson}: wrong-answer cell {i + 1} ({found.get('wrong') or 'no `# wrong:` line'})"
-        if not found.get("wrong") or not found.get("expect"):
+        if not found.get("wrong") or not (found.get("expect") or right):
             raise ValueError(
                 f"{where} needs a `# wrong: <the mistake>` and an `# expect: <words of the failing check>` line"
             )

@@ -83,3 +83,23 @@ def test_the_given_checks_are_counted(capsys):
             + ", ".join(f"{k}: {v}" for k, v in counts.items() if v)
         )
     assert all(v >= 0 for v in counts.values()) and len(counts) == len(LESSONS)
+
+
+RIGHT = [(p, w.index) for p in LESSONS for w in wrong.read(cells_of(p), right=True)]
+
+
+@pytest.mark.parametrize("path, index", RIGHT, ids=[f"{p.stem}-cell{i + 1}" for p, i in RIGHT])
+def test_a_right_answer_spelt_another_way_passes_every_check(path, index, capsys):
+    cells = cells_of(path)
+    answer = next(w for w in wrong.read(cells, right=True) if w.index == index)
+    result = wrong.run_wrong(cells, answer)
+    failed = [f"{c.name}: {c.message}" for c in result.checks if c.status != PASSED]
+    assert result.error is None and not failed and result.ok, f"{path.name}: {answer.mistake}: {result.error or failed}"
+
+
+def test_the_plain_keyboard_spellings_of_a_dash_and_an_arrow_are_right_answers():
+    spelt = {lesson_id(p): w.cell.source for p, i in RIGHT for w in wrong.read(cells_of(p), right=True) if w.index == i}
+    assert "lines {start}-{end}" in spelt["25"] and '" -> ".join' in spelt["23"], spelt
+    assert not any(
+        w.mistake.startswith("the header with a plain hyphen") for p in LESSONS for w in wrong.read(cells_of(p))
+    )

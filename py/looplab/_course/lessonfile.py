@@ -15,7 +15,8 @@ A lesson is plain Python. `# %% [markdown]` starts a prose cell (each line a `# 
     # %% tags=["solution"]     the solution of the exercise cell just before it (hints in between)
     # %% tags=["wrong"]        a wrong answer to the exercise above it, between its hints and its
                                solution (the whole cell, or the definitions it changes): never
-                               run with the lesson, never shown; see wrong.py
+                               run with the lesson, never shown; see wrong.py. With `# right:`
+                               instead of `# wrong:`, another right answer that must pass
     # %% [markdown] tags=["predict"]
                                predict, then run: a question, its choices as a task list with the
                                right one ticked, then why (see `Prediction`):
