@@ -69,11 +69,16 @@ APRIL = [call("search_notes", keyword="visits"), call("read_note", note_id="n1")
 # | chat completions | `prompt_tokens` | `prompt_tokens_details.cached_tokens` | `completion_tokens` | `total_tokens` |
 # | Responses | `input_tokens` | `input_tokens_details.cached_tokens` | `output_tokens` | `total_tokens` |
 #
-# The cached tokens are *part of* the prompt count, not extra. (The openai SDK hands back the
-# same fields as objects.) Loop Lab's adapters keep that usage on the reply, and `run_agent` puts
-# it in each `model_reply` event; the trace shows it. A scripted model reports nothing, so
-# offline the loop *estimates* with lesson 8's rule — about four characters a token, plus a
-# little per message — and marks the number as an estimate (`~` in the trace).
+# The cached tokens are *part of* the prompt count, not extra. So are a reasoning model's
+# **reasoning tokens** part of the completion count: the hidden thinking it did before it wrote
+# the reply, which you never read but pay for at the output price. The details say how many
+# (`completion_tokens_details.reasoning_tokens`, Responses:
+# `output_tokens_details.reasoning_tokens`); in the Responses example below, 64 of the 96 output
+# tokens were thinking and 32 were the reply. (The openai SDK hands back the same fields as
+# objects.) Loop Lab's adapters keep that usage on the reply, and `run_agent` puts it in each
+# `model_reply` event; the trace shows it. A scripted model reports nothing, so offline the loop
+# *estimates* with lesson 8's rule — about four characters a token, plus a little per message —
+# and marks the number as an estimate (`~` in the trace).
 
 # %% [markdown] tags=["predict"]
 # The April question takes five model calls. Which one sends the model the most prompt tokens?
@@ -326,8 +331,13 @@ if isinstance(COST, float) and isinstance(COST_UNCACHED, float) and COST_UNCACHE
 # the system message, then the messages in order. So the order that keeps the cache warm is the
 # one the loop already has — fixed things first, and the conversation only ever **appended to**.
 # Each request then starts with the whole previous request, and only the newest reply and
-# results are new. (OpenAI caches prompts of 1,024 tokens or more, in steps of 128 tokens, for
-# a few minutes; others differ, and some need a marker where the cacheable part ends.)
+# results are new. (OpenAI caches prompts of 1,024 tokens or more. A cached front usually
+# lives 5 to 10 minutes after its last use and never more than an hour, unless the request asks
+# for extended retention, `prompt_cache_retention: "24h"`. A request finds its cache by a hash
+# of the prompt's first tokens, together with the `prompt_cache_key` you send, if any: give the
+# requests that share a long front one key. Writing the cache is free on older models and costs
+# a quarter more than plain input on OpenAI's newest; other providers differ, and some need a
+# marker where the cacheable part ends.)
 #
 # What breaks it is anything that changes near the front: the time or a step counter in the
 # system message, tools listed in another order, notes rewritten into the system message on
@@ -378,12 +388,22 @@ print("a step number in the system message:        ", cold)
 # ## Output caps and cut replies
 #
 # Completion tokens are the dearest, and a rambling model can write thousands of them. So every
-# live request in Loop Lab carries a cap, `max_tokens` (the Responses API calls it
-# `max_output_tokens`; `LLM_MAX_TOKENS` sets it, 512 by default): one reply can cost at most the
-# cap times the output price. A reply the cap stopped is **cut**: the server says
+# live request in Loop Lab carries a cap (`LLM_MAX_TOKENS` sets it, 512 by default): one reply
+# can cost at most the cap times the output price. Chat completions has two names for it. The
+# old `max_tokens` is what every compatible server reads, so Loop Lab sends it; OpenAI has
+# deprecated it in favour of **`max_completion_tokens`**, and its reasoning models refuse the old
+# name, so the adapter switches to the new one when a server asks. The new name says what the cap
+# counts: the reasoning tokens as well as the visible reply (the Responses API's
+# `max_output_tokens` counts the same). A reply the cap stopped is **cut**: the server says
 # `finish_reason: "length"` (Responses: `status: "incomplete"`), and the adapter marks the
 # reply `cut: "length"`. A cut answer is not a finished answer, and a cut tool call has arguments
 # that stop mid-JSON; `looplab` refuses to run one (a `ModelError` that names the limit).
+#
+# With a reasoning model a low cap can cut the reply before it starts: the model spends the whole
+# cap thinking and sends back an **empty** reply, cut at the limit, whose reasoning tokens you
+# still pay for. `looplab` does not pass that on as an answer with no text; it raises a
+# `ModelError` that says the reply was cut before the model wrote anything and how to raise the
+# cap.
 
 # %%
 cut_reply = {**final("Eastside had more April visits, by"), "cut": "length",

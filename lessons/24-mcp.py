@@ -577,12 +577,16 @@ for who, text in modern_wire[:2] + modern_wire[-2:]:
 #   usual way to run a local server (a file system, a git repository), and why a server must
 #   never print anything else to stdout.
 # - **Streamable HTTP**: the server is a web address, one endpoint (say `/mcp`). Each message
-#   is an HTTP `POST`; the server answers with the JSON reply, or opens a stream of server-sent
-#   events when it has more to say (progress, a request of its own). A session id comes back in
-#   the `Mcp-Session-Id` header and goes with every later request; the stateless 2026-07-28
-#   revision drops the session. This is the transport for a remote server, and it needs what any
-#   web API needs: TLS, authentication (OAuth), and a check of the `Origin` header so a web page
-#   cannot drive a server on your own machine.
+#   is an HTTP `POST`; the server answers with the JSON reply, or with a stream of server-sent
+#   events for that one request when it has more to say first (progress notifications, then the
+#   reply). Up to revision 2025-11-25 a session id came back in the `Mcp-Session-Id` header, the
+#   client could hold a second, `GET` stream open, and the server could send requests of its own
+#   on these streams (asking the client's model for a completion, or the user for input). The
+#   2026-07-28 revision removed all three: no session, no `GET` stream, and a server that needs
+#   something from the client puts the question in its result, which the client answers with a
+#   new request. This is the transport for a remote server, and it needs what any web API needs:
+#   TLS, authentication (OAuth), and a check of the `Origin` header so a web page cannot drive a
+#   server on your own machine.
 #
 # (An older HTTP transport with a separate server-sent-events endpoint, from revision
 # 2024-11-05, is deprecated.) Either way, only the transport function changes: `McpClient` takes

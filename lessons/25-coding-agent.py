@@ -15,13 +15,23 @@
 # failures, finds the lines, edits them, runs the tests again, and answers when they pass.
 # Coding assistants you may use every day are this loop with more polish.
 #
-# Two lessons from those who built them shape the tools more than the model does:
+# Two findings of SWE-agent (Yang and others, 2024, arXiv 2405.15793), whose authors built a set
+# of tools for a coding model and measured what each changed, shape the tools here:
 #
-# - **a window of numbered lines**, not the whole file: the model says "line 12" and means it,
-#   and a long file does not flood the context (lesson 8);
-# - **an edit that is refused when it breaks the file**: a replacement that leaves Python that no
-#   longer compiles is not written, and the model is told the line of the error. Without that, a
-#   broken edit is found only later, by a confusing test failure.
+# - **a window of numbered lines**, not the whole file: SWE-agent's file viewer shows 100 lines
+#   at a time. The model says "line 12" and means it, and a long file does not flood the context
+#   (lesson 8);
+# - **an edit that is refused when it breaks the file**: SWE-agent lints every edit and does not
+#   write one that does not parse. Here a replacement that leaves Python that no longer compiles
+#   is not written, and the model is told the line of the error. Without that, a broken edit is
+#   found only later, by a confusing test failure.
+#
+# What changed since: the same team's mini-swe-agent gives the model nothing but a shell, in
+# about a hundred lines of Python, and scores over 74% on SWE-bench Verified, where SWE-agent's
+# first version solved 12.5% of the (harder, full) SWE-bench. Its authors' reason is the models:
+# as they grew more capable, most of the special tools stopped being needed. A window and a
+# guarded edit still save a small model's context and any model some turns, and a page with no
+# shell has no bash to give, so this lesson keeps them.
 #
 # There is no shell in the page (Pyodide cannot start processes), so the tests run with pytest
 # inside this Python — which works the same on your machine.

@@ -15,9 +15,12 @@
 #   that edits a test to make it pass has not fixed anything.
 #
 # A real model does not do the same thing every time, so each task runs **k times**, and two
-# numbers come out: **pass@1**, the chance that one attempt succeeds (the share of attempts that
-# passed), and **pass^k**, the chance that all k attempts succeed — what you need before you let
-# an agent work unattended. Beside them: steps, tokens and cost (lesson 20).
+# numbers come out: **pass@1**, the chance that one attempt succeeds, and **pass^k**, the chance
+# that all k attempts succeed — what you need before you let an agent work unattended. Those
+# chances are what the benchmark *estimates*; what it *measures* is a few trials: pass@1 by the
+# share of a task's attempts that passed, pass^k by whether all k of them did (1 or 0), each
+# averaged over the tasks. With few trials the estimates are rough, and they are not the chances
+# themselves. Beside them: steps, tokens and cost (lesson 20).
 #
 # What you reuse: your `coding_agent` and its tools from [lesson 25](#/25-coding-agent) (through
 # `mine(25)`), the project tests in-process, [lesson 17](#/17-evaluate-your-agent)'s idea of graders.
@@ -375,7 +378,8 @@ def scoreboard(records, k):
 # %% [markdown] tags=["hint"]
 # - A dict from task name to its list of records groups them (`setdefault` saves a line).
 # - pass@1 is the share of a task's trials that passed; pass^k is whether all of them passed (as
-#   1.0 or 0.0) — not pass@1 to the power k, which assumes the trials are independent.
+#   1.0 or 0.0) — not pass@1 to the power k, which raises an estimate to a power, as if the same
+#   attempt could be drawn again.
 # - Every other column is a mean over the trials.
 
 # %% [markdown] tags=["hint"]
@@ -399,7 +403,7 @@ def scoreboard(records, k):
 # ```
 
 # %% tags=["wrong"]
-# wrong: takes pass^k as pass@1 to the power k, as if the trials of a task were independent coin flips
+# wrong: takes pass^k as pass@1 to the power k, squaring an estimate instead of asking whether all k passed
 # expect: pass^k
 # patch:
 # -        board[name] = {"pass@1": mean([1.0 if r["passed"] else 0.0 for r in runs]),
@@ -473,8 +477,10 @@ assert sample.get("b", {}).get("steps") == 5.5 and sample.get("all", {}).get("to
 # - [x] 0.5 and 0.0
 # - [ ] 0.5 and 0.25
 #
-# One attempt in two passed: pass@1 is 0.5. Not both passed: pass^2 is 0. The 0.25 would be
-# 0.5 squared, true only if the attempts were independent draws — here they are not.
+# One attempt in two passed: pass@1 is 0.5. Not both passed: pass^2 is 0. Both are estimates
+# from two trials. The 0.25 is the estimate 0.5 squared: it would be the task's pass^2 if its
+# chance of success really were 0.5 and attempts were independent, but two trials do not tell
+# the chance — they tell whether these two both passed, and they did not.
 
 # %%
 K = 2
