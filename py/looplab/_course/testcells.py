@@ -165,7 +165,9 @@ def pytest_args(path: Path) -> list[str]:
 
     pytest's terminal report is off: on a Stop it formats the whole traceback of the interrupt,
     which in Pyodide takes longer than the page waits for Python to stop (about 1 s, against
-    0.1 s without it). `summary` prints one line instead.
+    0.1 s without it). `summary` prints one line instead. So is its unraisableexception plugin:
+    it ends every session, a stopped one too, with a gc.collect() of the lesson's whole heap
+    (0.1 s of the 0.11 s pytest took to end after a Stop; 1 s under load, past Stop's deadline).
     """
     return [
         str(path),
@@ -180,6 +182,8 @@ def pytest_args(path: Path) -> list[str]:
         "no:faulthandler",
         "-p",
         "no:stepwise",
+        "-p",
+        "no:unraisableexception",
     ]
 
 
