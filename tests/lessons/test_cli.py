@@ -25,11 +25,59 @@ def looplab(*args, cwd=ROOT, **env):
 def test_list_names_every_lesson_with_its_title():
     done = looplab("list")
     assert done.returncode == 0, done.stderr
-    first, *lines = done.stdout.splitlines()
-    assert first == f"lessons: {ROOT / 'lessons'} (lessons/ in the current folder)"
+    lines = done.stdout.splitlines()  # the listing alone; the folder in use is said on stderr
+    assert done.stderr == f"lessons: {ROOT / 'lessons'} (lessons/ in the current folder)\n"
     assert len(lines) == len(lesson_files(ROOT / "lessons")) >= 16
     assert lines[0].startswith("01-agent-or-workflow.py") and "Agent or workflow?" in lines[0]
     assert "(2 exercises)" in lines[0]
+
+
+def test_a_notebook_goes_to_stdout_alone_and_what_the_command_says_to_stderr(tmp_path):
+    """`looplab notebook 4 --solution > nb.ipynb` gives a clean notebook (issue 37)."""
+    import nbformat
+
+    done = looplab("notebook", "4", "--solution", cwd=tmp_path)  # stdout a pipe, no -o
+    assert done.returncode == 0, done.stderr
+    notebook = nbformat.reads(done.stdout, as_version=4)  # the whole of stdout is the notebook
+    nbformat.validate(notebook)
+    assert notebook.metadata["looplab"]["solution"] is True
+    assert done.stderr.startswith("lessons: ") and "wrote" not in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no file besides
+    assert looplab("notebook", "4", "--solution", "-o", "-", cwd=tmp_path).stdout == done.stdout
+
+    written = looplab("notebook", "4", "-o", "four.ipynb", cwd=tmp_path)
+    assert written.returncode == 0 and written.stdout == ""
+    assert "wrote four.ipynb (starter code)" in written.stderr.splitlines()[-1]
+    nbformat.validate(nbformat.read(tmp_path / "four.ipynb", as_version=4))
+
+
+def closed_pipe(*args) -> subprocess.CompletedProcess:
+    """Run looplab with its stdout a pipe whose reader is gone (`looplab list | head`, head done)."""
+    read, write = os.pipe()
+    os.close(read)
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
+    environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8")
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "looplab", *args],
+            cwd=ROOT,
+            env=environment,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """`looplab list | head`: no BrokenPipeError, SIGPIPE's exit code, as a Unix tool's (issue 37)."""
+    for args in (["list"], ["run", "4", "--solution"]):
+        done = closed_pipe(*args)
+        assert done.returncode == 141, (args, done.stderr)
+        assert done.stderr.startswith("lessons: ") and "Error" not in done.stderr, (args, done.stderr)
+        assert len(done.stderr.splitlines()) == 1, (args, done.stderr)
 
 
 def test_a_solved_lesson_passes_and_exits_zero():
@@ -205,7 +253,7 @@ def test_run_with_lessons_dir_makes_mine_read_that_folder(tmp_path):
     )
     done = looplab("--lessons", str(folder), "run", "3", cwd=elsewhere)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[0] == f"lessons: {folder.resolve()} (given with --lessons)"
+    assert done.stderr.splitlines()[0] == f"lessons: {folder.resolve()} (given with --lessons)"
     assert "NOTE: From lesson 02: MyToolbox" in done.stdout and "all yours" in done.stdout
 
     (folder / "02-tools.py").write_text(solved_02(broken=True), encoding="utf-8")

@@ -110,7 +110,7 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
 
     listed = installed.looplab("list")
     assert listed.returncode == 0, listed.stderr
-    first, *rows = listed.stdout.splitlines()
+    rows, first = listed.stdout.splitlines(), listed.stderr.strip()  # the folder in use: on stderr
     assert first.startswith(f"lessons: {installed.venv}") and "came with looplab" in first
     assert [row.split()[0] for row in rows] == [p.name for p in LESSONS]
 
@@ -133,14 +133,14 @@ def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
     )
 
     again = installed.looplab("run", "4")  # from the same folder, not inside mine/
-    assert again.stdout.splitlines()[0] == f"lessons: {mine} (your copy, made by `looplab lessons`)"
+    assert again.stderr.splitlines()[0] == f"lessons: {mine} (your copy, made by `looplab lessons`)"
     assert "an edit in mine/" in again.stdout
     assert again.returncode == 1 and "✗" in again.stdout  # the starter code, as copied: its checks fail
 
     inside = installed.looplab("list", cwd=mine)
-    assert inside.stdout.splitlines()[0] == f"lessons: {mine} (the current folder)"
+    assert inside.stderr.splitlines()[0] == f"lessons: {mine} (the current folder)"
     listed_again = installed.looplab("list")
-    assert listed_again.stdout.splitlines()[0].startswith(f"lessons: {mine} ")
+    assert listed_again.stderr.splitlines()[0].startswith(f"lessons: {mine} ")
 
     kept = installed.looplab("lessons", "./mine")  # copying again keeps the learner's edits
     assert kept.returncode == 0 and "an edit in mine/" in lesson.read_text(encoding="utf-8")
@@ -317,6 +317,6 @@ def test_an_editable_install_runs_the_checkouts_code_and_lessons(tmp_path):
         text=True,
         timeout=120,
     )
-    first, *rows = listed.stdout.splitlines()
+    rows, first = listed.stdout.splitlines(), listed.stderr.strip()
     assert first.startswith(f"lessons: {ROOT / 'lessons'} (this source checkout's lessons/;")
     assert len(rows) == len(LESSONS)

@@ -7,7 +7,7 @@
     python -m looplab run 4 --trace                         # also print the run's events as they happen
     python -m looplab run 4 --hints                         # also print each exercise's hints (--hints 1: the first only)
     looplab lessons mine                                    # copy the lessons into ./mine to edit them; run/list use them
-    looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook
+    looplab notebook 4 [--solution] [-o FILE]               # lesson 04 as a Jupyter notebook (-o -: stdout)
     looplab serve [--port 8000]                             # the site that came with looplab, on 127.0.0.1
     looplab serve --models DIR                              # ... and DIR as the local models' mirror folder
     looplab chat 15 [--solution] [--live]                   # talk to the agent lesson 15 offers (talk.py)
@@ -16,6 +16,11 @@
 
 The first line of `list` and `run` says which folder of lessons is used and why (lessonfolder.py):
 your copy wins over the one that came with looplab.
+
+As in any Unix tool, what a command makes goes to stdout and what it says about itself (that first
+line, where a notebook was written) to stderr: `looplab notebook 4 > four.ipynb` writes the
+notebook alone (with stdout a file or a pipe and no -o, the notebook goes there), and
+`looplab list | head` ends quietly when head has read enough.
 
 Predict cells print their question, choices and answer where they stand, before the code after
 them runs. With a live model, claims that hold only for prepared replies are listed as "not
@@ -43,15 +48,21 @@ LESSONS_OPTION: str | None = None  # --lessons DIR, before the command
 def lessons_dir() -> Path | None:
     """The folder of lessons in use (lessonfolder.choose), after printing which on the first line."""
     choice = lessonfolder.choose(Path.cwd(), LESSONS_OPTION)
-    print(choice.line(), flush=True)
+    say(choice.line())
     return choice.folder
+
+
+def say(line: str) -> None:
+    """A line about the command itself, not what it makes: on stderr, after what stdout has so far."""
+    sys.stdout.flush()
+    print(line, file=sys.stderr, flush=True)
 
 
 def find_lesson(name: str) -> Path | None:
     """A path as given, or a lesson number ("4", "04") or slug part ("loop") in the lessons in use."""
     path = Path(name)
     if path.is_file():
-        print(f"lessons: {path.resolve().parent} (the file given)", flush=True)
+        say(f"lessons: {path.resolve().parent} (the file given)")
         return path
     folder = lessons_dir()
     return course.find_in(folder, name) if folder else None
@@ -179,16 +190,19 @@ def copy_lessons(folder: str) -> int:
 
 
 def write_notebook(name: str, solution: bool, output: str | None) -> int:
-    """`looplab notebook N`: the lesson as a Jupyter notebook, written to a file."""
+    """`looplab notebook N`: the lesson as a Jupyter notebook, written to a file, or to stdout with
+    `-o -` (and with no -o when stdout is a file or a pipe, not a terminal)."""
     path = find_lesson(name)
     if path is None:
         print(f"no lesson {name!r}; `looplab list` shows them", file=sys.stderr)
         return 2
+    text = json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n"
+    if output == "-" or (output is None and not sys.stdout.isatty()):
+        sys.stdout.write(text)
+        return 0
     target = Path(output or f"{path.stem}{'-solution' if solution else ''}.ipynb")
-    target.write_text(
-        json.dumps(notebook.lesson_notebook(path, solution), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    print(f"wrote {target} ({'solved' if solution else 'starter code'}); open it with `jupyter lab {target}`")
+    target.write_text(text, encoding="utf-8")
+    say(f"wrote {target} ({'solved' if solution else 'starter code'}); open it with `jupyter lab {target}`")
     return 0
 
 
@@ -224,7 +238,20 @@ def verify_record(file: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line's entry point; returns the exit code."""
+    """The command line's entry point; returns the exit code. A reader that closed the pipe (`| head`)
+    ends the command quietly, with SIGPIPE's exit code, as a Unix tool's."""
+    try:
+        code = command(argv)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # Python's advice: stdout onto devnull, so the flush at exit raises nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
+
+
+def command(argv: list[str] | None) -> int:
+    """Parse the arguments and run the command."""
     global LESSONS_OPTION
     parser = argparse.ArgumentParser(prog="looplab", description="Run Loop Lab lessons in CPython.")
     parser.add_argument("--version", action="version", version=f"looplab {__version__}")
@@ -236,7 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     book = commands.add_parser("notebook", help="write one lesson as a Jupyter notebook")
     book.add_argument("lesson", help="a lesson file, or its number (4) or part of its name (loop)")
     book.add_argument("--solution", action="store_true", help="with each exercise solved")
-    book.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: NN-slug.ipynb here)")
+    book.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write it; - for stdout (default: stdout when it is a file or a pipe, else NN-slug.ipynb here)",
+    )
     site = commands.add_parser("serve", help="serve the site that came with looplab on 127.0.0.1")
     site.add_argument("--port", default="8000", help="0 picks a free port")
     site.add_argument("--host", default="127.0.0.1")
