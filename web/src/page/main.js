@@ -233,13 +233,12 @@ async function main() {
       status.show(`Running ${meta.title} with the ${mode.name()} model…`, "running", { about: ticket });
       if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
       const cells = screen.now.view.cells();
+      // the runner takes the run now (a Stop or a new endpoint ends it from here on); Python gets it
+      // once the lessons it reuses are here
+      const carried = carriedCells(cells, store.state.lessons, fetchLesson).catch(() => ({})); // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
       launch(
         "run",
-        carriedCells(cells, store.state.lessons, fetchLesson)
-          .catch(() => ({})) // a lesson that cannot be fetched: mine() reads the site's file, or says it cannot
-          .then((carried) =>
-            runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket), realm: realm() }),
-          ),
+        runner.run(cells, { carried, env: settings.env(mode.current()), on: runCallbacks(ticket), realm: realm() }),
         at,
       );
     },

@@ -282,6 +282,15 @@ export class Chat {
         ? { role: "note", text: result.error }
         : { role: "ready", text: this.offer ? this.offer.name : "the agent" };
     }
+    if (result.outcome === "refused") {
+      // the runner could not take it: nothing ran, the message comes back to the input
+      this.turns.pop();
+      this.save();
+      this.ui.input.value = pending.message;
+      this.draw();
+      this.note(`${result.error}, then send it again.`);
+      return { role: "note", text: result.error };
+    }
     const earlier = this.turns.slice(0, -1).some((t) => t.role === "assistant");
     if (turn && turn.fresh && earlier) this.turns.splice(this.turns.length - 1, 0, afresh);
     let reply;

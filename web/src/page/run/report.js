@@ -44,14 +44,22 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
       showChecks(checks, [], {});
       return;
     }
+    if (result.outcome === "refused") {
+      output.note(`${title} did not run: ${result.error}.`);
+      showChecks(checks, [], {});
+      status.show(`${title} did not run: ${result.error}.`, "stopped", { about: run.ticket });
+      return;
+    }
     if (result.outcome !== "checked") {
       const restarted = result.outcome === "restarted";
       output.note(
         !restarted
           ? "Stopped: KeyboardInterrupt."
-          : result.heard
-            ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
-            : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)",
+          : result.renewed
+            ? "Stopped: the endpoint or key changed in Settings, so Python started again with them; your code is kept. Run it again."
+            : result.heard
+              ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
+              : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)",
       );
       showChecks(checks, [], {});
       status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", {
@@ -106,7 +114,8 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
       if (!onScreen) return;
       const f = result.fork;
       const about = { about: run.ticket };
-      if (result.outcome !== "checked") status.show("Stopped the fork.", "stopped", about);
+      if (result.outcome === "refused") status.show(`The fork did not run: ${result.error}.`, "stopped", about);
+      else if (result.outcome !== "checked") status.show("Stopped the fork.", "stopped", about);
       else if (f)
         status.show(
           `Fork done: ${f.stopped} after ${f.steps} step${f.steps === 1 ? "" : "s"}${f.first_difference ? `; it differs from step ${f.first_difference}` : "; no step differs"}.`,

@@ -13,9 +13,10 @@ import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from
 import { writeAnswer } from "../../shared/asking.js";
 import { WorkerPool } from "../start/workerpool.js";
 
-/** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop had to restart
- * Python, or Python crashed (and is restarted when it had loaded). */
-export const OUTCOMES = ["checked", "interrupted", "restarted", "crashed"];
+/** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop (or a new endpoint)
+ * had to restart Python, Python crashed (and is restarted when it had loaded), or the runner
+ * refused it (Python not ready, another run going on; `error` says which). */
+export const OUTCOMES = ["checked", "interrupted", "restarted", "crashed", "refused"];
 
 export class Runner {
   /**
@@ -218,15 +219,21 @@ export class Runner {
   }
 
   /**
-   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/run/carried.js); `on`
-   * receives this run's stdout(text), stderr(text), event(event) and delta(text) (a model reply's
-   * text as it arrives; optional),
-   * and answers its questions: ask(kind, request, {blocking, signal}) -> answer (or a Promise).
-   * Resolves with {outcome, ok, error, checks, extras, message?}: `outcome` is one of OUTCOMES,
-   * `message` says why Python crashed.
+   * Run a lesson's cells (`carried`: the saved cells of the lessons it reuses, page/run/carried.js, or a
+   * Promise of them: the run is this runner's from now on, and goes to Python when they are here);
+   * `on` receives this run's stdout(text), stderr(text), event(event) and delta(text) (a model
+   * reply's text as it arrives; optional), and answers its questions: ask(kind, request, {blocking,
+   * signal}) -> answer (or a Promise). Resolves with {outcome, ok, error, checks, extras, message?}
+   * (never rejects): `outcome` is one of OUTCOMES, `message` says why Python crashed.
    */
   run(cells, { solution = false, carried = {}, env = {}, on, realm = "own" }) {
-    return this.send((id, known) => toWorker.run(id, { cells, solution, carried }, known), env, on, realm);
+    return this.send(
+      (id, known, given) => toWorker.run(id, { cells, solution, carried: given }, known),
+      env,
+      on,
+      realm,
+      carried,
+    );
   }
 
   /** Fork a kept run from a step (shared/protocol.js `fork`): like a run, with the fork's events; the
@@ -257,24 +264,49 @@ export class Runner {
     return this.send((id, known) => toWorker.replay(id, { cells, record, texts, only }, known), env, on, "keyless");
   }
 
-  send(message, env, on, realm) {
-    // message(id, env): the protocol's run or fork
-    if (!(this.ready || this.swapping) || this.current) return Promise.reject(new Error("Python is not ready"));
+  /** Why a run cannot be taken now (null: it can). */
+  refusal() {
+    if (!(this.ready || this.swapping)) return "Python is starting (again): run it once the status line says Ready";
+    if (this.current) return "another run is going on: stop it, or wait for its end";
+    return null;
+  }
+
+  // The run is this runner's as soon as send returns (a Stop, a new endpoint or a crash ends it from
+  // then on, with its outcome); its message goes to Python once `given` (what it waits for, e.g.
+  // the carried lessons) is here and a worker that fits `realm` is ready. A run that cannot be
+  // taken ends at once, "refused", saying why.
+  send(message, env, on, realm = "own", given = null) {
+    // message(id, env, given): the protocol's run, fork, chat or replay
+    const why = this.refusal();
+    if (why) return Promise.resolve({ outcome: "refused", ok: false, error: why, checks: [], extras: null });
     const id = this.nextId++;
+    const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
     return new Promise((resolve) => {
-      const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
-      const go = () => {
-        if (realm === "elsewhere") this.hand.touched = true; // the learner's own code never runs here again
-        this.keyless = realm === "keyless";
-        // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
-        // before the worker has read this message must still interrupt the run.
-        if (this.interrupt) this.interrupt[0] = 0;
-        this.worker.postMessage(message(id, known));
-      };
-      this.current = { id, resolve, timer: null, heard: false, on, waiting: null };
+      const run = { id, resolve, timer: null, heard: false, sent: false, on, waiting: null };
+      this.current = run;
       if (!this.fits(realm)) this.swap(realm);
-      if (this.swapping) this.current.waiting = go;
-      else go();
+      Promise.resolve(given).then(
+        (value) => {
+          if (this.current !== run) return; // it ended before it began
+          const go = () => {
+            run.sent = true;
+            if (realm === "elsewhere") this.hand.touched = true; // the learner's own code never runs here again
+            this.keyless = realm === "keyless";
+            // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
+            // before the worker has read this message must still interrupt the run.
+            if (this.interrupt) this.interrupt[0] = 0;
+            this.worker.postMessage(message(id, known, value));
+          };
+          if (this.swapping) run.waiting = go;
+          else go();
+        },
+        (error) =>
+          this.current === run &&
+          this.finish({
+            outcome: "refused",
+            error: `the run could not begin: ${error && error.message ? error.message : error}`,
+          }),
+      );
     });
   }
 
@@ -286,7 +318,7 @@ export class Runner {
   stop() {
     const run = this.current;
     if (!run) return;
-    if (run.waiting) return this.finish({ outcome: "interrupted", error: "KeyboardInterrupt: stopped" }); // not sent yet
+    if (!run.sent) return this.finish({ outcome: "interrupted", error: "KeyboardInterrupt: stopped before it began" });
     if (run.asking) run.asking.abort();
     if (this.interrupt) {
       this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
@@ -315,7 +347,7 @@ export class Runner {
     if (next.baseUrl === this.endpoint.baseUrl && next.key === this.endpoint.key) return false;
     this.worker.terminate();
     this.ready = false;
-    this.finish({ outcome: "restarted" });
+    this.finish({ outcome: "restarted", renewed: true }); // renewed: Settings, not Stop, ended it
     this.keyless = false; // a worker for the new key (a run of marked code swaps to one without)
     this.start();
     return true;

@@ -44,7 +44,8 @@ export function runWiring({ store, output, events, context, inspector, mode, app
     };
   }
 
-  // The runner takes the run, then the session hears it started, and later that it ended.
+  // The runner has taken the run (or refused it: then it ends at once, "refused", saying why), then
+  // the session hears it started, and later that it ended: every run it hears of ends.
   function launch(kind, promise, at) {
     store.dispatch({ type: "started", kind, at });
     return promise.then((result) => {
