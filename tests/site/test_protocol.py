@@ -185,6 +185,34 @@ print("the lesson ran")
 """
 
 
+STREAMS = """
+from looplab import chat_with
+from looplab.models.stream import ChatStream
+
+ChatStream("http://127.0.0.1:9/v1").show("the lesson's own call")
+
+def agent(message):
+    ChatStream("http://127.0.0.1:9/v1").show(f"the agent answers {message}")
+    return f"the agent answers {message}"
+
+chat_with(agent, name="streamer")
+"""
+
+
+def test_a_chat_runs_the_lessons_code_quietly_its_streamed_text_too(bridge):
+    """The Chat tab showed the streamed text of the lesson's own live calls as the agent's reply (issue 37)."""
+    shown = []
+    stop = bridge.listen_deltas(shown.append)  # what the worker posts to the page as `delta`
+    try:
+        cells = json.dumps([{"kind": "code", "source": STREAMS, "tags": []}])
+        env = json.dumps({"LOOPLAB_MODEL": "scripted"})
+        turn = json.loads(bridge.chat(cells, False, env, "hi", True, lambda e: None))["chat"]
+    finally:
+        stop()
+    assert turn["fresh"] is True and turn["reply"] == "the agent answers hi"
+    assert shown == ["the agent answers hi"]  # the lesson's code ran first, and quietly
+
+
 def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, bridge, capsys):
     cells = [{"kind": "code", "source": CHAT, "tags": []}]
     env = json.dumps({"LOOPLAB_MODEL": "scripted"})

@@ -28,6 +28,7 @@ to the first text (ms).
 import json
 import time
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 
 from .. import http
 from ..sse import SSEParser
@@ -40,6 +41,17 @@ def listen(on_delta: Callable[[str], None]) -> Callable[[], None]:
     """Send the text of every streamed reply, piece by piece, to `on_delta` too; returns the function that stops it."""
     _listeners.append(on_delta)
     return lambda: _listeners.remove(on_delta) if on_delta in _listeners else None
+
+
+@contextmanager
+def muted():
+    """No listener hears the streams made inside (the page's chat runs the lesson's code quietly this way)."""
+    listeners = _listeners[:]
+    _listeners.clear()
+    try:
+        yield
+    finally:
+        _listeners[:] = listeners
 
 
 def broken(base_url: str, why: str, secrets: list[str] | None = None) -> ModelError:

@@ -17,6 +17,7 @@ import { readIndex } from "./lesson/lessonformat.js";
 import { setupProgressFile } from "./lesson/progressfile.js";
 import { setupShortcuts } from "./ui/shortcuts.js";
 import { setupApproval } from "./panels/approval.js";
+import { askLine } from "./panels/stdin.js";
 import { isolate } from "./start/isolation.js";
 import { Inspector } from "./inspector/inspector.js";
 import { setupPrices } from "./model/prices.js";
@@ -91,6 +92,7 @@ async function main() {
   const dialog = setupDialog($("[data-role=settings-dialog]"), settings, {
     onSave() {
       mode.show();
+      chat.modelChanged(); // its header names the model in use
       // a new endpoint or key: a new worker holds it, under the new policy (worker/transport.js)
       if (runner && runner.renew())
         status.show("Settings saved: Python starts again with the new endpoint and key…", "loading");
@@ -145,6 +147,7 @@ async function main() {
         trustCode(slug);
         ui.toggle.value = chosen;
         mode.change(store.state.everReady);
+        chat.modelChanged();
         prepare();
       },
     },
@@ -158,6 +161,13 @@ async function main() {
     model: () => (settings.live ? settings.values.model : ""),
   });
 
+  // A panel comes forward where the learner looks (Python asks for an answer there): on a phone the
+  // panels' view first, then its tab.
+  const forward = (name) => {
+    if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
+    const tab = $(`#tab-${name}`);
+    if (tab.getAttribute("aria-selected") !== "true") tab.click();
+  };
   const { runCallbacks, launch } = runWiring({
     store,
     output,
@@ -168,10 +178,20 @@ async function main() {
     approve,
     status,
     files,
+    forward,
   });
   const chat = new Chat(
     chatElements(byTest),
-    chatHooks({ store, mode, inspector, status, tab: (name) => $(`#tab-${name}`).click() }),
+    chatHooks({
+      store,
+      mode,
+      inspector,
+      status,
+      output,
+      forward,
+      askLine,
+      tab: (name) => $(`#tab-${name}`).click(),
+    }),
   );
 
   function go(delta) {
@@ -297,7 +317,10 @@ async function main() {
   ui.run.addEventListener("click", run);
   ui.stop.addEventListener("click", stop);
   ui.reset.addEventListener("click", () => screen.reset());
-  ui.toggle.addEventListener("change", () => mode.change(store.state.everReady));
+  ui.toggle.addEventListener("change", () => {
+    mode.change(store.state.everReady);
+    chat.modelChanged();
+  });
   drawLocal(local);
   ui.settings.addEventListener("click", () => dialog.open());
   setupShare(

@@ -153,7 +153,8 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
     """
     set_env(env_json)
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
-    why, afresh = talk.prepare(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), fresh)
+    with stream.muted():  # the lesson's code runs quietly, its streamed replies too: the turn shows the agent's alone
+        why, afresh = talk.prepare(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), fresh)
     if why:
         return json.dumps({"ok": False, "error": trace.redact_text(why), "checks": [], "chat": None})
     if message is None:

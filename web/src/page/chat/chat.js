@@ -52,12 +52,19 @@ export function chatElements(byTest) {
 }
 
 /** The hooks a Chat needs, from the page's parts: the session's store, the model toggle, the
- * inspector, the status line, and `tab(name)`, which opens a panel tab. */
-export function chatHooks({ store, mode, inspector, status, tab }) {
+ * inspector, the status line, the Output panel, `tab(name)`, which opens a panel tab, and
+ * `forward(name)`, which brings one forward where the learner looks (on a phone too), and
+ * `askLine`, the Output panel's way to ask for a line (panels/stdin.js), to ask inside a turn. */
+export function chatHooks({ store, mode, inspector, status, output, tab, forward, askLine }) {
   return {
+    askLine,
     said: (sentence, ticket) => status.show(...sentence, { about: ticket }),
+    status,
+    forward: () => forward("chat"),
+    written: (text) => output.write(text, "stdin"),
     send: (request) => store.dispatch({ type: "chat", request })[0],
     scripted: () => mode.current() === "scripted",
+    model: () => mode.inUse(),
     leave: () => tab("output"),
     known: (run) => inspector.book.byId.has(String(run)),
     inspect: (run) => (tab("trace"), inspector.open(String(run))),
@@ -207,8 +214,28 @@ export class Chat {
       ask: (kind, request, options) =>
         kind === "approval" && mine() && pending.li
           ? this.approval(pending.li, request, options)
-          : base.ask(kind, request, options),
+          : kind === "stdin" && mine() && pending.li
+            ? this.stdin(pending, request, options)
+            : base.ask(kind, request, options),
     };
+  }
+
+  /** input() in a turn (the agent's code, or the lesson's code run first): asked in the turn being
+   * written, where the learner looks; the answered line is kept with what the turn printed. */
+  stdin(pending, request, options) {
+    const where = {
+      show: (line) => {
+        this.hooks.forward();
+        pending.li.append(el("p", { class: "chat-ask" }, line));
+        this.scroll();
+      },
+      answered: (text) => {
+        this.hooks.written(text);
+        pending.printed += text;
+        pending.li.querySelector(".chat-ask:empty")?.remove();
+      },
+    };
+    return this.hooks.askLine(where, request, options, this.hooks.status);
   }
 
   /** An approval asked inline, in the turn being written: Approve or Reject (the ask channel's answer). */
@@ -350,9 +377,22 @@ export class Chat {
     requestAnimationFrame(() => (this.ui.log.scrollTop = this.ui.log.scrollHeight));
   }
 
-  draw() {
+  /** The header: who the learner talks to, and the model it uses now (drawn again when the toggle
+   * or Settings change it). */
+  header() {
     const who = this.offer ? this.offer.name : "the lesson's agent";
-    this.ui.who.textContent = `Talking to ${who}${this.hooks.scripted() ? " · scripted model" : ""}`;
+    this.ui.who.textContent = `Talking to ${who} · ${this.hooks.model()}`;
+  }
+
+  /** The model toggle or Settings changed: the header and the suggestions (the scripted brain's)
+   * follow; the log, and a turn being written, stay. */
+  modelChanged() {
+    this.header();
+    this.chips();
+  }
+
+  draw() {
+    this.header();
     this.ui.log.replaceChildren(...this.turns.map((turn) => this.drawTurn(turn)));
     if (!this.turns.length)
       this.ui.log.append(
@@ -362,6 +402,11 @@ export class Chat {
           "Send a message: it goes to the agent this lesson built, which keeps what it learns between messages.",
         ),
       );
+    this.chips();
+    this.scroll();
+  }
+
+  chips() {
     const chips = this.offer && this.hooks.scripted() ? this.offer.suggestions : [];
     this.ui.suggestions.replaceChildren(
       ...chips.map((text) => {
@@ -371,7 +416,6 @@ export class Chat {
       }),
     );
     this.ui.suggestions.hidden = !chips.length;
-    this.scroll();
   }
 
   drawTurn(turn) {

@@ -50,6 +50,13 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
     current,
     note,
 
+    /** The model a run of the lesson on screen uses, in a few words: "live model gpt-4o-mini". */
+    inUse() {
+      const mode = current();
+      if (mode === "live") return `live model ${settings.values.model}`;
+      return `${mode} model`;
+    },
+
     /** The toggle changed; `pythonReady` says whether the ready line may be redrawn. */
     change(pythonReady) {
       settings.setMode(toggle.value);

@@ -7,10 +7,20 @@
 import { askLine } from "../panels/stdin.js";
 
 /**
- * @param {object} parts  {store, output, events, context, inspector, mode, approve, status, files (the Files panel)}
+ * @param {object} parts  {store, output, events, context, inspector, mode, approve, status, files (the Files
+ *   panel), forward (name): brings a panel ("output", "chat") forward where the learner looks}
  * @returns {{runCallbacks: (ticket: number, eventOptions?: object) => object, launch: (kind: string, promise: Promise, at: number) => Promise}}
  */
-export function runWiring({ store, output, events, context, inspector, mode, approve, status, files }) {
+export function runWiring({ store, output, events, context, inspector, mode, approve, status, files, forward }) {
+  // input() in a lesson run asks in the Output panel, brought forward (a chat turn asks in the turn: chat.js)
+  const inOutput = {
+    show(line) {
+      forward("output");
+      output.place(line);
+    },
+    answered: (text) => output.write(text, "stdin"),
+  };
+
   /** What a run sends goes to the panels while its lesson is on screen; an approval goes to the
    * dialog (the inspector shows the pause), a local model's question to the local model. */
   function runCallbacks(ticket, eventOptions) {
@@ -35,7 +45,7 @@ export function runWiring({ store, output, events, context, inspector, mode, app
       }),
       ask(kind, request, options) {
         if (kind === "model") return mode.askLocal(request, options);
-        if (kind === "stdin") return askLine(output, request, options);
+        if (kind === "stdin") return askLine(inOutput, request, options, status);
         if (kind !== "approval" || store.state.shown !== ticket)
           return { unavailable: `the page has no answer to a "${kind}" question here` };
         inspector.paused(request);

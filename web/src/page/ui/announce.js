@@ -1,11 +1,11 @@
-// What a screen reader hears about Python and runs: one sentence when Python is ready and one when
-// a run ends (its outcome, then the names of the checks that failed; a chat turn's: the reply), in
-// a polite live region.
+// What a screen reader hears about Python and runs: one sentence when Python is ready, one when
+// Python waits for an answer (input()), and one when a run ends (its outcome, then the names of the
+// checks that failed; a chat turn's: the reply), in a polite live region.
 // The status line changes too often to be a live region itself (a progress line while Python
 // loads) and the Output console must not be one (a print loop would flood the listener).
 // A crash is not repeated here: the page's toast (role="alert") says it already.
 
-const RUNNING = new Set(["running", "stopping"]);
+const RUNNING = new Set(["running", "stopping", "asking"]); // "asking": Python waits for an answer
 
 /** The sentence for a run that ended: the status line's text, then the failed checks' names. */
 export function runSummary(statusText, failed) {
@@ -35,7 +35,9 @@ export function announceRuns(status, checks, region) {
     const was = last;
     last = state;
     const text = status.querySelector("[data-role=status-text]")?.textContent || "";
-    if (RUNNING.has(state)) {
+    if (state === "asking") {
+      say(text); // once for each question: the answer's field has the focus and says what it answers
+    } else if (RUNNING.has(state)) {
       if (!RUNNING.has(was)) say("");
     } else if (RUNNING.has(was) && state !== "crashed") {
       // a chat turn's end ("replied", page/chat/chat.js) is the agent's reply: the lesson's checks are not its

@@ -29,6 +29,19 @@ export class StatusLine {
     for (const [key, value] of Object.entries(extra)) this.root.dataset[key] = value;
   }
 
+  /** Python waits for the learner's answer (input()): `text` says so (state "asking") until
+   * `answered`, which brings the sentence before back, unless another has replaced it since. */
+  asking(text) {
+    if (this.state !== "asking") this.before = { said: this.said, state: this.state, about: this.about };
+    this.show(text, "asking", { about: this.before.about });
+  }
+
+  answered() {
+    const before = this.before;
+    this.before = null;
+    if (this.state === "asking" && before) this.show(before.said, before.state, { about: before.about });
+  }
+
   /** A model reply's text as it is written (a streamed reply), after the running sentence: its
    * last words, so the line stays one line; null when a new reply begins. */
   writing(text) {
