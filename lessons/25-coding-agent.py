@@ -524,7 +524,9 @@ fixed = run_tool(box, "edit_file", path="inventory/stock.py", old="items[1:]", n
 print(fixed)
 missing = run_tool(box, "edit_file", path="inventory/stok.py", old="a", new="b")
 not_found = run_tool(box, "edit_file", path="inventory/stock.py", old="items[2:]", new="items")
-escape = run_tool(box, "read_file", path="../../etc/passwd")
+OUTSIDE = f"../{scratch.name}-secret.txt"  # a file beside the project, not in it, wherever temp files live
+(scratch / OUTSIDE).write_text("root: not the project's to read\n")
+escape = run_tool(box, "read_file", path=OUTSIDE)
 long_file = "\n".join(f"line {n}" for n in range(1, 241)) + "\n"
 (scratch / "long.txt").write_text(long_file)
 window = run_tool(box, "read_file", path="long.txt", start=101, count=100)
@@ -559,7 +561,7 @@ assert broken.startswith("error:") and "line" in broken and unchanged_after_brok
 assert missing.startswith("error:") and not_found.startswith("error:") and "not found" in not_found, \
     f"a missing file gave {missing!r}, a missing `old` gave {not_found!r}; each an 'error:' that says what would work"
 # the tools refuse a path out of the project
-assert escape.startswith("error:") and "root:" not in escape, f"read_file('../../etc/passwd') gave {escape[:80]!r}"
+assert escape.startswith("error:") and "root:" not in escape, f"read_file({OUTSIDE!r}) gave {escape[:80]!r}"
 # edit_file and write_file need a person's approval; reading does not
 assert box.needs_approval("edit_file") and box.needs_approval("write_file") and not box.needs_approval("read_file"), \
     "edit_file and write_file change the project: register them with needs_approval=True"

@@ -7,6 +7,7 @@ session; `solved.fresh("15")` runs it again, for parts that keep state between c
 
 import contextlib
 import io
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,14 @@ def provided():
     carried.provide(texts.get)
     yield texts
     carried.provide(None)
+
+
+@pytest.fixture(autouse=True)
+def temp_files_in_the_tests_folder(tmp_path, monkeypatch):
+    """What a test makes with tempfile, itself or through a lesson's parts it calls after the lesson
+    ran (`solved("25")["new_project"]()`), goes in the test's own folder, which pytest clears: the
+    suite leaves the system's temp folder as it found it (test_temp_files.py proves it)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 @pytest.fixture(autouse=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import trace
-from . import testcells
+from . import scratch, testcells
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
 from .lessonfile import (
     CELL_MARK,
@@ -129,12 +129,21 @@ def run_cells(
     `on_predict` is called with each predict cell's `Prediction` just before the code after it runs.
     The result keeps the runs' events; with `on_event` each goes there as it happens instead, and
     the result keeps none (the page's worker sends them on at once). `origin` ("24") marks the code as
-    lesson 24's, for a later lesson that runs it (`mine`): its errors then name that lesson.
+    lesson 24's, for a later lesson that runs it (`mine`): its errors then name that lesson. The
+    temporary files the lesson makes go when it ends (scratch.py): with the run, or, when the caller
+    gave the namespace to use it after, when the caller calls `scratch.close_kept()` (at the latest
+    when Python exits).
     """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
+    with scratch.lesson_folder(keep=namespace is not None):
+        return run_program(cells, program(cells, solution), ns, on_predict, on_event, origin)
+
+
+def run_program(cells, chosen_cells, ns, on_predict, on_event, origin) -> LessonResult:
+    """run_cells' work: the chosen code cells in order, then the checks and the tests."""
     events: list[dict] = []
     stop_listening = trace.listen(on_event or events.append)
-    chosen = dict(program(cells, solution))
+    chosen = dict(chosen_cells)
     try:
         for index, cell in enumerate(cells):
             if cell.role == "predict" and on_predict is not None:

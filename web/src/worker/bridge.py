@@ -21,7 +21,7 @@ import sys
 import time
 
 from looplab import replay, trace
-from looplab._course import conversation, lesson, lessonfile, mine, project, record, stdin
+from looplab._course import conversation, lesson, lessonfile, mine, project, record, scratch, stdin
 from looplab.models import stream
 
 ENV_KEYS = ("LOOPLAB_MODEL", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "LLM_MAX_TOKENS", "LLM_STREAM")
@@ -77,6 +77,7 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     set_env(env_json)
     kept.clear()
     project.forget()  # a lesson that lays out no project this run shows none
+    scratch.close_kept()  # the last run's lesson has ended: its temp files go (its project with them)
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
     namespace = {"__name__": "__lesson__"}
     result = lesson.run_cells(
