@@ -257,6 +257,40 @@ def test_mine_falls_back_to_the_reference_and_says_which_parts_are_whose(provide
     assert box.run("ping", "{}") == "pong" and box.run("nope", "{}").startswith("error:")
 
 
+def lessons_run_by(monkeypatch) -> list[str]:
+    """The lessons mine() runs from now on, by their first line, in order (it still runs them)."""
+    ran = []
+
+    def counted(cells, *args, **kwargs):
+        ran.append(next(c.source.splitlines()[0] for c in cells if c.kind == "markdown"))
+        return run_cells(cells, *args, **kwargs)
+
+    monkeypatch.setattr(carried, "run_cells", counted)
+    return ran
+
+
+def test_mine_runs_the_lesson_once_when_it_holds_the_starter_or_passes(provided, monkeypatch, capsys):
+    """mine(25) in lesson 26 ran lesson 25 about 11 times when it held the starter (issue 37)."""
+    ran = lessons_run_by(monkeypatch)
+    provided["25"] = find_in(LESSONS, "25").read_text(encoding="utf-8")  # the page's saved cells: the starter
+    found = carried.mine(25)
+    assert [line[:5] for line in ran] == ["# 25 ", "# 2 ·"]  # lesson 25 once (and lesson 02, which it reuses)
+    assert found.yours == [] and "still hold the starter code" in found.note
+    assert found.coding_agent is not None
+
+    ran.clear()
+    solved = {k: solution_of("02", k) for k in range(3)}
+    provided["02"] = lesson_with("02", solved)
+    assert carried.mine(2).reference == [] and len(ran) == 1  # all yours: once
+
+    ran.clear()
+    provided["02"] = lesson_with("02", {2: solved[2]})  # one exercise done, the others still the starter
+    found = carried.mine(2)
+    assert len(ran) == 1 and "calculate" in found.yours and "MyToolbox" in found.reference
+    assert "still hold the starter code" in found.note
+    assert "calculate" in capsys.readouterr().out
+
+
 def test_mine_reads_the_edited_lesson_file_in_the_folder_in_use(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "lessons"
     folder.mkdir()

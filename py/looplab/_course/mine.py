@@ -9,10 +9,13 @@ file as edited, from the lessons folder in use (lessonfolder.choose: `--lessons 
 folder or its lessons/, the learner's copy, the packaged course); in the page, the worker's
 bridge calls `provide(texts)` with a function that gives a lesson's text with the learner's saved
 edits in its exercise cells (with none, the lesson file as the site serves it). The lesson then runs, scripted and with nobody listening to its trace,
-and its checks decide:
+and its checks decide. An exercise still holding the starter code (as the course's own copy of the
+lesson, or the site's file, has it) is the reference, untried: lesson N runs once, with your
+edited exercises beside the reference of the others.
 
-- every check passes with all your exercises: everything is yours;
-- otherwise each exercise is tried alone, yours beside the reference solutions of the others: an
+- every check passes: your edited exercises are yours;
+- otherwise (and only then: the run a lesson costs when it holds the starter, or passes, is one)
+  each edited exercise is tried alone, yours beside the reference solutions of the others: an
   exercise whose cells pass that way is yours, the others are the reference, and `note` says so
   in one sentence, naming the names that are yours and those that are not.
 
@@ -29,6 +32,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -82,19 +86,61 @@ class Mine:
 
 def lesson_text(number: str) -> tuple[str, str]:
     """(lesson id, text as the learner has it) for a lesson number such as 2, "04" or "1b"."""
+    wanted, text, _ = lesson_source(number)
+    return wanted, text
+
+
+def lesson_source(number: str) -> tuple[str, str, Path | None]:
+    """lesson_text, and the file the text was read from (None: the page's saved edits or the site)."""
     choice = lessonfolder.choose(Path.cwd())
     path = course.find_in(choice.folder, str(number)) if choice.folder else None
     wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
     text = _provider(wanted) if _provider and wanted not in _elsewhere else None
+    source = None
     if text is None and path is not None:
-        text = path.read_text(encoding="utf-8")
+        text, source = path.read_text(encoding="utf-8"), path
     if text is None and http.IN_BROWSER:
         text = from_site(wanted)
         if text is not None:
             _untouched.add(text)  # no saved edits: the exercises are the starters, nothing to try
     if text is None:
         raise LookupError(f"there is no lesson {number} ({choice.line()})")
-    return wanted, text
+    return wanted, text, source
+
+
+def starters(wanted: str, source: Path | None) -> list[Cell] | None:
+    """Lesson `wanted` as it came, its exercises holding the starter code: the course's own copy
+    (the site's file in the page), or, when the learner edits that very file (a source checkout's
+    lessons/), its committed text; None when there is none."""
+    folder = course.packaged_lessons()
+    path = course.find_in(folder, wanted) if folder else None
+    if path is not None and source is not None and path.resolve() == source.resolve():
+        text = committed(path)
+    elif path is not None:
+        text = path.read_text(encoding="utf-8")
+    else:
+        text = from_site(wanted) if http.IN_BROWSER else None
+    return parse(text) if text is not None else None
+
+
+def committed(path: Path) -> str | None:
+    """A source checkout's lesson file as git has it committed, or None (no git, not a checkout)."""
+    if http.IN_BROWSER:
+        return None
+    try:
+        shown = subprocess.run(
+            ["git", "-C", str(path.parent), "show", f"HEAD:./{path.name}"], capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return shown.stdout.decode("utf-8", errors="replace") if shown.returncode == 0 else None
+
+
+def untouched(cells: list[Cell], starter: list[Cell] | None, every: list[int]) -> set[int]:
+    """The exercises the learner has not edited: their code is the starter's, nothing to try."""
+    if starter is None or [c.role for c in starter] != [c.role for c in cells]:
+        return set()
+    return {i for i in every if cells[i].source.strip() == starter[i].source.strip()}
 
 
 def from_site(wanted: str) -> str | None:
@@ -183,8 +229,13 @@ def load_packages(text: str) -> None:
 
 
 def mine(number) -> Mine:
-    """The learner's definitions from lesson `number`'s exercises; the reference where theirs fail."""
-    lesson, text = lesson_text(number)
+    """The learner's definitions from lesson `number`'s exercises; the reference where theirs fail.
+
+    Lesson `number` runs once: with the exercises the learner edited (those still holding the
+    starter code are the reference, untried), or with the reference alone when none is edited or
+    its saved code came from elsewhere. Only when that run fails is each edited exercise tried
+    alone, to say which parts are whose."""
+    lesson, text, source = lesson_source(number)
     where = _elsewhere.get(lesson)
     if (text, where) in _cache:
         return _cache[text, where]
@@ -192,18 +243,22 @@ def mine(number) -> Mine:
     cells = parse(text)
     every = exercises(cells)
     names = {i: names_of(cells, i) for i in every}
-    theirs = where is None and text not in _untouched  # the learner's own code, to be tried
-    result, ns = quietly(with_choice(cells, set(every) if theirs else set()), lesson)
+    if where is not None or text in _untouched:  # code from elsewhere is never tried; the starter needs no try
+        edited = set()
+    else:
+        edited = set(every) - untouched(cells, starters(lesson, source), every)
+    result, ns = quietly(with_choice(cells, edited), lesson)
     if where is not None:
         yours, why = set(), f"its saved code came from {FROM.get(where, 'elsewhere')}"
-    elif text in _untouched:
+    elif not edited:
         yours, why = set(), "its exercises still hold the starter code"
     elif result.ok:
-        yours, why = set(every), ""
+        yours = edited
+        why = "" if yours == set(every) else "those still hold the starter code"
     else:
         why = f"with your code there {first_failure(result)}"
-        alone = {i: quietly(with_choice(cells, {i}), lesson) for i in every}
-        yours = {i for i in every if alone[i][0].ok}
+        alone = {i: quietly(with_choice(cells, {i}), lesson) for i in edited} if len(edited) > 1 else {}
+        yours = {i for i in alone if alone[i][0].ok}
         result, ns = alone[min(yours)] if len(yours) == 1 else quietly(with_choice(cells, yours), lesson)
         if not result.ok:  # each passes alone but not together: the reference throughout
             yours = set()
