@@ -213,6 +213,18 @@ def test_a_chat_runs_the_lessons_code_quietly_its_streamed_text_too(bridge):
     assert shown == ["the agent answers hi"]  # the lesson's code ran first, and quietly
 
 
+def test_a_chat_made_for_another_live_model_is_made_anew(bridge):
+    """A lesson's code picks its model when it runs: after Settings named another model, the chat's
+    namespace still held the old one, and the header named a model the turns did not use (issue 37)."""
+    cells = json.dumps([{"kind": "code", "source": STREAMS, "tags": []}])
+    live = {"LOOPLAB_MODEL": "live", "LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "first"}
+    made = [
+        json.loads(bridge.chat(cells, False, json.dumps(env), None, False, lambda e: None))["chat"]["fresh"]
+        for env in (live, live, {**live, "LLM_MODEL": "second"}, {**live, "LLM_MODEL": "second", "LLM_API_KEY": "k"})
+    ]
+    assert made == [True, False, True, False]  # the same model keeps it; another makes it anew; the key is not a model
+
+
 def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, bridge, capsys):
     cells = [{"kind": "code", "source": CHAT, "tags": []}]
     env = json.dumps({"LOOPLAB_MODEL": "scripted"})

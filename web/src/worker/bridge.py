@@ -51,6 +51,12 @@ def set_env(env_json: str) -> None:
             os.environ[key] = str(env[key])
 
 
+def model_in_use() -> str:
+    """The model this run's environment names (the mode, and live: the endpoint, model, API, limits):
+    a lesson's code picks its model when it runs, so a chat's namespace made for another is made anew."""
+    return json.dumps({key: os.environ.get(key) for key in ENV_KEYS if key != "LLM_API_KEY"})
+
+
 def carry(carried_json: str) -> None:
     """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/run/carried.js),
     handed to looplab._course.mine.provide as lesson texts; a lesson whose saved code came from elsewhere
@@ -86,7 +92,7 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     if result.error is None and conversation.offered(
         namespace
     ):  # the Chat tab talks here next, without a run of its own
-        talk.adopt(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), namespace)
+        talk.adopt(cells, solution, model_in_use(), namespace)
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
 
@@ -155,7 +161,7 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
     set_env(env_json)
     cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
     with stream.muted():  # the lesson's code runs quietly, its streamed replies too: the turn shows the agent's alone
-        why, afresh = talk.prepare(cells, solution, os.environ.get("LOOPLAB_MODEL", "scripted"), fresh)
+        why, afresh = talk.prepare(cells, solution, model_in_use(), fresh)
     if why:
         return json.dumps({"ok": False, "error": trace.redact_text(why), "checks": [], "chat": None})
     if message is None:

@@ -17,6 +17,8 @@ const NOTES = {
   redacted: "Redacted: the output gate kept (part of) the model's answer from you.",
   stopped: "This turn did not end with an answer.",
   interrupted: "Stopped: the turn ended before the agent answered.",
+  left: "Stopped: you opened another lesson before the agent answered.",
+  renewed: "Ended: Settings changed the endpoint or key, so Python started again before the agent answered.",
   error: "The agent raised an error.",
 };
 
@@ -77,6 +79,11 @@ export function chatSentence(reply, { result, seconds }) {
   if (reply && reply.role === "ready") return [`Ready to talk to ${reply.text}.`, "ready"];
   if (!reply || reply.role === "note")
     return [`The chat could not go on: ${short(result.error || result.message || "no reply", 200)}`, "failed"];
+  if (reply.kind === "interrupted" && result.renewed)
+    return [
+      `The turn ended after ${time}: Settings changed the endpoint or key, so Python started again. Send it again.`,
+      "stopped",
+    ];
   if (reply.kind === "interrupted") return [`Stopped the turn after ${time}. Say something else to go on.`, "stopped"];
   return [
     `The agent replied in ${time} (stopped: ${reply.stopped}): ${short(reply.text || "(no reply)", 160)}`,
@@ -113,6 +120,7 @@ export class Chat {
     this.ui.tab.hidden = !offered;
     if (!offered && this.ui.tab.getAttribute("aria-selected") === "true") this.hooks.leave();
     if (slug !== this.slug) {
+      if (this.pending && this.pending.message !== null) this.cut(this.pending); // leaving stops its turn
       this.slug = slug;
       this.offer = null;
       this.fresh = false;
@@ -121,6 +129,22 @@ export class Chat {
       this.turns = loadChat(slug);
       this.draw();
     }
+  }
+
+  /** A turn whose lesson the learner left: it is stopped (session.js), and kept so, for their return. */
+  cut(pending) {
+    this.turns.push({
+      role: "assistant",
+      text: "",
+      kind: "interrupted",
+      stopped: null,
+      run: null,
+      tools: toolCalls(pending.events),
+      printed: pending.printed.trim(),
+      blocks: [],
+      why: "left",
+    });
+    this.save();
   }
 
   /** The tab was opened: with the scripted model, the chat is made ready, for its suggestions. */
@@ -275,8 +299,16 @@ export class Chat {
    * says so (and announce.js reads that out once). */
   ended(effect) {
     const reply = this.finish(effect);
-    if (effect.here && effect.result.outcome !== "crashed")
-      this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
+    if (effect.result.outcome === "crashed") return; // said when it crashed
+    if (effect.here) this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
+    else if (effect.lesson) {
+      // the learner opened another lesson, which stopped the turn: the status line says it ended
+      const how = effect.result.outcome === "checked" ? "had finished" : "stopped";
+      this.hooks.said([
+        `The chat turn in ${effect.run.meta.title} ${how}: you opened ${effect.lesson.title}.`,
+        "stopped",
+      ]);
+    }
   }
 
   finish({ result, here }) {
@@ -288,7 +320,7 @@ export class Chat {
     if (turn && pending.fresh) this.fresh = false; // the fresh namespace was made
     const afresh = {
       role: "note",
-      text: "The lesson's code ran again (it changed, or Python started afresh): the agent starts a new conversation here.",
+      text: "The lesson's code ran again (it or the model changed, or Python started afresh): the agent starts a new conversation here.",
     };
     if (pending.message === null) {
       if (
@@ -344,6 +376,7 @@ export class Chat {
         tools: toolCalls(pending.events),
         printed: pending.printed.trim(),
         blocks: [],
+        ...(result.renewed ? { why: "renewed" } : {}),
       };
     }
     this.turns.push(reply);
@@ -466,7 +499,8 @@ export class Chat {
           el("pre", {}, turn.printed),
         ),
       );
-    if (!you && NOTES[turn.kind]) li.append(el("p", { class: "chat-flag ev-bad" }, NOTES[turn.kind]));
+    const flag = NOTES[turn.why] || NOTES[turn.kind];
+    if (!you && flag) li.append(el("p", { class: "chat-flag ev-bad" }, flag));
     for (const reason of (!you && turn.blocks) || []) li.append(el("p", { class: "muted" }, `Gate: ${reason}`));
     li.append(el("div", { class: "chat-text" }, turn.text || (you ? "" : "(no reply)")));
     if (!you && turn.stopped) {
