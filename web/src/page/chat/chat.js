@@ -25,6 +25,22 @@ const NOTES = {
 /** Whether a lesson's code offers a chat. */
 export const offersChat = (codes) => codes.some((source) => OFFERS.test(source));
 
+/** A turn that ended before the agent answered (Stop; `why`: "left", another lesson was opened;
+ * "renewed", Settings started Python again): what it called and printed until then. */
+function cutShort(pending, why) {
+  return {
+    role: "assistant",
+    text: "",
+    kind: "interrupted",
+    stopped: null,
+    run: null,
+    tools: toolCalls(pending.events),
+    printed: pending.printed.trim(),
+    blocks: [],
+    ...(why ? { why } : {}),
+  };
+}
+
 /** The tool calls of a turn's events: [{tool, arguments, result, ok}] in the order they were made. */
 export function toolCalls(events) {
   const calls = new Map();
@@ -133,17 +149,7 @@ export class Chat {
 
   /** A turn whose lesson the learner left: it is stopped (session.js), and kept so, for their return. */
   cut(pending) {
-    this.turns.push({
-      role: "assistant",
-      text: "",
-      kind: "interrupted",
-      stopped: null,
-      run: null,
-      tools: toolCalls(pending.events),
-      printed: pending.printed.trim(),
-      blocks: [],
-      why: "left",
-    });
+    this.turns.push(cutShort(pending, "left"));
     this.save();
   }
 
@@ -367,17 +373,7 @@ export class Chat {
     } else if (result.outcome === "checked" || result.outcome === "crashed") {
       reply = { role: "note", text: result.error || result.message || "The chat could not start." };
     } else {
-      reply = {
-        role: "assistant",
-        text: "",
-        kind: "interrupted",
-        stopped: null,
-        run: null,
-        tools: toolCalls(pending.events),
-        printed: pending.printed.trim(),
-        blocks: [],
-        ...(result.renewed ? { why: "renewed" } : {}),
-      };
+      reply = cutShort(pending, result.renewed ? "renewed" : null);
     }
     this.turns.push(reply);
     this.save();
