@@ -73,8 +73,9 @@ def test_a_solved_record_holds_in_every_lesson_and_verify_exits_0(solved, tmp_pa
     found = verdicts(solved)
     assert {s: v.verdict for s, v in found.items()} == {slug(n): record.HOLDS for n in SOLVED}
     assert cli.main(["verify", write(tmp_path, solved)]) == 0
-    out = capsys.readouterr().out
-    assert "3 of 3 lessons hold." in out and "Ada Lovelace" in out
+    said = capsys.readouterr()
+    assert "3 of 3 lessons hold." in said.out and "Ada Lovelace" in said.out
+    assert said.err.startswith("lessons: ") and "lessons: " not in said.out  # what the command says: stderr
 
 
 def test_code_edited_to_fail_fails_with_the_checks_message(solved, tmp_path, capsys):

@@ -217,7 +217,7 @@ def verify_record(file: str) -> int:
         print(f"looplab verify: {file}: {error}", file=sys.stderr)
         return 2
     folder = Path(LESSONS_OPTION) if LESSONS_OPTION else course.packaged_lessons()
-    print(f"lessons: {folder} ({'--lessons' if LESSONS_OPTION else 'the ones that came with looplab'})")
+    say(f"lessons: {folder} ({'--lessons' if LESSONS_OPTION else 'the ones that came with looplab'})")
     print(
         f"record of {data.get('name') or '(no name)'} · {data.get('scope', 'course')} · made {data.get('made') or '?'}"
     )
