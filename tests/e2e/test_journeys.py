@@ -405,6 +405,9 @@ def test_journey_6_settings_saved_while_a_live_turn_streams(visit, site_url, fak
     expect(say(page, "next").locator(".chat-text")).to_have_text("echo: next")
     assert [post.body["model"] for post in fake.posts("/v1/chat/completions")][-2:] == ["first-model", "second-model"]
 
+    # This reply holds half-way (stall) until well after Settings is saved: on a busy machine the
+    # learner's Save can come after a slow stream's end, and the turn must be cut, not finished.
+    fake.streaming = {**SLOW, "fault": "stall", "stall": 60}
     with FakeServer(streaming=SLOW) as other:
         send(page, "one more")
         expect(writing(page)).to_contain_text("echo", timeout=TURN_MS)
