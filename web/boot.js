@@ -4,6 +4,7 @@
 // into index.html paints before any of the app runs (issue 23). A tab opened in the background
 // draws no frame: then a timer starts it.
 import { startEarly } from "./src/page/start/early.js";
+import { thisVisit } from "./src/page/start/visit.js";
 
 startEarly();
 let started = false;
@@ -18,7 +19,7 @@ const start = () => {
   // for when the editors are made, after Python is ready (page/lesson/lazyeditor.js), and preloading them
   // only shared the two cores with Python's start (a warm start 387 -> 370 ms, medians of 7).
   const later = document.querySelector("template[data-role=later-preloads]");
-  const cached = navigator.serviceWorker && navigator.serviceWorker.controller;
+  const cached = thisVisit().warm;
   if (later && cached) for (const link of later.content.querySelectorAll("[data-later]")) link.remove();
   if (later) document.head.append(later.content);
   // The lesson's renderer (markdown-it, DOMPurify) evaluated first, each in a task of its own: with

@@ -10,6 +10,10 @@ nothing of the worker around it.
 
 An import is any relative module specifier in a file: `import ... from`, `export ... from`,
 `import(...)`, also a JSDoc type's `import("...")` (a type is a dependency too).
+
+What this visit is — cross-origin isolated, warm — is read in one module, `page/start/visit.js`;
+the rest of the page is handed it. And no `window.looplab…` global carries anything between scripts:
+`<head>` hands the first worker to the app through `page/start/handoff.js`.
 """
 
 import re
@@ -92,6 +96,28 @@ def test_imports_run_one_way_down_the_folders():
     assert "worker/start/startup.js" in found["worker/worker.js"]
     assert wrong_way(SRC) == [], "imports against the order of the folders"
     assert not any("page/main.js" in targets for targets in found.values()), "nothing imports main.js"
+
+
+def places_reading(src: Path, pattern: str) -> list[str]:
+    """Files of `src` (the page's code and boot.js beside it) whose code, comments aside, matches `pattern`."""
+    paths = sorted(src.rglob("*.js")) + [src.parent / "boot.js"]
+    out = []
+    for path in paths:
+        code = "\n".join(line.split("//")[0] for line in path.read_text(encoding="utf-8").splitlines())
+        if re.search(pattern, re.sub(r"/\*.*?\*/", "", code, flags=re.S)):
+            out.append(path.relative_to(src.parent).as_posix())
+    return out
+
+
+def test_what_this_visit_is_is_read_in_one_module_and_no_global_carries_the_start():
+    assert places_reading(SRC, r"\bcrossOriginIsolated\b") == ["src/page/start/visit.js"]
+    # the service worker's controller: read for the visit only there; settings.js only talks to it (its probe)
+    assert places_reading(SRC, r"serviceWorker\.controller") == [
+        "src/page/model/settings.js",
+        "src/page/start/visit.js",
+    ]
+    assert places_reading(SRC, r"\b(self|window|globalThis)\.looplab|\blooplab[A-Z]\w*") == []
+    assert places_reading(SRC, r"\bhandoff\.js") == ["src/page/start/early.js", "src/page/start/prestart.js"]
 
 
 def test_an_import_against_the_order_is_found(tmp_path):

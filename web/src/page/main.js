@@ -37,6 +37,7 @@ import { startEarly } from "./start/early.js";
 import { warmCodeOnTakeOver } from "./start/codecache.js";
 import { holdEditors } from "./lesson/lazyeditor.js";
 import { setupProof, viewOf } from "./proof/proofview.js";
+import { thisVisit } from "./start/visit.js";
 
 const $ = (selector) => document.querySelector(selector);
 const byTest = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -86,8 +87,10 @@ async function main() {
     busy: () => controls(store.state).running,
   });
   const settings = new Settings();
-  const registerServiceWorker = serviceWorker(() =>
-    status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000),
+  const visit = thisVisit();
+  const registerServiceWorker = serviceWorker(
+    () => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000),
+    visit.warm,
   );
   const dialog = setupDialog($("[data-role=settings-dialog]"), settings, {
     onSave() {
@@ -98,7 +101,7 @@ async function main() {
         status.show("Settings saved: Python starts again with the new endpoint and key…", "loading");
     },
   });
-  const local = new LocalModel((state) => drawLocal(state));
+  const local = new LocalModel((state) => drawLocal(state), visit);
   const drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
   let runner = null; // made once the page knows whether it is isolated
   const mode = modes({
@@ -107,7 +110,7 @@ async function main() {
     local,
     status,
     openDialog: () => dialog.open(),
-    isolated: () => Boolean(runner && runner.isolated),
+    isolated: () => visit.isolated,
     foreign: () => store.state.lesson && foreignSource(store.state.lesson.slug),
   });
   const approve = setupApproval($("[data-role=approval-dialog]"));

@@ -4,12 +4,12 @@
 /** Whether this browser gives the page a WebGPU adapter on real hardware (wllama's worker asks for
  * its own). A software adapter (SwiftShader, llvmpipe: a GPU emulated on the CPU) is slower than the
  * CPU path, and on SwiftShader the model's replies came out wrong (bench/local_model.py --webgpu),
- * so it is passed over unless the address asks for it (`?gpu=any`, for that bench). */
-export async function hasWebGPU() {
+ * so it is passed over unless `anyAdapter` (the address's `?gpu=any`, visit.js, for that bench). */
+export async function hasWebGPU(anyAdapter = false) {
   try {
     const adapter = self.navigator && navigator.gpu && (await navigator.gpu.requestAdapter());
     if (!adapter) return false;
-    return new URLSearchParams(self.location.search).get("gpu") === "any" || !isSoftwareAdapter(adapter);
+    return anyAdapter || !isSoftwareAdapter(adapter);
   } catch {
     return false;
   }

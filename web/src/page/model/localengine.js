@@ -50,23 +50,27 @@ const KEEPS_NOTHING = {
 };
 
 /**
- * Threads for the engine when the page may share memory: half the logical cores (about the
- * physical ones), but at least 2 where there are 2 — halving a 2-core machine's count gave one
- * thread and left a core idle (bench/local_model.py). Up to 8.
+ * Threads for the engine when the page may share memory (`isolated`: visit.js): half the logical
+ * cores (about the physical ones), but at least 2 where there are 2 — halving a 2-core machine's
+ * count gave one thread and left a core idle (bench/local_model.py). Up to 8.
  */
-export function threadCount() {
+export function threadCount(isolated) {
   const cores = navigator.hardwareConcurrency || 1;
-  if (!self.crossOriginIsolated || cores < 2) return 1;
+  if (!isolated || cores < 2) return 1;
   return Math.max(2, Math.min(8, Math.floor(cores / 2)));
 }
 
 /**
  * Load a GGUF model (a Blob or File) into a new engine. Resolves with an Engine, or rejects with an
- * Error whose message says what is wrong with the file (llama.cpp's own words included).
+ * Error whose message says what is wrong with the file (llama.cpp's own words included). `visit`:
+ * {isolated, gpu} (visit.js): whether threads share memory, and which WebGPU adapters may serve.
  */
-export async function loadEngine(blob, { name = "model.gguf", threads = threadCount(), gpu } = {}) {
+export async function loadEngine(
+  blob,
+  { name = "model.gguf", visit = { isolated: false, gpu: "real" }, threads = threadCount(visit.isolated), gpu } = {},
+) {
   const started = performance.now();
-  const tryGpu = gpu ?? (await hasWebGPU());
+  const tryGpu = gpu ?? (await hasWebGPU(visit.gpu === "any"));
   let opened = null;
   if (tryGpu) {
     // A GPU that fails to load the model (an adapter with too little memory, a driver bug) costs

@@ -80,9 +80,13 @@ async function forgetStored() {
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 export class LocalModel {
-  /** @param {(status: {state, text}) => void} onStatus  called whenever the status changes */
-  constructor(onStatus) {
+  /**
+   * @param {(status: {state, text}) => void} onStatus  called whenever the status changes
+   * @param {object} visit  {isolated, gpu} (start/visit.js): for the engine's threads and its GPU
+   */
+  constructor(onStatus, visit) {
     this.onStatus = onStatus;
+    this.visit = visit;
     this.engine = null;
     this.loading = null; // the promise of the load under way
     this.state = "none"; // none | loading | ready | failed
@@ -232,7 +236,7 @@ export class LocalModel {
       /* the engine bundle, loaded only in local mode */ new URL("localengine.js", document.baseURI).href
     );
     this.status("loading", `Loading ${name} (${mb(blob.size)}) into memory…`);
-    this.engine = await loadEngine(blob, { name });
+    this.engine = await loadEngine(blob, { name, visit: this.visit });
     this.status("loading", `${this.describe()} · measuring its speed…`);
     this.speed = await this.engine.measure();
   }

@@ -32,7 +32,7 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
   // Local mode: the model kept in this browser loads at once (no picker); with none kept, or on a
   // page that cannot wait for it (not cross-origin isolated), the learner is told what to do.
   function useLocal() {
-    if (!self.crossOriginIsolated) {
+    if (!isolated()) {
       status.toast(
         "The local model needs a cross-origin isolated page: reload it (Loop Lab isolates itself on the second load), or serve it with `make serve`.",
         10000,

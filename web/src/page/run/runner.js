@@ -12,6 +12,7 @@
 import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from "../../shared/protocol.js";
 import { writeAnswer } from "../../shared/asking.js";
 import { WorkerPool } from "../start/workerpool.js";
+import { thisVisit } from "../start/visit.js";
 
 /** How a run ended: its checks ran, Stop's KeyboardInterrupt ended it, Stop (or a new endpoint)
  * had to restart Python, Python crashed (and is restarted when it had loaded), or the runner
@@ -39,11 +40,8 @@ export class Runner {
     this.current = null; // {id, resolve, timer, heard, on}
     this.filesAsked = new Map(); // id -> resolve, for the `files` questions not answered yet
     this.nextId = 1;
-    this.deltaListeners = new Set(); // onDelta: every run's reply text as it arrives
-    this.isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     // on.pool: the pool early.js made before the app loaded, its first worker started already
-    this.pool =
-      on.pool || new WorkerPool(build, { isolated: this.isolated, endpoint: on.endpoint, query: self.location.search });
+    this.pool = on.pool || new WorkerPool(build, { visit: thisVisit(), endpoint: on.endpoint });
     this.pool.adopt({ endpoint: on.endpoint, busy: () => this.running });
     this.start();
   }
@@ -133,21 +131,10 @@ export class Runner {
     });
   }
 
-  /**
-   * Hear the text of every model reply as it arrives, in every run (a live stream's deltas from the
-   * worker, the local model's tokens from the page's engine): fn(text, {run: id}). Returns the
-   * function that stops it. A run's own `on.delta(text)` hears its pieces too.
-   */
-  onDelta(fn) {
-    this.deltaListeners.add(fn);
-    return () => this.deltaListeners.delete(fn);
-  }
-
-  /** A piece of the reply text of `run` (the current run), to its `on.delta` and every listener. */
+  /** A piece of the reply text of `run` (the current run), to its `on.delta`. */
   delta(run, text) {
     if (!run || run !== this.current || !text) return;
     if (run.on.delta) run.on.delta(text);
-    for (const fn of this.deltaListeners) fn(text, { run: run.id });
   }
 
   /** Between runs: the project the last run's lesson laid out (protocol.js `files`), "read" or
@@ -175,7 +162,7 @@ export class Runner {
   }
 
   /** Python asks the page (asking.js): the run's `on.ask(kind, request, {blocking, signal, delta})` answers
-   * (`delta(text)`: the local model's tokens as the page's engine writes them, to the delta listeners);
+   * (`delta(text)`: the local model's tokens as the page's engine writes them, to the run's on.delta);
    * a blocking question's answer goes to the answer buffer, unless the run ended meanwhile. */
   ask(run, { kind, request, blocking }) {
     const controller = new AbortController();

@@ -13,10 +13,11 @@
 
 import { toWorker } from "../../shared/protocol.js";
 import { workerScript } from "./workerpool.js";
+import { thisVisit } from "./visit.js";
 
 /** When this site's service worker first takes over the page (a first visit), warm the code cache. */
 export function warmCodeOnTakeOver(build) {
-  if (!("serviceWorker" in navigator) || navigator.serviceWorker.controller || !build.indexURL) return;
+  if (!("serviceWorker" in navigator) || thisVisit().warm || !build.indexURL) return;
   navigator.serviceWorker.addEventListener(
     "controllerchange",
     () => {

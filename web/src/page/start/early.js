@@ -1,7 +1,8 @@
-// Python's first worker, started by boot.js before the app bundle is evaluated (issue 23): the
-// worker fetches and restores while app.js is parsed and runs, and runner.js takes it when it
-// loads (the pool below). Started only when the page will not reload to isolate itself (a first
-// visit on a host without COOP/COEP reloads once: isolation.js) and when build.json came.
+// Python's first worker, in a pool made by boot.js before the app bundle is evaluated (issue 23):
+// the worker <head> started (prestart.js, handed over by handoff.js), or one started here; it
+// fetches and restores while app.js is parsed and runs, and runner.js takes it when it loads.
+// Made only when the page will not reload to isolate itself (a first visit on a host without
+// COOP/COEP reloads once: isolation.js) and when build.json came. README.md here: steps 2 and 3.
 //
 // The key rule holds: the worker gets the endpoint and key in its init message (workerpool.js),
 // read from storage as Settings reads them; the Runner uses it only while both are still those.
@@ -10,6 +11,8 @@ import { Settings } from "../model/settings.js";
 import { WorkerPool } from "./workerpool.js";
 import { willReload } from "./isolation.js";
 import { foreignSource } from "../ui/storage.js";
+import { receive } from "./handoff.js";
+import { thisVisit } from "./visit.js";
 
 /** Whether the address opens code from elsewhere that is still marked (a share link, or a lesson
  * whose saved code is): its first worker then holds no key (foreign.js realmOf; runner.js swaps
@@ -25,6 +28,8 @@ function opensForeignCode(hash = location.hash) {
   }
 }
 
+const NOTHING = { painted: Promise.resolve(), take: () => null }; // what a <head> that started no worker hands over
+
 /** build.json, fetched once for the page (main.js uses this one), its URLs made absolute. */
 async function fetchBuild() {
   const response = await fetch("build.json", { cache: "no-cache" });
@@ -39,14 +44,15 @@ let started = null; // {build: Promise, pool: Promise<WorkerPool | null>}
 /** Start the first worker now (once); `?early=off` leaves it to the Runner (bench/startup.py's "before"). */
 export function startEarly() {
   if (started) return started;
+  const visit = thisVisit();
+  const first = receive() || NOTHING;
   const build = fetchBuild();
   // on a first visit, not before the page's first script started its worker (prestart.js)
-  const pool = Promise.all([build, self.looplabPainted])
+  const pool = Promise.all([build, first.painted])
     .then(([info]) => {
-      if (/[?&]early=off\b/.test(location.search) || willReload()) return null;
-      const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
+      if (visit.early === "off" || willReload()) return null;
       const settings = new Settings();
-      const made = new WorkerPool(info, { isolated, endpoint: () => settings.endpoint(), query: location.search });
+      const made = new WorkerPool(info, { visit, first, endpoint: () => settings.endpoint() });
       const endpoint = settings.endpoint();
       made.prestart(opensForeignCode() ? { ...endpoint, key: "" } : endpoint);
       performance.mark("looplab:early-worker");

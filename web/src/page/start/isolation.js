@@ -6,6 +6,8 @@
 // reloads once. The reload is guarded for the tab's session: if the page is still not isolated
 // after it, Python starts without shared memory and the ready line says so; never a reload loop.
 
+import { thisVisit } from "./visit.js";
+
 const RELOADED = "looplab:v1:isolation-reload"; // sessionStorage: this tab reloaded once to isolate itself
 
 function readFlag() {
@@ -28,7 +30,7 @@ function obstacle() {
 
 /** Whether isolate() will reload this page (nothing should start before it does: early.js). */
 export function willReload() {
-  return !self.crossOriginIsolated && obstacle() === null;
+  return !thisVisit().isolated && obstacle() === null;
 }
 
 /** Resolves once the service worker that will control the next load of this page is active. */
@@ -51,7 +53,7 @@ async function controlled(register) {
  * @param {(text: string) => void} say  the status line
  */
 export async function isolate(register, say, { timeoutMs = 60_000 } = {}) {
-  if (self.crossOriginIsolated) {
+  if (thisVisit().isolated) {
     try {
       sessionStorage.removeItem(RELOADED);
     } catch {

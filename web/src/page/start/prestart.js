@@ -1,23 +1,26 @@
 // Python's first worker, started by the page's first script: the build bundles this file and writes
 // it into index.html's <head> (the page's policy allows it by its hash: scripts/build_site.py), so
 // the worker restores Python while the page is still parsed and laid out (on a first visit, from its
-// first paint: below), not from the app's entry (boot.js, early.js), which runs later. early.js's
-// pool takes this worker (workerpool.js) and sends it init: the key and the shared buffers come
-// only then, and only then looplab starts and runs may come.
+// first paint: below), not from the app's entry (boot.js, early.js), which runs later. It hands the
+// worker to the app through handoff.js; early.js's pool takes it (workerpool.js) and sends it init:
+// the key and the shared buffers come only then, and only then looplab starts and runs may come.
+// README.md here numbers the whole start.
 //
 // Only on a cross-origin isolated page (one that is not may reload to become so: isolation.js) and
-// not when the address asks for another start (?early=off, ?snapshot=...). The worker's address
-// names the endpoint's origin exactly as the pool's would (its policy lets Python reach that
+// not when the address asks for another start (visit.js: ?early=off, ?snapshot=...). The worker's
+// address names the endpoint's origin exactly as the pool's would (its policy lets Python reach that
 // origin); a pool that wants another address ends this worker and starts its own.
 
 import { Settings } from "../model/settings.js";
 import { workerScript } from "./workerpool.js";
+import { offer } from "./handoff.js";
+import { thisVisit } from "./visit.js";
 import { toWorker } from "../../shared/protocol.js";
 
 /* global PRESTART */ // the build's names, written in by scripts/build_site.py: build.json's worker, version, indexURL, prefetch, wheel, snapshot
 
-function prestart(build) {
-  if (!self.crossOriginIsolated || /[?&](early=off|snapshot=)/.test(location.search)) return null;
+function prestart(build, visit) {
+  if (!visit.isolated || visit.early === "off" || visit.snapshot !== "on") return null;
   const script = workerScript(build, new Settings().endpoint());
   const worker = new Worker(script, { type: "module" });
   const started = { worker, script, failed: null };
@@ -27,9 +30,7 @@ function prestart(build) {
     started.failed = event.message || "unknown error";
   };
   const absolute = (path) => new URL(path, document.baseURI).href;
-  const pageCompiles =
-    Boolean(navigator.serviceWorker && navigator.serviceWorker.controller) &&
-    !/[?&]compile=worker\b/.test(location.search);
+  const pageCompiles = visit.warm && visit.compile !== "worker";
   worker.postMessage(
     toWorker.prefetch(
       { ...build, indexURL: absolute(build.indexURL), lockFileURL: absolute(build.lockFileURL) },
@@ -38,7 +39,7 @@ function prestart(build) {
   );
   if (pageCompiles) {
     try {
-      compileForWorker(worker, absolute(`${build.indexURL}pyodide.asm.wasm`));
+      compileForWorker(worker, absolute(`${build.indexURL}pyodide.asm.wasm`), visit.compile === "fail");
     } catch {
       worker.postMessage(toWorker.module(null)); // (a browser without an API it uses): the worker compiles
     }
@@ -57,13 +58,13 @@ function prestart(build) {
  * `?compile=worker` leaves it to the worker (the bench's "before"); `?compile=fail` makes the
  * page's compile fail (the test of the worker's fallback: it compiles its own).
  */
-function compileForWorker(worker, wasmURL) {
+function compileForWorker(worker, wasmURL, fail) {
   let begun = false;
   const begin = () => {
     if (begun) return;
     begun = true;
     performance.mark("looplab:page-compile");
-    const url = /[?&]compile=fail\b/.test(location.search) ? new URL("no-such.wasm", wasmURL) : wasmURL;
+    const url = fail ? new URL("no-such.wasm", wasmURL) : wasmURL;
     WebAssembly.compileStreaming(fetch(url)).then(
       (module) => worker.postMessage(toWorker.module(module)),
       () => worker.postMessage(toWorker.module(null)),
@@ -86,31 +87,44 @@ function afterFirstPaint(then) {
   }).observe({ entryTypes: ["paint"] });
 }
 
-function start() {
+// A warm visit (this site's service worker controls the page) starts the worker now: it reads what
+// it needs from the origin's own storage, and a warm start waits on it. A first visit starts it
+// once the first prose is on screen: it downloads and compiles 17 MB, which on two cores held the
+// first paint back (first prose 116 -> 95 ms, medians of 8 fresh profiles; the cold start 639 ->
+// 653 ms, of 6). early.js's pool waits for `painted` too, then takes this worker; a second at
+// most, should no paint be reported.
+const visit = thisVisit();
+// first: {worker, script, failed}, the worker started here until the app takes it; begun: started
+// (or declined), once; taken: the app asked, so a first visit's later start is not wanted any more
+const head = { first: null, begun: false, taken: false };
+const start = () => {
+  if (head.begun || head.taken) return;
+  head.begun = true;
   try {
-    self.looplabPrestarted = prestart(PRESTART);
+    head.first = prestart(PRESTART, visit);
   } catch {
-    self.looplabPrestarted = null; // (storage or workers refused): early.js starts the worker as before
+    head.first = null; // (storage or workers refused): the app's pool starts the worker as before
   }
-}
-
-// A visit after the first (this site's service worker controls the page) starts the worker now: it
-// reads what it needs from the origin's own storage, and a warm start waits on it. A first visit
-// starts it once the first prose is on screen: it downloads and compiles 17 MB, which on two cores
-// held the first paint back (first prose 116 -> 95 ms, medians of 8 fresh profiles; the cold start
-// 639 -> 653 ms, of 6). early.js's pool waits for `looplabPainted` too, then takes this worker;
-// a second at most, should no paint be reported.
-if (navigator.serviceWorker && navigator.serviceWorker.controller) {
-  start();
-} else {
-  const later = { later: true };
-  self.looplabPrestarted = later;
-  self.looplabPainted = new Promise((resolve) => {
-    const go = () => {
-      if (self.looplabPrestarted === later) start();
-      resolve();
-    };
-    afterFirstPaint(go);
-    setTimeout(go, 1000);
-  });
-}
+};
+const painted = visit.warm
+  ? Promise.resolve(start())
+  : new Promise((resolve) => {
+      const go = () => {
+        start();
+        resolve();
+      };
+      afterFirstPaint(go);
+      setTimeout(go, 1000);
+    });
+offer({
+  painted,
+  take(script) {
+    head.taken = true;
+    const started = head.first;
+    head.first = null;
+    if (!started) return null;
+    if (started.script === script && !started.failed) return started.worker;
+    started.worker.terminate(); // for another endpoint, or its script did not load: the pool starts one
+    return null;
+  },
+});

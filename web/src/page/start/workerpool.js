@@ -54,10 +54,10 @@ export const HIDDEN_MS = 5 * 60 * 1000;
  * restored, ~36 MB more memory in all) for as long as the page is open, and about half a second of a
  * core while it restores. Not on phones, on devices with little memory (navigator.deviceMemory is
  * rounded: 4 means 4 GB or more) or when the browser asks to save data. `?spare=off` turns it off
- * (bench/startup.py's "without the spare").
+ * (visit.js; bench/startup.py's "without the spare").
  */
-export function spareWanted(nav = navigator, query = "") {
-  if (/[?&]spare=off\b/.test(query)) return false;
+export function spareWanted(nav, visit) {
+  if (visit.spare === "off") return false;
   if (nav.userAgentData ? nav.userAgentData.mobile : /Mobi|Android/i.test(nav.userAgent || "")) return false;
   if (typeof nav.deviceMemory === "number" && nav.deviceMemory < 4) return false;
   return !(nav.connection && nav.connection.saveData);
@@ -73,19 +73,6 @@ export function workerScript(build, endpoint, name = build.worker || "worker.js"
   const origin = endpointOrigin(endpoint.baseUrl);
   if (origin) script.searchParams.set("connect", origin);
   return script.href;
-}
-
-/**
- * The worker page/start/prestart.js started for `script` before the app was here, taken once; null when
- * there is none, or it was for another address, or it failed to load (then it is ended).
- */
-function takePrestarted(script) {
-  const started = self.looplabPrestarted;
-  self.looplabPrestarted = null;
-  if (!started || started.later) return null; // (one still to start after the first paint: not now)
-  if (started.script === script && !started.failed) return started.worker;
-  started.worker.terminate();
-  return null;
 }
 
 /** One worker and what belongs to it; its messages wait in `queue` until runner.js listens.
@@ -127,21 +114,22 @@ class Hand {
 export class WorkerPool {
   /**
    * @param {object} build  build.json
-   * @param {object} options  {isolated, endpoint: () => {baseUrl, key}, busy: () => whether a run is
-   *                         going, query: the page's location.search}
+   * @param {object} options  {visit (visit.js), endpoint: () => {baseUrl, key}, busy: () => whether a
+   *                         run is going, first: what <head> handed over (handoff.js), or none}
    */
-  constructor(build, { isolated, endpoint, busy = () => false, query = "" }) {
+  constructor(build, { visit, endpoint, busy = () => false, first = null }) {
     this.build = build;
     this.busy = busy;
-    this.isolated = isolated;
+    this.visit = visit;
+    this.isolated = visit.isolated;
     this.endpoint = endpoint;
-    this.query = new URLSearchParams(query);
+    this.first = first; // its take(script): the worker <head> started, once
     this.kept = { module: null, snapshot: null };
     this.verifying = null; // the kept snapshot's hash being checked (keep)
     this.current = null; // the Hand runner.js uses
     this.spare = null; // at most one
     this.early = null; // the first worker, until runner.js takes it (prestart)
-    this.wanted = typeof navigator !== "undefined" && spareWanted(navigator, query);
+    this.wanted = typeof navigator !== "undefined" && spareWanted(navigator, visit);
     this.idle = null; // a spare scheduled for idle time
     this.hiddenTimer = null;
     if (this.wanted && typeof document !== "undefined")
@@ -216,9 +204,9 @@ export class WorkerPool {
   spawn(endpoint, spare) {
     // `?spare=fail` gives a spare a script that is not there, as a broken deploy would (the
     // fallback's test). The first worker may have been started by the page's first script already.
-    const failing = spare && this.query.get("spare") === "fail";
+    const failing = spare && this.visit.spare === "fail";
     const script = workerScript(this.build, endpoint, failing ? "no-such-worker.js" : undefined);
-    const worker = (!spare && takePrestarted(script)) || new Worker(script, { type: "module" });
+    const worker = (!spare && this.first && this.first.take(script)) || new Worker(script, { type: "module" });
     const interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     const answers = answerBuffer(this.isolated);
     const { module, snapshot } = this.kept;
@@ -241,7 +229,7 @@ export class WorkerPool {
         interrupt: interrupt ? interrupt.buffer : null,
         answers,
         build: this.build,
-        snapshot: this.query.get("snapshot"),
+        snapshot: this.visit.snapshot === "on" ? null : this.visit.snapshot,
         baseUrl: endpoint.baseUrl,
         key: endpoint.key,
         kept: module || snapshot ? { module, snapshot } : null,

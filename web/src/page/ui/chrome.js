@@ -150,11 +150,11 @@ export function setupHelp(button, dialog) {
  * ready, so the precaching does not compete with the first load (it then mostly revalidates what
  * the HTTP cache holds), or at once when the page must isolate itself (isolation.js).
  */
-export function serviceWorker(onNewVersion) {
+export function serviceWorker(onNewVersion, warm) {
   if (!("serviceWorker" in navigator)) return () => Promise.reject(new Error("this browser has no service workers"));
-  const hadController = Boolean(navigator.serviceWorker.controller);
+  // `warm` (start/visit.js): a service worker controlled the page already, so one taking over is a new build's
   navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (hadController) onNewVersion();
+    if (warm) onNewVersion();
   });
   let registration = null;
   return () => {
