@@ -120,6 +120,14 @@ def test_what_this_visit_is_is_read_in_one_module_and_no_global_carries_the_star
     assert places_reading(SRC, r"\bhandoff\.js") == ["src/page/start/early.js", "src/page/start/prestart.js"]
 
 
+def test_the_checks_panel_has_one_writer():
+    # found once (panels.js), written and read by ChecksPanel alone (checks.js)
+    assert places_reading(SRC, r'byTest\("checks"\)|"\[data-testid=.?checks') == ["src/page/panels/panels.js"]
+    assert places_reading(SRC, r"checks\.dataset|\.check-(fail|pass|name)\b|class ChecksPanel") == [
+        "src/page/panels/checks.js"
+    ]
+
+
 def test_an_import_against_the_order_is_found(tmp_path):
     files = {
         "page/main.js": 'import { a } from "./run/a.js";\n',

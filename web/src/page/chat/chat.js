@@ -4,57 +4,14 @@
 // (looplab/_course/conversation.py); the lesson's code runs first when it changed. The reply shows its
 // tool calls folded (name, arguments, result), what the agent printed, a blocked input or a
 // redacted output; an approval asks inline. The conversation is kept with the lesson's edits on
-// this device (storage.js; not in share links or notebooks). No rule lives here: main.js hands
-// the session's dispatch and the panels' callbacks in.
+// this device (storage.js; not in share links or notebooks). No rule lives here: the turns' rules
+// are turns.js's (a reducer, like session.js), and main.js hands the session's dispatch and the
+// panels' callbacks in; this file draws and carries out what turns.js decides.
 
 import { el } from "../ui/dom.js";
 import { pretty, short, plural } from "../ui/text.js";
 import { loadChat, saveChat } from "../ui/storage.js";
-
-const OFFERS = /\bchat_with\s*\(/; // a lesson offers a chat when its code calls chat_with
-const NOTES = {
-  blocked: "Blocked: the input gate refused this message, so the model was not asked.",
-  redacted: "Redacted: the output gate kept (part of) the model's answer from you.",
-  stopped: "This turn did not end with an answer.",
-  interrupted: "Stopped: the turn ended before the agent answered.",
-  left: "Stopped: you opened another lesson before the agent answered.",
-  renewed: "Ended: Settings changed the endpoint or key, so Python started again before the agent answered.",
-  error: "The agent raised an error.",
-};
-
-/** Whether a lesson's code offers a chat. */
-export const offersChat = (codes) => codes.some((source) => OFFERS.test(source));
-
-/** A turn that ended before the agent answered (Stop; `why`: "left", another lesson was opened;
- * "renewed", Settings started Python again): what it called and printed until then. */
-function cutShort(pending, why) {
-  return {
-    role: "assistant",
-    text: "",
-    kind: "interrupted",
-    stopped: null,
-    run: null,
-    tools: toolCalls(pending.events),
-    printed: pending.printed.trim(),
-    blocks: [],
-    ...(why ? { why } : {}),
-  };
-}
-
-/** The tool calls of a turn's events: [{tool, arguments, result, ok}] in the order they were made. */
-export function toolCalls(events) {
-  const calls = new Map();
-  for (const event of events) {
-    const key = `${event.run}:${event.call_id}`;
-    if (event.type === "tool_call")
-      calls.set(key, { tool: event.tool, arguments: event.arguments, result: null, ok: null });
-    if (event.type === "tool_result") {
-      const call = calls.get(key) || { tool: event.tool, arguments: null };
-      calls.set(key, { ...call, result: event.result ?? "", ok: event.ok });
-    }
-  }
-  return [...calls.values()];
-}
+import { NOTES, initial, next, offersChat } from "./turns.js";
 
 /** The Chat tab's elements in index.html. */
 export function chatElements(byTest) {
@@ -118,16 +75,40 @@ export class Chat {
   constructor(ui, hooks) {
     this.ui = ui;
     this.hooks = hooks;
-    this.slug = null;
-    this.turns = [];
-    this.offer = null; // {name, suggestions} once Python made the chat ready
-    this.pending = null; // the turn in flight: {message, li, events, printed, text, fresh}
-    this.queued = null; // a message sent while the chat was being made ready
-    this.fresh = false; // New conversation was pressed: the next message starts afresh
+    this.state = initial(); // turns.js: the turns, the offer, the request in flight
+    this.writing = null; // the turn in flight as drawn and heard: {id, li, events, printed, text}
     ui.send.addEventListener("click", () => this.submit());
-    ui.fresh.addEventListener("click", () => this.restart());
+    ui.fresh.addEventListener("click", () => this.dispatch({ type: "restart" }));
     ui.tab.addEventListener("click", () => this.opened());
     ui.input.addEventListener("keydown", (event) => this.key(event));
+  }
+
+  get turns() {
+    return this.state.turns;
+  }
+
+  get offer() {
+    return this.state.offer;
+  }
+
+  /** An event to turns.js, and its effects carried out (returned too). */
+  dispatch(event) {
+    const step = next(this.state, event);
+    this.state = step.state;
+    for (const effect of step.effects) this.effect(effect);
+    return step.effects;
+  }
+
+  effect(effect) {
+    if (effect.type === "save") this.save();
+    else if (effect.type === "keep") saveChat(effect.slug, effect.turns);
+    else if (effect.type === "draw") this.draw();
+    else if (effect.type === "note") this.note(effect.text);
+    else if (effect.type === "input") this.ui.input.value = effect.text;
+    else if (effect.type === "focus") this.ui.input.focus();
+    else if (effect.type === "asked") this.asked(effect.id, effect.turn);
+    else if (effect.type === "send") this.send(effect);
+    else if (effect.type === "later") setTimeout(() => this.dispatch(effect.event), 0);
   }
 
   /** A lesson is on screen (its cells): the tab shows when its code offers a chat; its kept conversation is drawn. */
@@ -135,27 +116,22 @@ export class Chat {
     const offered = offersChat(cells.filter((c) => c.kind === "code").map((c) => c.source));
     this.ui.tab.hidden = !offered;
     if (!offered && this.ui.tab.getAttribute("aria-selected") === "true") this.hooks.leave();
-    if (slug !== this.slug) {
-      if (this.pending && this.pending.message !== null) this.cut(this.pending); // leaving stops its turn
-      this.slug = slug;
-      this.offer = null;
-      this.fresh = false;
-      this.pending = null;
-      this.queued = null;
-      this.turns = loadChat(slug);
-      this.draw();
+    if (slug !== this.state.slug) {
+      const heard = this.heard();
+      this.writing = null;
+      this.dispatch({ type: "show", slug, turns: loadChat(slug), heard }); // (leaving stops its turn)
     }
   }
 
-  /** A turn whose lesson the learner left: it is stopped (session.js), and kept so, for their return. */
-  cut(pending) {
-    this.turns.push(cutShort(pending, "left"));
-    this.save();
+  /** What the turn in flight called and printed so far. */
+  heard() {
+    const writing = this.writing;
+    return writing && writing.events ? { events: writing.events, printed: writing.printed } : undefined;
   }
 
   /** The tab was opened: with the scripted model, the chat is made ready, for its suggestions. */
   opened() {
-    if (!this.offer && !this.pending && this.hooks.scripted()) this.request(null);
+    this.dispatch({ type: "opened", scripted: this.hooks.scripted() });
     this.ui.input.focus();
   }
 
@@ -173,42 +149,28 @@ export class Chat {
   }
 
   submit(text = this.ui.input.value) {
-    const message = text.trim();
-    if (!message || (this.pending && this.pending.message !== null)) return;
-    this.ui.input.value = "";
-    if (this.pending) {
-      // the chat is being made ready: the message goes once it is
-      this.queued = message;
-      return;
-    }
-    this.request(message);
+    this.dispatch({ type: "submit", text });
   }
 
-  /** Send a message (null: only make the chat ready); a refused one comes back to the input. */
-  request(message) {
-    const li = message === null ? null : this.pendingTurn(message);
-    this.pending = { message, li, events: [], printed: "", text: "", fresh: this.fresh };
-    const pending = this.pending;
-    Promise.resolve(this.hooks.send({ message, fresh: this.fresh })).then((answer) => {
-      if (answer && !("outcome" in answer) && this.pending === pending) {
-        // refused: nothing ran
-        this.pending = null;
-        if (li) {
-          this.turns.pop();
-          this.save();
-          this.ui.input.value = message;
-        }
-        this.draw();
-        this.note(answer.error || "The message could not be sent.");
-      }
+  /** Ask the session for a turn (message null: only make the chat ready); a refused one comes back. */
+  send({ id, message, fresh }) {
+    const writing = {
+      id,
+      li: this.writing && this.writing.id === id ? this.writing.li : null,
+      events: [],
+      printed: "",
+      text: "",
+    };
+    this.writing = writing;
+    Promise.resolve(this.hooks.send({ message, fresh })).then((answer) => {
+      if (answer && !("outcome" in answer)) this.dispatch({ type: "refused", id, error: answer.error }); // nothing ran
     });
   }
 
-  pendingTurn(message) {
+  /** The learner's turn drawn, and the agent's being written (request `id`). */
+  asked(id, turn) {
     this.ui.log.querySelector("[data-role=chat-empty]")?.remove();
-    this.turns.push({ role: "user", text: message });
-    this.save();
-    this.ui.log.append(this.drawTurn(this.turns[this.turns.length - 1]));
+    this.ui.log.append(this.drawTurn(turn));
     const li = el(
       "li",
       { class: "chat-turn", "data-testid": "chat-turn", "data-role": "assistant", "data-state": "pending" },
@@ -217,52 +179,53 @@ export class Chat {
     );
     this.ui.log.append(li);
     this.scroll();
-    return li;
+    this.writing = { id, li }; // send() takes it over
   }
 
   /** The callbacks of a turn: the panels' (`base`, main.js's runCallbacks) and this turn's own. */
   callbacks(base) {
-    const pending = this.pending;
-    const mine = () => this.pending === pending;
+    const writing = this.writing;
+    const mine = () =>
+      writing && this.writing === writing && this.state.pending && this.state.pending.id === writing.id;
     return {
       ...base,
       stdout: (text) => {
         base.stdout(text);
-        if (mine()) pending.printed += text;
+        if (mine()) writing.printed += text;
       },
       event: (event) => {
         base.event(event);
-        if (mine()) pending.events.push(event);
+        if (mine()) writing.events.push(event);
       },
       delta: (text) => {
         // a reply's text as it is written (shared/protocol.js delta)
-        if (!mine() || !pending.li) return;
-        pending.text += text;
-        pending.li.querySelector(".chat-text").textContent = pending.text;
+        if (!mine() || !writing.li) return;
+        writing.text += text;
+        writing.li.querySelector(".chat-text").textContent = writing.text;
         this.scroll();
       },
       ask: (kind, request, options) =>
-        kind === "approval" && mine() && pending.li
-          ? this.approval(pending.li, request, options)
-          : kind === "stdin" && mine() && pending.li
-            ? this.stdin(pending, request, options)
+        kind === "approval" && mine() && writing.li
+          ? this.approval(writing.li, request, options)
+          : kind === "stdin" && mine() && writing.li
+            ? this.stdin(writing, request, options)
             : base.ask(kind, request, options),
     };
   }
 
   /** input() in a turn (the agent's code, or the lesson's code run first): asked in the turn being
    * written, where the learner looks; the answered line is kept with what the turn printed. */
-  stdin(pending, request, options) {
+  stdin(writing, request, options) {
     const where = {
       show: (line) => {
         this.hooks.forward();
-        pending.li.append(el("p", { class: "chat-ask" }, line));
+        writing.li.append(el("p", { class: "chat-ask" }, line));
         this.scroll();
       },
       answered: (text) => {
         this.hooks.written(text);
-        pending.printed += text;
-        pending.li.querySelector(".chat-ask:empty")?.remove();
+        writing.printed += text;
+        writing.li.querySelector(".chat-ask:empty")?.remove();
       },
     };
     return this.hooks.askLine(where, request, options, this.hooks.status);
@@ -304,7 +267,10 @@ export class Chat {
   /** A chat turn ended (session.js's `chatted`): the reply, or why there is none; the status line
    * says so (and announce.js reads that out once). */
   ended(effect) {
-    const reply = this.finish(effect);
+    const heard = this.heard();
+    this.writing = null;
+    const effects = this.dispatch({ type: "ended", result: effect.result, here: effect.here, heard });
+    const { reply } = effects.find((e) => e.type === "replied");
     if (effect.result.outcome === "crashed") return; // said when it crashed
     if (effect.here) this.hooks.said(chatSentence(reply, effect), effect.run.ticket);
     else if (effect.lesson) {
@@ -317,87 +283,13 @@ export class Chat {
     }
   }
 
-  finish({ result, here }) {
-    const pending = this.pending;
-    this.pending = null;
-    if (!pending || !here) return null;
-    const turn = result.chat;
-    if (turn && turn.offer) this.offer = turn.offer;
-    if (turn && pending.fresh) this.fresh = false; // the fresh namespace was made
-    const afresh = {
-      role: "note",
-      text: "The lesson's code ran again (it or the model changed, or Python started afresh): the agent starts a new conversation here.",
-    };
-    if (pending.message === null) {
-      if (
-        turn &&
-        turn.fresh &&
-        this.turns.some((t) => t.role === "assistant") &&
-        this.turns[this.turns.length - 1].role !== "note"
-      ) {
-        this.turns.push(afresh);
-        this.save();
-      }
-      this.draw();
-      if (result.error) this.note(result.error);
-      const queued = this.queued;
-      this.queued = null;
-      if (queued) setTimeout(() => this.request(queued), 0); // after the session heard this end
-      return result.error
-        ? { role: "note", text: result.error }
-        : { role: "ready", text: this.offer ? this.offer.name : "the agent" };
-    }
-    if (result.outcome === "refused") {
-      // the runner could not take it: nothing ran, the message comes back to the input
-      this.turns.pop();
-      this.save();
-      this.ui.input.value = pending.message;
-      this.draw();
-      this.note(`${result.error}, then send it again.`);
-      return { role: "note", text: result.error };
-    }
-    const earlier = this.turns.slice(0, -1).some((t) => t.role === "assistant");
-    if (turn && turn.fresh && earlier) this.turns.splice(this.turns.length - 1, 0, afresh);
-    let reply;
-    if (result.outcome === "checked" && turn && turn.kind !== "ready") {
-      reply = {
-        role: "assistant",
-        text: turn.reply,
-        kind: turn.kind,
-        stopped: turn.stopped,
-        run: turn.run,
-        tools: toolCalls(pending.events),
-        printed: pending.printed.trim(),
-        blocks: pending.events.filter((e) => e.type === "policy_block").map((e) => e.reason),
-      };
-    } else if (result.outcome === "checked" || result.outcome === "crashed") {
-      reply = { role: "note", text: result.error || result.message || "The chat could not start." };
-    } else {
-      reply = cutShort(pending, result.renewed ? "renewed" : null);
-    }
-    this.turns.push(reply);
-    this.save();
-    this.draw();
-    return reply;
-  }
-
-  /** New conversation: the log empties, the next message runs the lesson's code into a fresh namespace. */
-  restart() {
-    if (this.pending && this.pending.message !== null) return; // a turn in flight: Stop it first
-    this.turns = [];
-    this.fresh = true;
-    this.save();
-    this.draw();
-    this.ui.input.focus();
-  }
-
   note(text) {
     this.ui.log.append(el("li", { class: "chat-note", role: "status" }, text));
     this.scroll();
   }
 
   save() {
-    if (this.slug) saveChat(this.slug, this.turns);
+    if (this.state.slug) saveChat(this.state.slug, this.turns);
   }
 
   // In the next frame, which lays the page out anyway: reading scrollHeight now would force a layout

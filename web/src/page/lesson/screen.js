@@ -3,14 +3,13 @@
 // main.js draws a lesson when the session says it is shown (session.js `draw`).
 
 import { LessonView } from "./lessonview.js";
-import { showChecks } from "../panels/checks.js";
 import { loadProgress, swapAside, asideState, foreignSource } from "../ui/storage.js";
 import { showForeign } from "./foreign.js";
 import { showAside } from "./share.js";
 
 export class LessonScreen {
   /**
-   * @param {object} ui     {text, title, modified, checks, scroller} elements
+   * @param {object} ui     {text, title, modified, scroller} elements, checks (panels/checks.js ChecksPanel)
    * @param {object} hooks  renderList(), clearPanels(), reopen(slug) (the aside note's swap), keys (editor keymap)
    */
   constructor(ui, hooks) {
@@ -44,11 +43,7 @@ export class LessonScreen {
     if (from) showForeign(ui.text, { from, onChoose: (mode) => hooks.choose(meta.slug, mode) });
     this.onModified(view.modified()); // draws the list, with this lesson marked current
     hooks.clearPanels();
-    const record = loadProgress()[meta.slug];
-    delete ui.checks.dataset.running;
-    showChecks(ui.checks, (record && record.results) || [], { pending: !record });
-    if (record && record.results) ui.checks.dataset.stale = "true";
-    else delete ui.checks.dataset.stale;
+    ui.checks.saved(loadProgress()[meta.slug]);
     if (drawnBefore) {
       // the page's first lesson is at the top already: no forced layout for it
       ui.text.scrollTop = 0;

@@ -1,5 +1,6 @@
 // The Checks panel: each check ✓ (passed), ✗ (failed with its message) or – (not checked), and
-// the tally the status line and the progress record use.
+// the tally the status line uses. ChecksPanel alone writes the panel; the page tells it what
+// happened (a lesson drawn, a run begun or ended) and asks it which checks failed.
 
 import { el } from "../ui/dom.js";
 
@@ -32,7 +33,44 @@ export function describeTally({ passed, unchecked, checked }) {
   return `${passed} of ${checked} checks passed${unchecked ? ` · ${unchecked} not checked with a live model` : ""}`;
 }
 
-export function showChecks(root, checks, { pending = false } = {}) {
+export class ChecksPanel {
+  /** @param {HTMLElement} root  the panel (data-testid="checks") */
+  constructor(root) {
+    this.root = root;
+  }
+
+  /** A lesson drawn: its checks as its last run left them (marked stale), or still to run. */
+  saved(record) {
+    delete this.root.dataset.running;
+    draw(this.root, (record && record.results) || [], { pending: !record });
+    if (record && record.results) this.root.dataset.stale = "true";
+    else delete this.root.dataset.stale;
+  }
+
+  /** A run begins: what is shown is about to be replaced. */
+  running() {
+    delete this.root.dataset.stale;
+    this.root.dataset.running = "true";
+  }
+
+  /** A run of the lesson on screen ended: its checks (none when it was stopped or crashed first). */
+  ended(checks = []) {
+    this.idle();
+    draw(this.root, checks);
+  }
+
+  /** No run is going any more (one of a lesson no longer on screen ended: nothing of it is shown). */
+  idle() {
+    delete this.root.dataset.running;
+  }
+
+  /** The names of the checks shown as failed. */
+  failed() {
+    return [...this.root.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
+  }
+}
+
+function draw(root, checks, { pending = false } = {}) {
   root.replaceChildren();
   if (!checks.length) {
     root.append(el("p", { class: "muted" }, pending ? "Run the lesson to check your code." : "No checks ran."));

@@ -7,6 +7,7 @@
 
 import { Runner } from "../run/runner.js";
 import { WorkerPool } from "../start/workerpool.js";
+import { thisVisit } from "../start/visit.js";
 
 const LESSON_LIMIT_MS = 120_000; // a lesson's replay that runs longer is ended: its verdict is "fails"
 const NO_ENDPOINT = () => ({ baseUrl: "", key: "" });
@@ -15,9 +16,8 @@ const QUIET = { stdout() {}, stderr() {}, event() {}, ask: () => ({ refused: "a 
 /** A keyless Python, ready: resolves a Runner (never the page's own). */
 function keylessRunner(build) {
   return new Promise((resolve, reject) => {
-    const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined";
     const runner = new Runner(build, {
-      pool: new WorkerPool(build, { isolated, endpoint: NO_ENDPOINT, query: "?spare=off" }),
+      pool: new WorkerPool(build, { visit: { ...thisVisit(), spare: "off" }, endpoint: NO_ENDPOINT }),
       endpoint: NO_ENDPOINT,
       starting() {},
       progress() {},

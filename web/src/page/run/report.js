@@ -3,7 +3,7 @@
 // the session's effects (session.js); the status line's `about` is the ticket of the lesson a
 // sentence describes (null: it is about Python).
 
-import { showChecks, tally, describeTally } from "../panels/checks.js";
+import { tally, describeTally } from "../panels/checks.js";
 import { saveProgress } from "../ui/storage.js";
 import { noSharedMemory } from "../../shared/gaps.js";
 
@@ -29,7 +29,7 @@ function startedFrom(how) {
 }
 
 /**
- * @param {object} parts  {status, output, checks (element), renderList, mode () -> name}
+ * @param {object} parts  {status, output, checks (ChecksPanel), renderList, mode () -> name}
  */
 export function reports({ status, output, checks, renderList, mode, modeNote = () => "" }) {
   let loadingSince = performance.now();
@@ -41,12 +41,12 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
     if (result.outcome === "crashed") {
       output.note(result.message);
       status.show(`${result.message} Starting Python again…`, "crashed");
-      showChecks(checks, [], {});
+      checks.ended();
       return;
     }
     if (result.outcome === "refused") {
       output.note(`${title} did not run: ${result.error}.`);
-      showChecks(checks, [], {});
+      checks.ended();
       status.show(`${title} did not run: ${result.error}.`, "stopped", { about: run.ticket });
       return;
     }
@@ -61,14 +61,14 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
               ? "Stopped. (Python took the interrupt but kept running, e.g. in an except or finally that caught it, so it was restarted; your code is kept.)"
               : "Stopped. (Python did not answer the interrupt, so it was restarted; your code is kept.)",
       );
-      showChecks(checks, [], {});
+      checks.ended();
       status.show(`Stopped ${title} after ${seconds} s.${restarted ? " Starting Python again…" : ""}`, "stopped", {
         about: run.ticket,
       });
       return;
     }
     if (result.error) output.write(result.error + "\n", "error");
-    showChecks(checks, result.checks);
+    checks.ended(result.checks);
     const record = progressRecord(result);
     saveProgress(slug, record);
     renderList();
@@ -105,9 +105,11 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
     ended({ run, result, here: onScreen, seconds, lesson }, ticket) {
       // bench/startup.py and bench/sdk_browser.py read these
       status.stamp({ runEnded: performance.now(), extrasMs: result.extras ? result.extras.ms : undefined });
-      delete checks.dataset.running;
       if (onScreen) here(run, result, seconds.toFixed(2));
-      else left(run, result, lesson, ticket);
+      else {
+        checks.idle();
+        left(run, result, lesson, ticket);
+      }
     },
 
     forked({ run, result, here: onScreen }) {

@@ -18,9 +18,10 @@ export function runSummary(statusText, failed) {
 
 /**
  * Announce in `region` what the status line's data-state changes mean: loading -> ready, and a
- * run's end (running or stopping -> anything but crashed). `checks` is the checklist's element.
+ * run's end (running or stopping -> anything but crashed). `failed()`: the names of the checks the
+ * Checks panel shows as failed.
  */
-export function announceRuns(status, checks, region) {
+export function announceRuns(status, failed, region) {
   let last = status.dataset.state;
   let timer = 0;
   const say = (text) => {
@@ -41,11 +42,7 @@ export function announceRuns(status, checks, region) {
       if (!RUNNING.has(was)) say("");
     } else if (RUNNING.has(was) && state !== "crashed") {
       // a chat turn's end ("replied", page/chat/chat.js) is the agent's reply: the lesson's checks are not its
-      const failed =
-        state === "replied"
-          ? []
-          : [...checks.querySelectorAll(".check-fail .check-name")].map((name) => name.textContent);
-      say(runSummary(text, failed));
+      say(runSummary(text, state === "replied" ? [] : failed()));
     } else if (state === "ready" && (was === undefined || was === "loading" || was === "crashed")) {
       say(runSummary(text, []));
     }

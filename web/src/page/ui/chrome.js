@@ -165,3 +165,13 @@ export function serviceWorker(onNewVersion, warm) {
     return registration;
   };
 }
+
+/** A panel ("output", "chat") brought forward where the learner looks (Python asks for an answer
+ * there): on a phone the panels' view first, then its tab. */
+export function forwarder(setTab) {
+  return (name) => {
+    if (document.body.dataset.tab !== "output" && matchMedia("(max-width: 760px)").matches) setTab("output");
+    const tab = document.querySelector(`#tab-${name}`);
+    if (tab.getAttribute("aria-selected") !== "true") tab.click();
+  };
+}
