@@ -140,7 +140,8 @@ const lesson = request.lesson ? JSON.parse(readFileSync(at(request.lesson), "utf
 let checks = null;
 if (lesson) {
   const events = [];
-  const result = JSON.parse(bridge.run(JSON.stringify(lesson.cells), true, "{}", (event) => events.push(event)));
+  const run = { type: "run", id: 1, cells: lesson.cells, solution: true, env: {}, carried: {} }; // as the page sends it
+  const result = JSON.parse(bridge.handle(JSON.stringify(run), (event) => events.push(event)));
   checks = {
     ok: result.ok,
     passed: result.checks.filter((c) => c.ok).length,

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 IN_BROWSER = sys.platform == "emscripten"
+STOPPED = "stopped"  # what the page's waits answer when Stop was pressed (web/src/shared/stop.js STOPPED)
 
 
 class NetworkError(Exception):
@@ -233,7 +234,7 @@ def _page_stream(method, url, data, headers, timeout):
 def _fail_if(error, url: str, waited: str, kind: str, detail: str) -> None:
     """What the page's stream functions answered instead of a reply, raised: Stop (pressed while
     Python waited) as KeyboardInterrupt, a timeout, any other failure as NetworkError `kind`."""
-    if error == "stopped":
+    if error == STOPPED:
         raise KeyboardInterrupt("stopped")
     if error == "timeout":
         raise NetworkError("timeout", url, waited)

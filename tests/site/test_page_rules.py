@@ -1,5 +1,5 @@
 """Rules the page (JavaScript, run here in Node.js) and looplab (Python) must share: which key
-shapes are redacted, and which environment variables a run may set."""
+shapes are redacted, which environment variables a run may set, and how Stop reaches Python."""
 
 from __future__ import annotations
 
@@ -11,9 +11,14 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
+import pytest
+
+from conftest import node_module
+from looplab import http
 from looplab.trace import KEY_SHAPES, REDACTED, redact_text
 
 ROOT = Path(__file__).resolve().parents[2]
+stop_js = node_module("web/src/shared/stop.js")
 
 KEYS = [
     "sk-proj-" + "Ab3_-" * 5,
@@ -127,9 +132,21 @@ def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, mon
         f"# nothing else survives\nassert [k for k in {keys!r} if k in os.environ] == ['LLM_MODEL']\n"
     )
     cells = [{"kind": "code", "source": "x = 1", "tags": []}, {"kind": "code", "source": check, "tags": ["check"]}]
-    result = json.loads(bridge.run(json.dumps(cells), False, json.dumps({"LLM_MODEL": "given-model"}), lambda e: None))
+    run = {"type": "run", "id": 1, "cells": cells, "env": {"LLM_MODEL": "given-model"}, "carried": {}}
+    result = json.loads(bridge.handle(json.dumps(run), lambda e: None))
     assert [(c["name"], c["ok"]) for c in result["checks"]] == [
         ("the model is the one given", True),
         ("nothing else survives", True),
     ]
     assert os.environ.get("LLM_API_KEY") is None
+
+
+def test_stop_reaches_python_as_the_word_looplab_raises(stop_js):
+    assert stop_js.get("STOPPED") == http.STOPPED
+    with pytest.raises(KeyboardInterrupt):
+        http._fail_if(stop_js.get("STOPPED"), "https://x/v1", "30 s", "dropped", "")
+    sigint = stop_js.get("SIGINT")
+    assert stop_js.call("pressed", [sigint]) is True and stop_js.call("take", [sigint]) is True
+    assert stop_js.call("pressed", [0]) is False and stop_js.call("take", [0]) is False
+    assert stop_js.call("pressed", None) is False and stop_js.call("take", None) is False  # not isolated
+    assert stop_js.get("STOP_GRACE_MS") + stop_js.get("STOP_HEARD_MS") < 2000  # Stop ends any run within 2 s

@@ -137,6 +137,39 @@ def bridge():
     os.environ.update(environ)
 
 
+def run(cells, env=None, carried=None, **more) -> dict:
+    """A `run` message as the page sends it (shared/protocol.js toWorker.run)."""
+    return {
+        "type": "run",
+        "id": 1,
+        "cells": cells,
+        "solution": False,
+        "env": env or {},
+        "carried": carried or {},
+        **more,
+    }
+
+
+def chat(cells, message, env, fresh=False) -> dict:
+    """A `chat` message as the page sends it."""
+    return {
+        "type": "chat",
+        "id": 1,
+        "chat": {"cells": cells, "solution": False, "message": message, "fresh": fresh},
+        "env": env,
+    }
+
+
+def fork(request) -> dict:
+    """A `fork` message as the page sends it."""
+    return {"type": "fork", "id": 1, "fork": request, "env": {}}
+
+
+def handled(bridge, message, send=lambda e: None) -> dict:
+    """bridge.handle's answer to `message`, read."""
+    return json.loads(bridge.handle(json.dumps(message), send))
+
+
 AGENT = """
 from looplab import Memory, Toolbox, call, final, run_agent, scripted
 box = Toolbox()
@@ -155,22 +188,16 @@ def test_bridge_results_have_the_keys_the_protocol_documents(protocol_js, bridge
         {"kind": "code", "source": "assert result['answer'] == 'The sum is 5.', 'the answer'", "tags": ["check"]},
     ]
     events = []
-    run = json.loads(
-        bridge.run(
-            json.dumps(cells), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: events.append(json.loads(e))
-        )
-    )
-    assert sorted(run) == sorted(protocol_js.get("RUN_KEYS")) and run["ok"] is True
-    assert run["events"] == [] and [e["type"] for e in events][:2] == ["run_start", "model_call"]  # sent one by one
-    assert [sorted(c) for c in run["checks"]] == [["message", "name", "ok", "status"]] and run["checks"][0]["ok"]
+    ran = handled(bridge, run(cells, {"LOOPLAB_MODEL": "scripted"}), lambda e: events.append(json.loads(e)))
+    assert sorted(ran) == sorted(protocol_js.get("RUN_KEYS")) and ran["ok"] is True
+    assert ran["events"] == [] and [e["type"] for e in events][:2] == ["run_start", "model_call"]  # sent one by one
+    assert [sorted(c) for c in ran["checks"]] == [["message", "name", "ok", "status"]] and ran["checks"][0]["ok"]
     number = next(e["run"] for e in events if e["type"] == "run_start")
-    forked = json.loads(
-        bridge.fork(json.dumps({"run": number, "step": 1, "result": "7", "call_id": "c1"}), "{}", lambda e: None)
-    )
+    forked = handled(bridge, fork({"run": number, "step": 1, "result": "7", "call_id": "c1"}))
     assert sorted(forked) == sorted(result_keys + ["fork"]) and forked["ok"] is True
     assert sorted(forked["fork"]) == sorted(protocol_js.get("FORK_KEYS"))
     assert forked["fork"]["answer"] == "The sum is 7." and forked["fork"]["fork_of"] == {"run": number, "step": 1}
-    refused = json.loads(bridge.fork(json.dumps({"run": 999, "step": 1, "reply": "x"}), "{}", lambda e: None))
+    refused = handled(bridge, fork({"run": 999, "step": 1, "reply": "x"}))
     assert sorted(refused) == sorted(result_keys) and "not kept" in refused["error"]
     assert "The sum is 5." in capsys.readouterr().out
 
@@ -227,16 +254,14 @@ def test_a_chat_made_for_another_live_model_is_made_anew(bridge):
 
 def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, bridge, capsys):
     cells = [{"kind": "code", "source": CHAT, "tags": []}]
-    env = json.dumps({"LOOPLAB_MODEL": "scripted"})
-    ready = json.loads(bridge.chat(json.dumps(cells), False, env, None, False, lambda e: None))
+    env = {"LOOPLAB_MODEL": "scripted"}
+    ready = handled(bridge, chat(cells, None, env))
     assert sorted(ready) == sorted(protocol_js.get("RESULT_KEYS") + ["chat"]) and ready["ok"] is True
     assert sorted(ready["chat"]) == sorted(protocol_js.get("CHAT_KEYS"))
     assert ready["chat"]["offer"] == {"name": "talker", "suggestions": ["hi"]} and ready["chat"]["fresh"] is True
     events = []
-    first = json.loads(
-        bridge.chat(json.dumps(cells), False, env, "my name is Alice", False, lambda e: events.append(json.loads(e)))
-    )["chat"]
-    second = json.loads(bridge.chat(json.dumps(cells), False, env, "and now?", False, lambda e: None))["chat"]
+    first = handled(bridge, chat(cells, "my name is Alice", env), lambda e: events.append(json.loads(e)))["chat"]
+    second = handled(bridge, chat(cells, "and now?", env))["chat"]
     assert (first["reply"], first["kind"], first["stopped"], first["fresh"]) == (
         "hello Alice",
         "answer",
@@ -248,18 +273,16 @@ def test_a_chat_turn_keeps_the_namespace_and_is_a_run_of_its_own(protocol_js, br
     assert [e["type"] for e in turn][:2] == ["run_start", "model_call"] and turn[0]["task"] == "my name is Alice"
     assert {e["run"] for e in events} == {first["run"]}
     edited = [{"kind": "code", "source": CHAT.replace("still here", "changed"), "tags": []}]
-    again = json.loads(bridge.chat(json.dumps(edited), False, env, "x", False, lambda e: None))["chat"]
+    again = handled(bridge, chat(edited, "x", env))["chat"]
     assert again["fresh"] is True and again["reply"] == "hello Alice"  # an edit: the code ran again
-    broken = json.loads(
-        bridge.chat(json.dumps([{"kind": "code", "source": "1/0", "tags": []}]), False, env, "x", False, lambda e: None)
-    )
+    broken = handled(bridge, chat([{"kind": "code", "source": "1/0", "tags": []}], "x", env))
     assert broken["ok"] is False and broken["chat"] is None and "ZeroDivisionError" in broken["error"]
     assert "the lesson ran" not in capsys.readouterr().out  # the lesson's code ran quietly
-    ran = json.loads(bridge.run(json.dumps(cells), False, env, lambda e: None))
+    ran = handled(bridge, run(cells, env))
     assert ran["error"] is None and "the lesson ran" in capsys.readouterr().out  # a Run prints, as ever
-    adopted = json.loads(bridge.chat(json.dumps(cells), False, env, "after the run", False, lambda e: None))["chat"]
+    adopted = handled(bridge, chat(cells, "after the run", env))["chat"]
     assert adopted["fresh"] is True and adopted["reply"] == "hello Alice"  # the Run's namespace, new to the chat
-    again = json.loads(bridge.chat(json.dumps(cells), False, env, "and again", False, lambda e: None))["chat"]
+    again = handled(bridge, chat(cells, "and again", env))["chat"]
     assert again["fresh"] is False and again["reply"] == "still here"  # no run between: the same namespace
 
 
@@ -285,17 +308,15 @@ def test_a_run_carries_the_saved_cells_that_mine_then_uses(bridge, capsys):
         {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
     ]
     try:
-        bridge.carry(json.dumps({"02": lesson_02_as_run()}))
-        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
-        assert run["ok"] is True, run
+        ran = handled(bridge, run(uses, {"LOOPLAB_MODEL": "scripted"}, {"02": lesson_02_as_run()}))
+        assert ran["ok"] is True, ran
         found = mine.mine(2)
         assert found.MyToolbox.__doc__.startswith("Saved: tools")  # the saved cells' class, not the site's
         assert "From lesson 02: MyToolbox" in capsys.readouterr().out and found.reference == []
-        bridge.carry(json.dumps({"02": lesson_02_as_run(broken=True)}))
-        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
+        ran = handled(bridge, run(uses, {"LOOPLAB_MODEL": "scripted"}, {"02": lesson_02_as_run(broken=True)}))
         printed = capsys.readouterr().out
-        assert run["ok"] is False and "the reference solution: MyToolbox" in printed
-        assert [c["ok"] for c in run["checks"]] == [False] and "reference" in run["checks"][0]["message"]
+        assert ran["ok"] is False and "the reference solution: MyToolbox" in printed
+        assert [c["ok"] for c in ran["checks"]] == [False] and "reference" in ran["checks"][0]["message"]
     finally:
         mine.provide(None)
         bridge.carried_last = None
@@ -337,3 +358,11 @@ def test_the_bridge_hands_each_streamed_text_piece_to_the_worker_as_it_arrives(b
         stop()
     assert pieces == ["Hel", "lo, ", "wörld"]
     assert reader.finish()["choices"][0]["message"]["content"] == "Hello, wörld"
+
+
+def test_the_bridge_has_one_entry_for_the_pages_messages(bridge):
+    assert handled(bridge, {"type": "files", "id": 3, "op": "read"}) == {"project": None}
+    wrong = handled(bridge, {"type": "files", "id": 4, "op": "shred"})
+    assert "shred" in wrong["error"] and "read and reset" in wrong["error"]
+    unknown = handled(bridge, {"type": "stop", "id": 5})
+    assert unknown["ok"] is False and "'stop'" in unknown["error"] and unknown["checks"] == []

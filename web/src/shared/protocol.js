@@ -3,8 +3,7 @@
 // read through `reader`: neither side writes a message by hand, so the two cannot drift.
 // tests/site/test_protocol.py holds both sides, and bridge.py's results, to this file.
 //
-// Stop is not a message: the page writes SIGINT (2) into the shared interrupt buffer, which
-// Pyodide checks while Python runs, and terminates the worker if the run has not ended soon after.
+// Stop is not a message: the page writes SIGINT into the shared interrupt buffer (shared/stop.js).
 // Python's questions are answered through the answer buffer (asking.js), not by a message.
 
 // --- page -> worker ------------------------------------------------------------------------------
@@ -239,8 +238,6 @@ export function reader(direction, handlers) {
   };
 }
 
-export const SIGINT = 2;
-
 /** The environment variables a run may set: runner.js sends only these, and bridge.py clears and
  * sets the same list (its ENV_KEYS; tests/site/test_protocol.py checks the two agree). */
 export const ENV_KEYS = [
@@ -252,14 +249,3 @@ export const ENV_KEYS = [
   "LLM_MAX_TOKENS",
   "LLM_STREAM",
 ];
-
-/** How long Stop waits for the interrupt before it terminates the worker (ms). Long enough for a
- * busy machine's first interrupt after a snapshot restore; short enough that Stop ends a run in
- * well under the 2 s the site promises. */
-export const STOP_GRACE_MS = 1000;
-
-/** How much longer Stop waits, once, when Python has taken the interrupt by the grace period's end
- * (its signal check clears the buffer) but the run has not ended: its KeyboardInterrupt is on its
- * way out (a `finally` at work, a first traceback on a busy machine). Both together stay inside
- * the 2 s. */
-export const STOP_HEARD_MS = 800;

@@ -1,12 +1,13 @@
 """The worker's side of a run: set the run's environment, run the lesson's cells, hand back the result.
 
-Loaded by worker.js as module `looplab_bridge`. Events reach the page as they happen through
-`send_event`; stdout and stderr are Pyodide's streams, which the worker forwards. The runs of the
-last lesson run are kept (their inputs and events, looplab.replay), so the page can fork one of
-them from a step: `fork`. The Chat tab's messages go to the lesson's agent in a namespace kept
-between them (looplab._course.conversation): `chat`.
-them from a step: `fork`. Between runs the page reads the project a lesson laid out, or lays it
-out again (looplab._course.project): `files`.
+Loaded by worker.js as module `looplab_bridge`. The page's messages come in through one entry,
+`handle(message)` (a message of shared/protocol.js's toWorker, as JSON): `run` a lesson's cells
+with the saved cells of the lessons it reuses (`carry`, for mine(N)); `fork` one of the last lesson
+run's runs from a step (they are kept with their inputs and events, looplab.replay); `chat`, one
+Chat tab message to the lesson's agent in a namespace kept between messages
+(looplab._course.conversation); `files`, between runs, the project a lesson laid out, read or laid
+out again (looplab._course.project). Events reach the page as they happen through `send_event`;
+stdout and stderr are Pyodide's streams, which the worker forwards.
 
 It also readies an interpreter for a memory snapshot (`prepare`, at build time in Node.js:
 scripts/make_snapshot.mjs) and sets up one after a load or a restore (`start`).
@@ -42,9 +43,38 @@ kept.start()
 talk = conversation.Conversation()  # the Chat tab's conversation: the lesson's namespace between messages
 
 
-def set_env(env_json: str) -> None:
+def handle(message_json: str, send_event=None) -> str:
+    """The page's message (shared/protocol.js toWorker: run, fork, chat, replay or files) answered: the result
+    as JSON text. `send_event(text)` hears a run's events as they happen, each as JSON text."""
+    message = json.loads(message_json)
+    kind = message.get("type")
+    if kind == "files":
+        return files(message.get("op"))
+    if kind not in ("run", "fork", "chat", "replay"):
+        return json.dumps({"ok": False, "error": f"Python answers no {kind!r} message", "checks": []})
+    set_env(message.get("env") or {})
+
+    def send(event: dict) -> None:
+        if send_event is not None:
+            send_event(json.dumps(event, default=str))
+
+    if kind == "fork":
+        return fork(message["fork"], send)
+    if kind == "chat":
+        return chat(message["chat"], send)
+    if kind == "replay":
+        return replay(message["replay"])
+    carry(message.get("carried") or {})
+    return run(message["cells"], bool(message.get("solution")), send)
+
+
+def cells_of(cells: list[dict]) -> list:
+    """A lesson's cells as the page sends them ({kind, source, tags}), as looplab reads them."""
+    return [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in cells]
+
+
+def set_env(env: dict) -> None:
     """Set the run's environment: nothing from a previous run survives into this one."""
-    env = json.loads(env_json)
     for key in ENV_KEYS:
         os.environ.pop(key, None)
         if env.get(key):
@@ -57,17 +87,17 @@ def model_in_use() -> str:
     return json.dumps({key: os.environ.get(key) for key in ENV_KEYS if key != "LLM_API_KEY"})
 
 
-def carry(carried_json: str) -> None:
+def carry(carried: dict) -> None:
     """The learner's saved cells of the lessons a run reuses ({lesson id: cells}, page/run/carried.js),
     handed to looplab._course.mine.provide as lesson texts; a lesson whose saved code came from elsewhere
     comes as {"from": ...} only, and mine() runs the site's own; the same as last time keeps mine()'s cache."""
     global carried_last
-    if carried_json == carried_last:
+    same = json.dumps(carried, sort_keys=True)
+    if same == carried_last:
         return
-    carried_last = carried_json
-    carried = json.loads(carried_json)
+    carried_last = same
     texts = {
-        lesson_id: lessonfile.to_text([lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in cells])
+        lesson_id: lessonfile.to_text(cells_of(cells))
         for lesson_id, cells in carried.items()
         if isinstance(cells, list)
     }
@@ -78,17 +108,14 @@ def carry(carried_json: str) -> None:
 carried_last: str | None = None
 
 
-def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
+def run(sent: list[dict], solution: bool, send) -> str:
     """Run one lesson (code cells, then checks) and return the result as JSON text."""
-    set_env(env_json)
     kept.clear()
     project.forget()  # a lesson that lays out no project this run shows none
     scratch.close_kept()  # the last run's lesson has ended: its temp files go (its project with them)
-    cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
+    cells = cells_of(sent)
     namespace = {"__name__": "__lesson__"}
-    result = lesson.run_cells(
-        cells, solution=solution, namespace=namespace, on_event=lambda event: send_event(json.dumps(event, default=str))
-    )
+    result = lesson.run_cells(cells, solution=solution, namespace=namespace, on_event=send)
     if result.error is None and conversation.offered(
         namespace
     ):  # the Chat tab talks here next, without a run of its own
@@ -96,18 +123,19 @@ def run(cells_json: str, solution: bool, env_json: str, send_event) -> str:
     return json.dumps(result.to_dict(), default=str)  # errors and check messages come redacted
 
 
-def replay(record_json: str, texts_json: str, only: str, env_json: str) -> str:
-    """Re-check one lesson of a "built it" record (looplab._course.record.verify); the result as JSON text.
+def replay(request: dict) -> str:
+    """Re-check one lesson (`only`) of a "built it" record (`record`, with the lessons' files as `texts`:
+    looplab._course.record.verify); the result as JSON text.
 
     The record's code is code from elsewhere: it runs scripted, in a worker that holds no key.
     """
     global carried_last
-    set_env(env_json)
     kept.clear()
     project.forget()
     carried_last = None  # verify hands mine() the record's lessons, then none: the next run carries its own
+    record_json, texts_json = json.dumps(request.get("record")), json.dumps(request.get("texts") or {})
     try:
-        verdicts = json.loads(record.verify_json(record_json, texts_json, only))
+        verdicts = json.loads(record.verify_json(record_json, texts_json, str(request.get("only"))))
     except ValueError as exc:
         return json.dumps({"ok": False, "error": trace.redact_text(str(exc)), "checks": [], "verdicts": []})
     return json.dumps({"ok": True, "error": None, "checks": [], "verdicts": trace.redact(verdicts)}, default=str)
@@ -119,16 +147,14 @@ def listen_deltas(send_delta):
     return stream.listen(lambda text: send_delta(text))
 
 
-def fork(request_json: str, env_json: str, send_event) -> str:
+def fork(request: dict, send) -> str:
     """Re-run a kept run from a step with one edit (looplab.replay); the result as JSON text.
 
     `request`: {run, step, reply} or {run, step, result, call_id}. The fork's events reach the page
     like a run's; the result carries `fork`: the run's outcome, its number, and the first step
     where it differs from the original.
     """
-    request = json.loads(request_json)
-    set_env(env_json)
-    stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
+    stop_listening = trace.listen(send)
     try:
         forked = kept.fork(
             int(request["run"]),
@@ -151,15 +177,16 @@ def fork(request_json: str, env_json: str, send_event) -> str:
     return json.dumps({"ok": True, "error": None, "checks": [], "fork": trace.redact(out)}, default=str)
 
 
-def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fresh: bool, send_event) -> str:
-    """One Chat tab message (or, with no message, the chat made ready): the result as JSON text.
+def chat(request: dict, send) -> str:
+    """One Chat tab message (`request`: protocol.js ChatRequest; with no message, the chat made
+    ready): the result as JSON text.
 
     The lesson's code runs first when it changed since the conversation's namespace was made
     (or `fresh`: New conversation). The turn's events reach the page like a run's; the result
     carries `chat`: the reply, how the turn ended, its run, the offer (name, suggestions).
     """
-    set_env(env_json)
-    cells = [lesson.Cell(c["kind"], c["source"], list(c.get("tags") or [])) for c in json.loads(cells_json)]
+    cells, message = cells_of(request["cells"]), request.get("message")
+    solution, fresh = bool(request.get("solution")), bool(request.get("fresh"))
     with stream.muted():  # the lesson's code runs quietly, its streamed replies too: the turn shows the agent's alone
         why, afresh = talk.prepare(cells, solution, model_in_use(), fresh)
     if why:
@@ -174,7 +201,7 @@ def chat(cells_json: str, solution: bool, env_json: str, message: str | None, fr
             "offer": conversation.describe(talk.offer),
         }
         return json.dumps({"ok": True, "error": None, "checks": [], "chat": turn})
-    stop_listening = trace.listen(lambda event: send_event(json.dumps(event, default=str)))
+    stop_listening = trace.listen(send)
     try:
         turn = talk.turn(message)
     finally:

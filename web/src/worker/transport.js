@@ -16,6 +16,7 @@
 import { keyedURL, parseEndpoint } from "../shared/keyscope.js";
 import { REDACTED } from "../shared/redact.js";
 import { bytesOf, maskBytes, maskText, pieceMasker } from "./keymask.js";
+import { STOPPED } from "../shared/stop.js";
 
 const { apply } = Reflect;
 const { parse } = JSON;
@@ -282,13 +283,13 @@ function settle(promise, ms, abort) {
       unevery(poll);
       const stop = !aborting && stopped();
       if (aborting || stop) abort();
-      resolve(stop ? { error: "stopped" } : value);
+      resolve(stop ? { error: STOPPED } : value);
     };
     const timer = ms > 0 ? later(() => end({ error: "timeout" }, true), ms) : null;
-    const poll = every(() => stopped() && end({ error: "stopped" }, true), STOP_POLL_MS);
+    const poll = every(() => stopped() && end({ error: STOPPED }, true), STOP_POLL_MS);
     apply(THEN, promise, [
       (value) => end(value, false),
-      (error) => end({ error: error && error.name === "AbortError" ? "stopped" : "dropped" }, false),
+      (error) => end({ error: error && error.name === "AbortError" ? STOPPED : "dropped" }, false),
     ]);
   });
 }

@@ -1,5 +1,6 @@
-// The Python worker: Pyodide and looplab, loaded from this site only (startup.js); one run at a time.
-// Messages: shared/protocol.js.
+// The Python worker: Pyodide and looplab, loaded from this site only (start/startup.js); one run at
+// a time, through bridge.py's one entry (handle). Messages: shared/protocol.js. Python's output goes
+// out through output.js, Stop is heard through stop.js.
 
 import bridgeSource from "./bridge.py";
 import { reader, toPage } from "../shared/protocol.js";
@@ -10,6 +11,7 @@ import { noSharedMemory } from "../shared/gaps.js";
 import {
   handBack,
   loadedAll,
+  mayBegin,
   moduleFromPage,
   prefetch,
   progress,
@@ -18,7 +20,8 @@ import {
   times,
 } from "./start/startup.js";
 import { keepInflated } from "./start/inflated.js";
-import { watchTrampoline } from "./start/trampoline.js";
+import { Output } from "./output.js";
+import { Stop } from "./stop.js";
 import {
   close_stream,
   hasKey,
@@ -33,15 +36,20 @@ import {
   waited,
 } from "./transport.js";
 
-let pyodide = null;
-let bridge = null;
-let interrupt = null; // Uint8Array over the page's SharedArrayBuffer, or null
-let answers = null; // the answer buffer (asking.js), shared with the page, or null
-let runId = null;
-let unsettled = null; // why looplab's session could not be set up after ready (each run says so)
-
 const postMessage = self.postMessage.bind(self); // taken before Python, which could replace self.postMessage
 const post = (message) => postMessage(message);
+
+/** Python in this worker, once init has started it (the start's own state: start/startup.js). */
+const py = {
+  pyodide: null,
+  bridge: null, // bridge.py, imported as looplab_bridge
+  stop: new Stop(null), // the page's interrupt buffer (none: not cross-origin isolated)
+  answers: null, // the answer buffer (asking.js), shared with the page, or null
+  runId: null, // the run in progress
+  unsettled: null, // why looplab's session could not be set up after ready (each run says so)
+};
+// Everything a run sends the page passes through hide() first (below).
+const output = new Output((stream, text) => post(toPage[stream](py.runId, text)));
 
 const BRIDGE = "/home/pyodide/looplab_bridge.py";
 
@@ -68,19 +76,6 @@ function fenced() {
   }
 }
 
-/** startPython, watching for the trampoline (trampoline.js) while Pyodide starts: resolves to
- * {pyodide, start, mendTrampoline}; a failed start stops watching. */
-function startWatched(build, wish, kept) {
-  const mendTrampoline = watchTrampoline();
-  return startPython(build, wish, post, kept).then(
-    (result) => ({ ...result, mendTrampoline }),
-    (error) => {
-      mendTrampoline(null);
-      throw error;
-    },
-  );
-}
-
 async function init(message) {
   // The key first, before anything else runs, and out of the message at once (transport.js).
   holdKey(message.baseUrl, message.key);
@@ -88,27 +83,31 @@ async function init(message) {
   times.init = performance.now();
   withdraw("caches"); // startup.js took its own copy, for a spoilt snapshot's cached copies
   withdraw("storage", self.navigator); // inflated.js took its own, for the kept snapshot
-  const { interrupt: buffer, answers: answerBuffer, build, snapshot: wish, kept, keep, spare } = message;
-  if (buffer) interrupt = new Uint8Array(buffer);
-  answers = answerBuffer || null;
-  let start, mendTrampoline;
+  const { interrupt, answers, build, snapshot: wish, kept, keep, spare } = message;
+  py.stop = new Stop(interrupt);
+  py.answers = answers || null;
+  let pyodide, start, mendTrampoline;
   try {
-    // A worker the page's first script started is restoring Python already (prefetch below); the
-    // page sends such a worker neither kept parts nor a ?snapshot= wish (workerpool.js, prestart.js).
-    ({ pyodide, start, mendTrampoline } = await (startedEarly || startWatched(build, wish, kept || {})));
+    // (a worker the page's first script started is restoring Python already: startup.js prefetch)
+    ({ pyodide, start, mendTrampoline } = await startPython(build, wish, post, kept || {}));
     start.spare = Boolean(spare);
     mendTrampoline(pyodide); // after a restore: calls without a JavaScript frame, so run_sync works
     progress("starting looplab");
     pyodide.FS.writeFile(BRIDGE, bridgeSource); // after a restore too: tracebacks read it
     if (!start.source) pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')"); // a restore has it
-    if (interrupt) pyodide.setInterruptBuffer(interrupt);
-    pyodide.setStdout({ batched: (text) => write("stdout", text + "\n") });
-    pyodide.setStderr({ batched: (text) => write("stderr", text + "\n") });
+    py.stop.listen(pyodide);
+    pyodide.setStdout({ batched: (text) => output.write("stdout", hide(text + "\n")) });
+    pyodide.setStderr({ batched: (text) => output.write("stderr", hide(text + "\n")) });
     pyodide.registerJsModule("looplab_page", { ask: askPage }); // looplab/page.py
     pyodide.registerJsModule("looplab_transport", { send, send_async, open_stream, read_stream, close_stream, waited }); // looplab/http.py, httpx2_jsfetch
-    setStopCheck(takeStop, hushStop, hearStop);
-    bridge = pyodide.pyimport("looplab_bridge");
-    bridge.listen_deltas(sendDelta);
+    setStopCheck(
+      () => py.stop.take(),
+      () => py.stop.hush(),
+      () => py.stop.hear(),
+    );
+    py.bridge = pyodide.pyimport("looplab_bridge");
+    py.pyodide = pyodide;
+    py.bridge.listen_deltas(sendDelta);
     times.looplab = performance.now(); // looplab imported; its session is set up just after ready
   } catch (error) {
     post(toPage.fatal(`Python could not be loaded: ${error && error.message ? error.message : error}`));
@@ -121,7 +120,7 @@ async function init(message) {
     toPage.ready({
       python: pyodide.runPython("import sys; sys.version.split()[0]"),
       pyodide: pyodide.version,
-      isolated: Boolean(interrupt),
+      isolated: py.stop.possible,
       fenced: fenced(), // Python can reach only the site and the endpoint (the worker's CSP)
       start, // {source: "build" | null, refused: [why the snapshot was refused]}
       times, // ms since the worker started: script evaluated, prefetch and init (their messages came), the
@@ -138,7 +137,7 @@ async function init(message) {
   // long task on a busy machine). Else its buffer moves to the page (a buffer posted as a copy is
   // copied again when the message is read); when this visit still keeps the bytes, a copy moves.
   const { module, snapshot, fetched } = await handBack();
-  const shared = snapshot && keep && interrupt ? sharedCopy(snapshot) : null;
+  const shared = snapshot && keep && py.stop.possible ? sharedCopy(snapshot) : null;
   const given = shared || (snapshot && keep && snapshot === fetched ? snapshot.slice() : snapshot);
   if (keep) postMessage(toPage.kept(module, given), given && !shared ? [given.buffer] : []);
   if (fetched) keepInflated(build, fetched);
@@ -151,10 +150,10 @@ async function init(message) {
 function settle() {
   try {
     // Packages whose files the bridge laid again count as loaded (else the first run installs them).
-    for (const name of JSON.parse(bridge.start(Boolean(interrupt), layFiles())))
-      pyodide.loadedPackages[name] ??= "default channel";
+    for (const name of JSON.parse(py.bridge.start(py.stop.possible, layFiles())))
+      py.pyodide.loadedPackages[name] ??= "default channel";
   } catch (error) {
-    unsettled = `Python's session could not be set up (${hide(String(error && error.message ? error.message : error))}). Reload the page to try again.`;
+    py.unsettled = `Python's session could not be set up (${hide(String(error && error.message ? error.message : error))}). Reload the page to try again.`;
   }
 }
 
@@ -163,13 +162,14 @@ function settle() {
  * against 24-28 ms through Python's io (bridge.start lays them so where this did not). Returns
  * whether it laid any. */
 function layFiles() {
-  const files = bridge.files_to_lay();
+  const { FS } = py.pyodide;
+  const files = py.bridge.files_to_lay();
   let laid = false;
   try {
     for (const [path, bytes] of files.toJs({ dict_converter: Array.from })) {
-      if (pyodide.FS.analyzePath(path).exists) continue;
-      pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-      pyodide.FS.writeFile(path, bytes);
+      if (FS.analyzePath(path).exists) continue;
+      FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+      FS.writeFile(path, bytes);
       laid = true;
     }
   } finally {
@@ -184,6 +184,7 @@ function layFiles() {
  * restart Python instead. Run it once now, while the learner reads; a run asked for
  * meanwhile waits the few tens of milliseconds this takes. */
 function warmStopPath() {
+  const { pyodide } = py;
   try {
     pyodide.runPython("import time\ntime.sleep(0.001)\nraise KeyboardInterrupt('warming up')");
   } catch {
@@ -194,46 +195,16 @@ function warmStopPath() {
   }
 }
 
-// --- output: sent as it comes, batched only when a print loop floods -------------------------
-// A line goes to the page at once (Python may block right after it, e.g. in time.sleep); past
-// 20 messages in 50 ms, lines are gathered and sent together, so a print loop cannot flood the page.
-
-const WINDOW_MS = 50;
-const PER_WINDOW = 20;
-const pending = { stdout: "", stderr: "" };
-let windowStart = 0;
-let sentInWindow = 0;
-
 // Everything a run sends the page passes here: output, events, the result, error messages. The
 // key is never shown, even when an endpoint echoes it back (transport.js holds and masks it).
 function hide(text) {
   return redact(maskKey(String(text ?? ""), REDACTED));
 }
 
-function write(stream, text) {
-  pending[stream] += hide(text);
-  const now = performance.now();
-  if (now - windowStart > WINDOW_MS) {
-    windowStart = now;
-    sentInWindow = 0;
-  }
-  if (sentInWindow < PER_WINDOW || pending[stream].length > 16384) flush();
-}
-
 // A piece of a model reply's text as it arrives (looplab/models/stream.py): to the page at once,
 // for the screen; the trace's model_reply event carries the whole reply.
 function sendDelta(text) {
-  if (runId !== null && text) post(toPage.delta(runId, hide(text)));
-}
-
-function flush() {
-  for (const stream of ["stdout", "stderr"]) {
-    if (pending[stream]) {
-      post(toPage[stream](runId, pending[stream]));
-      pending[stream] = "";
-      sentInWindow++;
-    }
-  }
+  if (py.runId !== null && text) post(toPage.delta(py.runId, hide(text)));
 }
 
 // --- one run -------------------------------------------------------------------------------
@@ -251,7 +222,7 @@ async function loadExtras(id, cells, env) {
   if (env && env.LOOPLAB_MODEL === "live" && env.LLM_API === "sdk") code += "\nimport openai";
   const started = performance.now();
   const errors = [];
-  const packages = await pyodide.loadPackagesFromImports(code, {
+  const packages = await py.pyodide.loadPackagesFromImports(code, {
     // "Loading a, b, c" comes first, naming every package about to load, dependencies included.
     messageCallback: (text) => {
       if (text.startsWith("Loading ")) post(toPage.stdout(id, `(loading ${text.slice(8)} from this site, once…)\n`));
@@ -275,99 +246,51 @@ function callPython(fn, ...args) {
   return JSPI ? fn.callPromising(...args) : fn(...args);
 }
 
-/** Stop, seen while Python waits on a Promise (a stream's next piece): taken from the interrupt
- * buffer, as Pyodide's own check does, and raised in Python as KeyboardInterrupt by http.py. */
-function takeStop() {
-  if (!interrupt || interrupt[0] === 0) return false;
-  interrupt[0] = 0;
-  return true;
-}
-
-/** Pyodide's own look at Stop, off while Python waits on a stream's Promise (transport.js waited). */
-function hushStop() {
-  if (interrupt) pyodide.setInterruptBuffer(undefined);
-}
-
-function hearStop() {
-  if (interrupt) pyodide.setInterruptBuffer(interrupt);
-}
-
-// A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}, bridge.fork)
-// or a chat turn (`chat`: shared/protocol.js ChatRequest, bridge.chat).
-async function run({
-  id,
-  cells: runCells,
-  solution,
-  env: given,
-  fork = null,
-  carried = {},
-  chat = null,
-  replay = null,
-}) {
-  if (unsettled)
-    return post(toPage.done(id, { ok: false, error: unsettled, checks: [] }, { interrupted: false, extras: null }));
-  const cells = chat ? chat.cells : runCells;
-  runId = id;
-  hearStop(); // (a stream Python asked for and never waited on leaves it off)
+// A lesson run, a fork of a kept run (`fork`: {run, step, reply | result + call_id}), a chat turn
+// (`chat`: shared/protocol.js ChatRequest) or a record's lesson re-checked (`replay`): the message
+// goes to bridge.handle as it came, with the run's environment.
+async function run(message) {
+  const { id } = message;
+  if (py.unsettled)
+    return post(toPage.done(id, { ok: false, error: py.unsettled, checks: [] }, { interrupted: false, extras: null }));
+  const cells = message.type === "chat" ? message.chat.cells : message.cells || [];
+  py.runId = id;
+  py.stop.hear(); // (a stream Python asked for and never waited on leaves it off)
   // Python sees where the key is, never the key; only a live run's requests may carry it.
-  const env = { ...(given || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
+  const env = { ...(message.env || {}), LLM_API_KEY: hasKey() ? KEY_PLACEHOLDER : "" };
   setLive(env.LOOPLAB_MODEL === "live"); // and off before the page hears the run ended (`ended`)
   // (the page clears the interrupt buffer before it sends a run: a Stop pressed meanwhile stands)
   let result = null;
   let interrupted = false;
   let extras = null;
   try {
-    if (!fork) extras = await loadExtras(id, cells, env);
+    if (message.type !== "fork") extras = await loadExtras(id, cells, env);
   } catch (error) {
-    const message = String(error && error.message ? error.message : error);
-    if (/KeyboardInterrupt/.test(message)) {
+    const text = String(error && error.message ? error.message : error);
+    if (/KeyboardInterrupt/.test(text)) {
       // a Stop pressed while the run was still being prepared
       ended(id, { ok: false, error: "KeyboardInterrupt: stopped", checks: [] }, { interrupted: true, extras });
       return;
     }
-    post(toPage.stderr(id, hide(`Could not load a package: ${message}\n`)));
+    post(toPage.stderr(id, hide(`Could not load a package: ${text}\n`)));
   }
   const sendEvent = (text) => {
-    flush(); // output printed before an event shows before it
+    output.flush(); // output printed before an event shows before it
     post(toPage.event(id, JSON.parse(hide(text))));
   };
   try {
-    const text = await (fork
-      ? callPython(bridge.fork, JSON.stringify(fork), JSON.stringify(env || {}), sendEvent)
-      : replay
-        ? callPython(
-            bridge.replay,
-            JSON.stringify(replay.record),
-            JSON.stringify(replay.texts),
-            String(replay.only),
-            JSON.stringify(env || {}),
-          )
-        : chat
-          ? callPython(
-              bridge.chat,
-              JSON.stringify(cells),
-              Boolean(chat.solution),
-              JSON.stringify(env || {}),
-              chat.message ?? undefined,
-              Boolean(chat.fresh),
-              sendEvent,
-            ) // undefined: None (null is jsnull)
-          : (bridge.carry(
-              JSON.stringify(carried || {}),
-            ), // the learner's earlier lessons, for mine(N)
-            callPython(bridge.run, JSON.stringify(cells), Boolean(solution), JSON.stringify(env || {}), sendEvent)));
-    result = JSON.parse(hide(text));
+    result = JSON.parse(hide(await callPython(py.bridge.handle, JSON.stringify({ ...message, env }), sendEvent)));
   } catch (error) {
-    const message = hide(String(error && error.message ? error.message : error));
-    interrupted = /KeyboardInterrupt/.test(message);
+    const text = hide(String(error && error.message ? error.message : error));
+    interrupted = /KeyboardInterrupt/.test(text);
     if (!interrupted && error && error.name !== "PythonError") {
       // A JavaScript-level failure (Pyodide fatal error, out of memory): this worker is done.
       setLive(false);
-      flush();
-      post(toPage.fatal(describeCrash(message)));
+      output.flush();
+      post(toPage.fatal(describeCrash(text)));
       return;
     }
-    result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : message, checks: [] };
+    result = { ok: false, error: interrupted ? "KeyboardInterrupt: stopped" : text, checks: [] };
   }
   ended(id, result, { interrupted, extras });
 }
@@ -376,44 +299,43 @@ async function run({
  * then what it printed last, then `done`. */
 function ended(id, result, how) {
   setLive(false);
-  flush();
+  output.flush();
   post(toPage.done(id, result, how));
-  runId = null;
+  py.runId = null;
 }
 
 // Python asks the page and waits for its answer (asking.js; looplab/page.py calls this). Without
 // an answer buffer (the page is not cross-origin isolated) the page is told, and Python hears at
 // once that it cannot wait. Stop raises KeyboardInterrupt in Python while it waits.
 function askPage(kind, requestJson) {
-  flush(); // what was printed before the question shows before it
+  output.flush(); // what was printed before the question shows before it
   const request = JSON.parse(hide(requestJson));
-  if (!answers) {
-    post(toPage.ask(runId, kind, request, false));
+  if (!py.answers) {
+    post(toPage.ask(py.runId, kind, request, false));
     return JSON.stringify({
       unavailable: `${noSharedMemory() || "the page gave no answer buffer"}, so Python cannot wait for an answer from it`,
     });
   }
-  clearAnswer(answers);
-  post(toPage.ask(runId, kind, request, true));
-  return waitForAnswer(answers, () => {
-    if (interrupt && interrupt[0] !== 0) pyodide.checkInterrupt(); // throws KeyboardInterrupt into Python
-  });
+  clearAnswer(py.answers);
+  post(toPage.ask(py.runId, kind, request, true));
+  return waitForAnswer(py.answers, () => py.stop.raiseIfPressed());
 }
 
 // Between runs: the lesson's project read from Python's file system, or laid out again
 // (bridge.files). Python is never asked while a run goes on (a message can arrive while a run
 // waits for its packages to load).
-function files({ id, op }) {
-  if (runId !== null || !bridge) {
+function files(message) {
+  const { id } = message;
+  if (py.runId !== null || !py.bridge) {
     post(
       toPage.files(id, {
-        error: bridge ? "a run is going on; the project is read when it ends" : "Python is not ready yet",
+        error: py.bridge ? "a run is going on; the project is read when it ends" : "Python is not ready yet",
       }),
     );
     return;
   }
   try {
-    post(toPage.files(id, JSON.parse(hide(bridge.files(op)))));
+    post(toPage.files(id, JSON.parse(hide(py.bridge.handle(JSON.stringify(message))))));
   } catch (error) {
     post(toPage.files(id, { error: hide(String(error && error.message ? error.message : error)) }));
   }
@@ -434,8 +356,7 @@ function sharedCopy(bytes) {
 }
 
 // Only the page's messages: Python can dispatch a MessageEvent of its own on `self`, but not a
-// trusted one. Init comes once; a prefetch only before it.
-let started = false;
+// trusted one. Init comes once; a prefetch only before it (startup.js mayBegin).
 // Runs and questions wait for init's end: the `kept` message goes to the page before any code of a
 // run does, so the page can refuse any later one (workerpool.js), whoever posted it.
 let initialised = null;
@@ -447,21 +368,15 @@ const afterInit = (handle) => (message) => {
 // init (measured: init came 60–270 ms into a warm start). Python runs no code of anyone's before
 // init: the restore runs only Pyodide's start and the snapshot's own, and the key, the shared
 // buffers, the withdrawn Cache API and looplab's bridge all come with init, before any run.
-let startedEarly = null;
 const receive = reader("toWorker", {
   prefetch(message) {
-    if (started || startedEarly) return;
-    prefetch(message.build, message.pageCompiles);
-    startedEarly = startWatched(message.build, null, {});
-    startedEarly.catch(() => {}); // reported by init, which awaits it
+    if (mayBegin("prefetch")) prefetch(message.build, message.pageCompiles, post);
   },
   module(message) {
     moduleFromPage(message.module);
   },
   init(message) {
-    if (started) return;
-    started = true;
-    initialised = init(message);
+    if (mayBegin("init")) initialised = init(message);
   },
   run: afterInit(run),
   fork: afterInit(run),
@@ -471,8 +386,7 @@ const receive = reader("toWorker", {
   warm(message) {
     // a worker that starts no Python (page/start/codecache.js): Pyodide's modules imported once, from this
     // site only, so the browser keeps their compiled code for the next visit; then it ends itself
-    if (started || startedEarly) return;
-    started = true;
+    if (!mayBegin("warm")) return;
     const own = (url) => new URL(url, self.location.href).origin === self.location.origin;
     // (the browser keeps a module's code in a task of its own after the module ran: a moment later)
     Promise.allSettled(message.urls.filter(own).map((url) => import(url))).then(() =>

@@ -9,7 +9,8 @@
 // snapshot) before the run is sent — so nothing a run of foreign code left behind (timers, hooks,
 // patched modules, globals) is there when a run holds the key.
 
-import { ENV_KEYS, SIGINT, STOP_GRACE_MS, STOP_HEARD_MS, reader, toWorker } from "../../shared/protocol.js";
+import { ENV_KEYS, reader, toWorker } from "../../shared/protocol.js";
+import { STOP_GRACE_MS, STOP_HEARD_MS, forget, press, pressed } from "../../shared/stop.js";
 import { writeAnswer } from "../../shared/asking.js";
 import { WorkerPool } from "../start/workerpool.js";
 import { thisVisit } from "../start/visit.js";
@@ -281,7 +282,7 @@ export class Runner {
             this.keyless = realm === "keyless";
             // A Stop left over from the last run is forgotten here, not in the worker: a Stop pressed
             // before the worker has read this message must still interrupt the run.
-            if (this.interrupt) this.interrupt[0] = 0;
+            forget(this.interrupt);
             this.worker.postMessage(message(id, known, value));
           };
           if (this.swapping) run.waiting = go;
@@ -308,7 +309,7 @@ export class Runner {
     if (!run.sent) return this.finish({ outcome: "interrupted", error: "KeyboardInterrupt: stopped before it began" });
     if (run.asking) run.asking.abort();
     if (this.interrupt) {
-      this.interrupt[0] = SIGINT; // again on a second Stop; the deadline stays the first one's
+      press(this.interrupt); // again on a second Stop; the deadline stays the first one's
       run.timer = run.timer || setTimeout(() => this.overdue(run), STOP_GRACE_MS);
     } else {
       this.terminate(run);
@@ -319,7 +320,7 @@ export class Runner {
    * ended now; Python that took the interrupt (it cleared the buffer) has STOP_HEARD_MS more, once. */
   overdue(run) {
     if (this.current !== run) return;
-    if (this.interrupt[0] === 0 && !run.heard) {
+    if (!pressed(this.interrupt) && !run.heard) {
       run.heard = true;
       run.timer = setTimeout(() => this.terminate(run), STOP_HEARD_MS);
       return;

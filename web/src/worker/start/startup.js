@@ -1,35 +1,56 @@
 // Starting Python in the worker, in named steps (startPython): fetch everything ahead in
 // parallel, compile the wasm from its first byte, restore the site's memory snapshot or load
 // normally, counting the bytes as they arrive for the status line. worker.js then sets up looplab.
+// README.md in page/start numbers the whole start (here: steps 1, 4 and 7).
 
 import { toPage } from "../../shared/protocol.js";
 import { checkFits, forgetCopies, growFor, heapOf, readBuildSnapshot, reasonOf } from "./snapshot.js";
 import { forgetInflated, readInflated } from "./inflated.js";
 import { shareWrapperModules } from "./wrappers.js";
+import { watchTrampoline } from "./trampoline.js";
 
-let post = () => {}; // to the page (startPython's `send`)
+/** Everything this worker's start knows, in this one object (nothing else here changes). */
+const state = {
+  begun: null, // the message that began this worker: "prefetch", "init" or "warm" (mayBegin)
+  send: () => {}, // to the page (startPython's `send`)
+  bytes: { loaded: 0, total: 1, stage: "starting", reported: 0 }, // for the status line
+  ahead: new Map(), // absolute URL -> Promise<Response>: fetched before Pyodide asks, taken once
+  wasm: null, // Promise of pyodide.asm.wasm's Module: compiled from its first byte, given, or the page's
+  pageCompiled: false, // the Module came from the page (prestart.js)
+  pageModule: () => {}, // hands the page's Module (or null) to what prefetch began
+  restoring: null, // the snapshot about to be restored (snapshotBytes): the instance's memory grows to hold it
+  head: null, // begin()'s parts, begun by prefetch before init came
+  early: null, // Python started by prefetch (startWatched's promise), for init to take
+  kept: { module: null, snapshot: null, fromSite: null }, // for the page's next workers (handBack)
+  /** ms marks of the start since the worker started (`start`: since the time origin), for bench/startup.py */
+  times: { evaluated: performance.now() }, // evaluated: this module ran (the worker script is in)
+};
+
+export const times = state.times;
+
+/** Whether a `kind` message ("prefetch", "init" or "warm") may begin this worker now, noted if so.
+ * Init comes once, after a prefetch or alone; a prefetch or a warm only as the first message. */
+export function mayBegin(kind) {
+  const may = kind === "init" ? state.begun === null || state.begun === "prefetch" : state.begun === null;
+  if (may) state.begun = kind;
+  return may;
+}
 
 // --- loading, with bytes counted for the status line ----------------------------------------
 
-let loaded = 0;
-let total = 1;
-let stage = "starting";
-/** ms marks of the start since the worker started (`start`: since the time origin), for bench/startup.py. */
-export const times = { evaluated: performance.now() }; // evaluated: this module ran (the worker script is in)
-
 /** Tell the page how far loading is (a new `stage` word for the status line, or the same). */
 export function progress(newStage) {
-  if (newStage) stage = newStage;
-  post(toPage.progress(stage, loaded, total));
+  const bytes = state.bytes;
+  if (newStage) bytes.stage = newStage;
+  state.send(toPage.progress(bytes.stage, bytes.loaded, bytes.total));
 }
 
-let lastReport = 0;
-
-function counted(bytes) {
-  loaded += bytes;
+function counted(n) {
+  const bytes = state.bytes;
+  bytes.loaded += n;
   const now = performance.now();
-  if (now - lastReport > 50) {
-    lastReport = now;
+  if (now - bytes.reported > 50) {
+    bytes.reported = now;
     progress();
   }
 }
@@ -46,16 +67,15 @@ async function count(body) {
 // Pyodide fetches its files with fetch(); a clone of each response is read alongside to count
 // the bytes as they arrive. The original response goes to Pyodide untouched, so the browser
 // still recognises a cached pyodide.asm.wasm and reuses its compiled code on the next visit.
-// Files fetched ahead (`early`, from the worker's first moment) are handed over when Pyodide
+// Files fetched ahead (`state.ahead`, from the worker's first moment) are handed over when Pyodide
 // asks for them, so nothing waits on what came before it.
 const realFetch = self.fetch.bind(self);
 const cacheStorage = self.caches; // taken before worker.js withdraws the Cache API from Python
-const early = new Map(); // absolute URL -> Promise<Response>, taken once
 
 function countingFetch(input, init) {
   const url = input instanceof Request ? input.url : new URL(String(input), self.location.href).href;
-  const ahead = early.get(url);
-  if (ahead) early.delete(url);
+  const ahead = state.ahead.get(url);
+  if (ahead) state.ahead.delete(url);
   return countBytes(ahead || realFetch(input, init));
 }
 
@@ -71,34 +91,30 @@ function countBytes(pending) {
 // compiled here (compiling also warms the browser's code cache as before).
 // A restarted worker gets the first worker's compiled Module from the page instead (page/start/workerpool.js):
 // posting a Module shares its compiled code, so nothing is fetched or compiled again.
-let wasmModule = null;
-let restoring = null; // the snapshot about to be restored (snapshotBytes): the instance's memory grows to hold it
-const realInstantiateStreaming = WebAssembly.instantiateStreaming;
-
 // On a visit after the first, the page compiles it instead (page/start/prestart.js) and posts the Module
-// (`pageModule` below): this thread is what a warm start waits on. A page whose compile failed
-// posts null, and this worker compiles its own.
-let compiledByPage = false;
+// (`pageModule`): this thread is what a warm start waits on. A page whose compile failed posts
+// null, and this worker compiles its own.
+const realInstantiateStreaming = WebAssembly.instantiateStreaming;
 
 function compileEarly(wasmURL, given, fromPage = null) {
   const own = () => WebAssembly.compileStreaming(countBytes(realFetch(wasmURL))); // (not Pyodide's stand-in below)
-  wasmModule = given
+  state.wasm = given
     ? Promise.resolve(given)
     : fromPage
-      ? fromPage.then((module) => ((compiledByPage = Boolean(module)), module || own()))
+      ? fromPage.then((module) => ((state.pageCompiled = Boolean(module)), module || own()))
       : own();
-  wasmModule.then(
+  state.wasm.then(
     () => (times.compiled = performance.now()),
     () => {},
   ); // a failure: reported through Pyodide's own attempt
-  early.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
+  state.ahead.set(wasmURL, Promise.resolve(new Response(null, { status: 200 }))); // Pyodide's fetch of it: not needed
   WebAssembly.instantiateStreaming = async (_source, imports) => {
-    const module = await wasmModule;
+    const module = await state.wasm;
     const instance = await WebAssembly.instantiate(module, imports);
     times.instantiated = performance.now();
     // Pyodide has the snapshot's bytes before it instantiates: room for their heap, before the restore
-    if (restoring) times.grownPages = growFor(instance.exports.memory, heapOf(restoring));
-    restoring = null;
+    if (state.restoring) times.grownPages = growFor(instance.exports.memory, heapOf(state.restoring));
+    state.restoring = null;
     return { module, instance };
   };
 }
@@ -137,9 +153,9 @@ function snapshotBytes(build, wish, response, given) {
   return read.then((bytes) => {
     times.snapshot = performance.now();
     checkFits(bytes, build.heapMax);
-    restoring = bytes;
-    if (!given) kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
-    if (!given) kept.fromSite = kept.snapshot; // and the next visit (keepInflated)
+    state.restoring = bytes;
+    if (!given) state.kept.snapshot = wish === "refuse" ? null : bytes; // the page may keep them (handBack)
+    if (!given) state.kept.fromSite = state.kept.snapshot; // and the next visit (keepInflated)
     if (wish === "refuse") new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0] = 0;
     return bytes;
   });
@@ -161,10 +177,6 @@ function loadPython(loadPyodide, build, snapshot = null) {
   ]);
 }
 
-// What this worker can hand back to the page for the next worker: the compiled Module and the
-// inflated snapshot (set while starting; see handBack).
-const kept = { module: null, snapshot: null, fromSite: null };
-
 /**
  * What the page may keep for the next worker, once Python is ready: {module, snapshot, fetched}
  * (each may be null; `fetched`: the snapshot when it was fetched and inflated here, not read from the kept
@@ -172,10 +184,10 @@ const kept = { module: null, snapshot: null, fromSite: null };
  * it into its heap), so it can be transferred, not copied.
  */
 export async function handBack() {
-  const module = await Promise.resolve(wasmModule).catch(() => null);
-  const parts = { module: module || null, snapshot: kept.snapshot, fetched: kept.fromSite };
-  kept.snapshot = null;
-  kept.fromSite = null;
+  const module = await Promise.resolve(state.wasm).catch(() => null);
+  const parts = { module: module || null, snapshot: state.kept.snapshot, fetched: state.kept.fromSite };
+  state.kept.snapshot = null;
+  state.kept.fromSite = null;
   return parts;
 }
 
@@ -195,7 +207,7 @@ function begin(build, useSnapshot, given, fromPage = null) {
     () => {},
   );
   const prefetch = [...(build.prefetch || []), ...(useSnapshot ? [] : [build.wheel])]; // a restore needs no wheel
-  for (const path of prefetch.filter(Boolean)) early.set(at(path), realFetch(at(path)));
+  for (const path of prefetch.filter(Boolean)) state.ahead.set(at(path), realFetch(at(path)));
   const cached = useSnapshot && !given.snapshot ? readInflated(build) : Promise.resolve(null);
   // none kept (a first visit): the site's snapshot, fetched at once (read below)
   const response = cached.then((hit) =>
@@ -205,46 +217,60 @@ function begin(build, useSnapshot, given, fromPage = null) {
   return { version: build.version, useSnapshot, mjs, cached, response };
 }
 
-let head = null; // begin()'s parts, started by prefetch before init came, or null
-let pageModule = () => {}; // hands the page's Module (or null) to what prefetch began
-
 /**
  * Begin before the init message: the page's first script (page/start/prestart.js) posts the build's names
  * while the page is still parsed and laid out, before the app's entry sends init (the key and the
- * shared buffers); worker.js starts Python right after. With `pageCompiles`, the wasm's Module
- * comes from the page (moduleFromPage).
+ * shared buffers); Python starts at once (it runs no one's code before init: only Pyodide's start
+ * and the snapshot's own). With `pageCompiles`, the wasm's Module comes from the page
+ * (moduleFromPage). `send`: to the page.
  */
-export function prefetch(build, pageCompiles) {
-  if (head) return;
+export function prefetch(build, pageCompiles, send) {
+  if (state.head) return;
   times.prefetch = performance.now();
   self.fetch = countingFetch;
-  const fromPage = pageCompiles ? new Promise((resolve) => (pageModule = resolve)) : null;
-  head = begin(build, Boolean(build.snapshot), {}, fromPage);
+  const fromPage = pageCompiles ? new Promise((resolve) => (state.pageModule = resolve)) : null;
+  state.head = begin(build, Boolean(build.snapshot), {}, fromPage);
+  state.early = startWatched(build, null, send, {});
+  state.early.catch(() => {}); // reported by init, which awaits it
 }
 
 /** The page's compiled Module for what prefetch began, or null: its compile failed. Once. */
 export function moduleFromPage(module) {
-  pageModule(module instanceof WebAssembly.Module ? module : null);
-  pageModule = () => {};
+  state.pageModule(module instanceof WebAssembly.Module ? module : null);
+  state.pageModule = () => {};
 }
 
 /**
- * Start Python: the steps in order, each its own function above. Returns {pyodide, start} (`start`:
- * {source: "build" | null, refused: [why the site's snapshot was refused]}); throws when Python
- * cannot load. Call stopCounting() afterwards, whatever happened.
+ * Start Python, or take the start a prefetch began (the page sends such a worker neither kept parts
+ * nor a ?snapshot= wish: workerpool.js, prestart.js). Resolves to {pyodide, start, mendTrampoline}
+ * (`start`: {source: "build" | null, refused: [why the site's snapshot was refused]};
+ * `mendTrampoline(pyodide)`: trampoline.js, after a restore); rejects when Python cannot load.
+ * Call stopCounting() afterwards, whatever happened.
  */
-export async function startPython(build, wish, send, given = {}) {
+export function startPython(build, wish, send, given = {}) {
+  const early = state.early;
+  state.early = null;
+  return early || startWatched(build, wish, send, given);
+}
+
+/** The steps in order, each its own function above, watching for the trampoline (trampoline.js)
+ * while Pyodide starts; a failed start stops watching. */
+async function startWatched(build, wish, send, given) {
+  const mendTrampoline = watchTrampoline();
   const unshare = shareWrapperModules();
   try {
-    return await startSteps(build, wish, send, given);
+    return { ...(await startSteps(build, wish, send, given)), mendTrampoline };
+  } catch (error) {
+    mendTrampoline(null);
+    throw error;
   } finally {
     unshare();
   }
 }
 
 async function startSteps(build, wish, send, given) {
-  post = send;
-  total = build.startupBytes || 1;
+  state.send = send;
+  state.bytes.total = build.startupBytes || 1;
   self.fetch = countingFetch;
   const start = { source: null, refused: [] };
   progress("loading Python");
@@ -253,6 +279,7 @@ async function startSteps(build, wish, send, given) {
   // `given`: the first worker's compiled Module and inflated snapshot, kept by the page (either may be missing).
   const useSnapshot = Boolean(build.snapshot) && wish !== "off";
   // what prefetch began serves when it began the same build the same way (else it is left to finish unused)
+  const head = state.head;
   const prestarted =
     Boolean(head) &&
     head.version === build.version &&
@@ -260,7 +287,7 @@ async function startSteps(build, wish, send, given) {
     !given.module &&
     !given.snapshot;
   const { mjs, cached: reading, response: siteResponse } = prestarted ? head : begin(build, useSnapshot, given);
-  head = null;
+  state.head = null;
   const cached = await reading;
   times.inflated = performance.now();
   // a snapshot in shared memory (the page's, for every worker) is copied first: Pyodide reads its
@@ -274,30 +301,30 @@ async function startSteps(build, wish, send, given) {
     cached: Boolean(cached),
     prestarted,
   };
-  if (cached && wish !== "refuse") kept.snapshot = cached; // for the page's next workers
+  if (cached && wish !== "refuse") state.kept.snapshot = cached; // for the page's next workers
   const { loadPyodide } = await mjs;
   times.imported = performance.now();
   let pyodide = null;
   if (useSnapshot) {
-    total = build.snapshot.startupBytes;
+    state.bytes.total = build.snapshot.startupBytes;
     try {
       pyodide = await loadPython(loadPyodide, build, snapshotBytes(build, wish, siteResponse, givenSnapshot));
       start.source = "build";
     } catch (error) {
       start.refused.push(`the site's snapshot: ${reasonOf(error)}`);
-      kept.snapshot = null;
+      state.kept.snapshot = null;
       if (cached) forgetInflated(build);
       if (!givenSnapshot) forgetCopies(at(build.snapshot.file), cacheStorage).catch(() => {}); // e.g. a corrupt copy in a cache: fetched afresh next time
     }
   }
   if (!pyodide) {
     // no snapshot, or it was refused: a normal load
-    restoring = null;
-    total = build.startupBytes || 1;
+    state.restoring = null;
+    state.bytes.total = build.startupBytes || 1;
     pyodide = await loadPython(loadPyodide, build);
   }
   times.pyodide = performance.now();
-  start.given.pageCompiled = compiledByPage;
+  start.given.pageCompiled = state.pageCompiled;
   return { pyodide, start };
 }
 
@@ -310,11 +337,11 @@ export function stopCounting() {
   self.fetch = realFetch;
   console.warn = realWarn;
   WebAssembly.instantiateStreaming = realInstantiateStreaming;
-  early.clear();
+  state.ahead.clear();
 }
 
 /** The bar full: Python is ready. */
 export function loadedAll() {
-  loaded = total;
+  state.bytes.loaded = state.bytes.total;
   progress("ready");
 }
