@@ -337,7 +337,7 @@ def chapter_of(lesson_id: str) -> dict | None:
 
 def lesson_cell(cell, path: Path) -> dict:
     """A cell as the page reads it; a predict cell carries its question, choices and answer parsed."""
-    out = {"kind": cell.kind, "role": cell.role, "tags": cell.tags, "source": cell.source}
+    out = {"kind": cell.kind, "role": cell.role, "tags": cell.tags, "source": cell.source, "editable": cell.editable}
     if cell.role == "predict":
         try:
             out["prediction"] = dataclasses.asdict(lesson_format.read_prediction(cell.source))

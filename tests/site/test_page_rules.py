@@ -1,11 +1,14 @@
 """Rules the page (JavaScript, run here in Node.js) and looplab (Python) must share: which key
-shapes are redacted, which environment variables a run may set, and how Stop reaches Python."""
+shapes are redacted, which environment variables a run may set, how a lesson number reads, when a
+lesson passed, which cells the learner edits, and how Stop reaches Python. Where a rule can live on
+one side only, it does, and the other side is shown to take it from there."""
 
 from __future__ import annotations
 
 import ast
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -15,9 +18,17 @@ import pytest
 
 from conftest import node_module
 from looplab import http
+from looplab._course import course, mine
+from looplab._course.lesson import parse
 from looplab.trace import KEY_SHAPES, REDACTED, redact_text
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_site
+
+lessonformat_js = node_module("web/src/page/lesson/lessonformat.js")
+carried_js = node_module("web/src/page/run/carried.js")
+report_js = node_module("web/src/page/run/report.js")
 stop_js = node_module("web/src/shared/stop.js")
 
 KEYS = [
@@ -139,6 +150,73 @@ def test_the_worker_bridge_sets_exactly_the_keys_the_page_sends(protocol_js, mon
         ("nothing else survives", True),
     ]
     assert os.environ.get("LLM_API_KEY") is None
+
+
+NUMBERS = st.one_of(
+    st.integers(0, 120).map(str),
+    st.from_regex(r"[ \t]?[0-9]{1,3}[a-cA-C]?[ \t]?", fullmatch=True),
+    st.text(alphabet="0123456789abAB -_x", max_size=5),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(NUMBERS)
+def test_the_page_and_looplab_read_a_lesson_number_alike(lessonformat_js, number):
+    assert lessonformat_js.call("lessonId", number) == course.number_id(number)
+
+
+def test_mine_1b_finds_the_saved_cells_the_page_sends_as_01b(lessonformat_js, carried_js):
+    assert [lessonformat_js.call("lessonId", n) for n in ("1b", " 1B ", "4", "04", "loop")] == [
+        "01b",
+        "01b",
+        "04",
+        "04",
+        None,
+    ]
+    cells = [{"kind": "code", "source": 'a = mine("1b")\nb = mine(2)\nc = mine("02")\n'}]
+    assert carried_js.call("minedIds", cells) == ["01b", "02"]  # the ids the page carries the saved cells under
+    asked = []
+    mine.provide(lambda lesson_id: asked.append(lesson_id))  # gives nothing: the lesson file is read
+    try:
+        wanted, text = mine.lesson_text("1b")
+    finally:
+        mine.provide(None)
+    assert asked == ["01b"] and wanted == "01b" and "Workflows" in text  # mine("1b") asks for what the page sent
+
+
+def test_the_page_takes_a_lessons_pass_from_looplab(report_js):
+    from looplab._course.checks import FAILED, NOT_CHECKED, PASSED, Check
+    from looplab._course.lesson import LessonResult
+
+    results = {
+        "passed": LessonResult([Check("a", True), Check("b", False, "live", status=NOT_CHECKED)]),
+        "one failed": LessonResult([Check("a", True), Check("b", False, "b is 2", status=FAILED)]),
+        "none checked": LessonResult([Check("a", False, "live", status=NOT_CHECKED)]),
+        "raised": LessonResult([Check("a", True)], error="ValueError: x"),
+        "no checks": LessonResult([]),
+    }
+    for name, result in results.items():
+        record = report_js.call("progressRecord", result.to_dict())
+        assert record["passed"] is result.ok, name
+        assert record["checks"] == result.count(PASSED) and record["total"] == len(result.checks), name
+    assert [name for name, r in results.items() if r.ok] == ["passed"]
+    # the page reads looplab's verdict, it does not work it out again from the checks
+    verdict = {**results["passed"].to_dict(), "ok": False}
+    assert report_js.call("progressRecord", verdict)["passed"] is False
+
+
+def test_the_page_edits_the_cells_looplab_says_are_editable():
+    seen = set()
+    for path in course.lesson_files(ROOT / "lessons"):
+        for cell in parse(path.read_text(encoding="utf-8")):
+            built = build_site.lesson_cell(cell, path)
+            assert built["editable"] is cell.editable is (cell.role in ("code", "exercise")), (path.name, cell.role)
+            seen.add((cell.role, cell.editable))
+    assert {("code", True), ("exercise", True), ("check", False), ("solution", False), ("markdown", False)} <= seen
+    # the page never works it out again from the roles (it reads `editable` from the built lesson)
+    pattern = re.compile(r'\["code",\s*"exercise"\]|role\s*[!=]==\s*"(code|exercise)"\s*(\|\||&&)\s*\w+\.role')
+    found = [p.name for p in (ROOT / "web" / "src").rglob("*.js") if pattern.search(p.read_text(encoding="utf-8"))]
+    assert found == []
 
 
 def test_stop_reaches_python_as_the_word_looplab_raises(stop_js):

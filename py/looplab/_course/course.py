@@ -7,10 +7,21 @@ from pathlib import Path
 LESSON_FILE = re.compile(r"^(?P<number>\d\d)(?P<part>[a-z]?)-(?P<slug>[a-z0-9-]+)\.py$")
 
 
+LESSON_NUMBER = re.compile(r"(\d{1,2})([a-z]?)")
+
+
 def lesson_id(path: Path) -> str:
     """The lesson's number as the learner types and reads it: "04", "01b"."""
     match = LESSON_FILE.match(Path(path).name)
     return match["number"] + match["part"] if match else Path(path).stem
+
+
+def number_id(number) -> str | None:
+    """A lesson number as a learner writes it (4, "4", "04", "1b", " 1B ") as a lesson id ("04",
+    "01b"); None when it is not a number. The page reads mine(N) by the same rule
+    (web/src/page/lesson/lessonformat.js lessonId; tests/site/test_page_rules.py holds them together)."""
+    match = LESSON_NUMBER.fullmatch(str(number).strip().lower())
+    return f"{int(match[1]):02d}{match[2]}" if match else None
 
 
 def lesson_files(folder: Path) -> list[Path]:
@@ -24,9 +35,8 @@ def lesson_files(folder: Path) -> list[Path]:
 def find_in(folder: Path, name: str) -> Path | None:
     """A lesson number ("4", "04", "1b") or a slug part ("loop") in `folder`; None when not one lesson."""
     files = lesson_files(folder)
-    number = re.fullmatch(r"(\d{1,2})([a-z]?)", name.strip().lower())
-    if number:
-        wanted = f"{int(number[1]):02d}{number[2]}"
+    wanted = number_id(name)
+    if wanted:
         return next((f for f in files if lesson_id(f) == wanted), None)
     matches = [f for f in files if name in f.stem]
     return matches[0] if len(matches) == 1 else None

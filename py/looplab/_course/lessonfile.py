@@ -68,6 +68,12 @@ class Cell:
                 return tag
         return "code"
 
+    @property
+    def editable(self) -> bool:
+        """Whether the learner edits this cell in the page: plain code and exercises. Checks,
+        solutions, hints and prose are the lesson's (the page reads this from the built lesson)."""
+        return self.role in ("code", "exercise")
+
 
 @dataclass
 class Prediction:

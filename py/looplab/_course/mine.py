@@ -94,7 +94,7 @@ def lesson_source(number: str) -> tuple[str, str, Path | None]:
     """lesson_text, and the file the text was read from (None: the page's saved edits or the site)."""
     choice = lessonfolder.choose(Path.cwd())
     path = course.find_in(choice.folder, str(number)) if choice.folder else None
-    wanted = course.lesson_id(path) if path else f"{int(number):02d}" if str(number).isdigit() else str(number)
+    wanted = course.lesson_id(path) if path else course.number_id(number) or str(number)
     text = _provider(wanted) if _provider and wanted not in _elsewhere else None
     source = None
     if text is None and path is not None:

@@ -79,7 +79,7 @@ export async function takeForeign({ meta, slug, from, read, lessonOf }) {
   if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
   const lesson = await lessonOf(meta.slug);
   const found = await read(lesson);
-  const editable = Object.entries(found.cells).filter(([i]) => ["code", "exercise"].includes(lesson.cells[i]?.role));
+  const editable = Object.entries(found.cells).filter(([i]) => lesson.cells[i]?.editable);
   const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
   putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals, from);
   return found.payload ?? null;

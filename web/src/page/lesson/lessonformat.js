@@ -4,6 +4,14 @@
 
 export const LESSON_FORMAT = 1;
 
+/** A lesson number as a learner writes it ("4", "04", "1b", " 1B ") as a lesson id ("04", "01b"),
+ * the ids lessons/index.json gives (`number`); null when it is not a number. looplab reads mine(N)
+ * by the same rule (looplab/_course/course.py number_id; tests/site/test_page_rules.py). */
+export function lessonId(number) {
+  const match = /^(\d{1,2})([a-z]?)$/.exec(String(number).trim().toLowerCase());
+  return match ? match[1].padStart(2, "0") + match[2] : null;
+}
+
 /** The lessons listed in lessons/index.json; throws an Error saying why when their format is not this page's. */
 export function readIndex(index) {
   const format = index && index.format;

@@ -112,7 +112,7 @@ export class LessonView {
           prose.firstElementChild.setAttribute("elementtiming", "looplab-prose");
         this.timed = true;
         this.root.append(prose);
-      } else if (cell.role === "code" || cell.role === "exercise") {
+      } else if (cell.editable) {
         this.root.append(this.codeCell(cell, index, this.edits[index]));
       } else if (cell.role === "check") {
         this.root.append(this.checkCell(cell, index));

@@ -85,7 +85,7 @@ export function fromNotebook(notebook, lesson) {
     if (!found || cell.cell_type !== "code") continue;
     const index = Number(found[1]) - 1;
     const own = lesson.cells[index];
-    if (!own || (own.role !== "code" && own.role !== "exercise")) continue;
+    if (!own || !own.editable) continue;
     const source = Array.isArray(cell.source) ? cell.source.join("") : String(cell.source ?? "");
     if (source !== own.source) cells[index] = source;
   }

@@ -152,9 +152,7 @@ export async function openShared(slug, data, { lessons, fetchLesson, open, openR
     if (!meta) throw new Error(`it names a lesson this site does not have (${slug})`);
     payload = await decodeShare(data);
     const lesson = await fetchLesson(meta);
-    const editable = Object.entries(payload.cells).filter(([i]) =>
-      ["code", "exercise"].includes(lesson.cells[i]?.role),
-    );
+    const editable = Object.entries(payload.cells).filter(([i]) => lesson.cells[i]?.editable);
     const originals = Object.fromEntries(editable.map(([i]) => [i, lesson.cells[i].source]));
     putShared(meta.slug, meta.hash, Object.fromEntries(editable), originals);
   } catch (error) {

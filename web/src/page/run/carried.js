@@ -8,17 +8,18 @@
 // which may hold the key; Python uses the site's own text and says why in one sentence.
 
 import { codeOrigin, fittingEdits } from "../ui/storage.js";
+import { lessonId } from "../lesson/lessonformat.js";
 
-const MINE = /\bmine\(\s*["']?(\d+[a-z]?)["']?\s*\)/g;
+const MINE = /\bmine\(\s*["']?(\d+[a-zA-Z]?)["']?\s*\)/g;
 
-/** The lesson ids ("02", "1b") a lesson's code cells name with mine(N), in order, once each. */
+/** The lesson ids ("02", "01b") a lesson's code cells name with mine(N), in order, once each. */
 export function minedIds(cells) {
   const ids = [];
   for (const cell of cells) {
     if (cell.kind !== "code") continue;
     for (const [, number] of cell.source.matchAll(MINE)) {
-      const id = /^\d[a-z]?$/.test(number) ? `0${number}` : number; // mine(2) is lesson "02"
-      if (!ids.includes(id)) ids.push(id);
+      const id = lessonId(number); // mine(2) is lesson "02", mine("1b") lesson "01b"
+      if (id && !ids.includes(id)) ids.push(id);
     }
   }
   return ids;

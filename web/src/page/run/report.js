@@ -7,12 +7,18 @@ import { tally, describeTally } from "../panels/checks.js";
 import { saveProgress } from "../ui/storage.js";
 import { noSharedMemory } from "../../shared/gaps.js";
 
-/** A lesson passes when its code raised nothing and no check failed (and one at least passed:
- * claims not checked with a live model alone do not make a pass), as looplab's LessonResult.ok. */
+/** What the lesson list keeps of a run. Whether the lesson passed is looplab's to say (its
+ * LessonResult.ok, in the result: no cell raised, no check failed, one at least passed), never
+ * worked out again here. */
 export function progressRecord(result) {
   const counts = tally(result.checks);
-  const passed = !result.error && counts.passed > 0 && counts.failed === 0;
-  return { passed, checks: counts.passed, total: result.checks.length, at: Date.now(), results: result.checks };
+  return {
+    passed: result.ok === true,
+    checks: counts.passed,
+    total: result.checks.length,
+    at: Date.now(),
+    results: result.checks,
+  };
 }
 
 /** How Python started, for the ready line: from a snapshot, or loaded (and which snapshot was refused). */

@@ -65,7 +65,8 @@ export function fittingEdits(slug, lesson, lessonHash) {
     const cell = lesson.cells[index];
     const original = edits.originals?.[index];
     const same = original === undefined ? edits.lessonHash === lessonHash : cell?.source === original;
-    if (same && cell && (cell.role === "code" || cell.role === "exercise")) fitting[index] = source;
+    if (same && cell && cell.editable)
+      fitting[index] = source; // (looplab's rule, in the built lesson)
     else moved.push({ index: Number(index), source, original: original ?? null, lessonHash: edits.lessonHash });
   }
   if (moved.length) {
