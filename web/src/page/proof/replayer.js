@@ -76,11 +76,10 @@ export async function replayRecord(record, { build, lessons, fetchText, fetchLes
   return out;
 }
 
-/** A lesson's cells with the record's code in its code cells (for the packages the code imports). */
+/** A lesson's cells with the record's code in its editable cells (looplab's Cell.editable, in the
+ * built lesson), for the packages the code imports. */
 function withCode(cells, code) {
   return cells.map((cell, index) =>
-    typeof code[index] === "string" && ["code", "exercise"].includes(cell.role)
-      ? { ...cell, source: code[index] }
-      : cell,
+    typeof code[index] === "string" && cell.editable ? { ...cell, source: code[index] } : cell,
   );
 }
