@@ -11,7 +11,8 @@ nothing of the worker around it.
 An import is any relative module specifier in a file: `import ... from`, `export ... from`,
 `import(...)`, also a JSDoc type's `import("...")` (a type is a dependency too).
 
-What this visit is — cross-origin isolated, warm — is read in one module, `page/start/visit.js`;
+What this visit is — cross-origin isolated, warm — is read in one module, `page/start/visit.js`
+(which asks `shared/gaps.js`, the worker's and the page's one reader of cross-origin isolation);
 the rest of the page is handed it. And no `window.looplab…` global carries anything between scripts:
 `<head>` hands the first worker to the app through `page/start/handoff.js`.
 """
@@ -110,7 +111,10 @@ def places_reading(src: Path, pattern: str) -> list[str]:
 
 
 def test_what_this_visit_is_is_read_in_one_module_and_no_global_carries_the_start():
-    assert places_reading(SRC, r"\bcrossOriginIsolated\b") == ["src/page/start/visit.js"]
+    # cross-origin isolation: read in shared/gaps.js alone (the worker asks it too); the page's visit.js
+    # takes `isolated` from there, and the rest of the page is handed the visit
+    assert places_reading(SRC, r"\bcrossOriginIsolated\b") == ["src/shared/gaps.js"]
+    assert places_reading(SRC, r"\bnoSharedMemory\(\) === null") == ["src/page/start/visit.js"]
     # the service worker's controller: read for the visit only there; settings.js only talks to it (its probe)
     assert places_reading(SRC, r"serviceWorker\.controller") == [
         "src/page/model/settings.js",

@@ -2,7 +2,7 @@
 // mode needs before it starts, and Python's questions to the local model (localmodel.js).
 
 import { modeFor } from "../lesson/foreign.js";
-import { CAN_SUSPEND, NO_STREAMING, noSharedMemory } from "../../shared/gaps.js";
+import { CAN_SUSPEND, NO_STREAMING, NOT_ISOLATED, noSharedMemory } from "../../shared/gaps.js";
 
 /**
  * @param {object} parts  {toggle (the select), settings (settings.js), local (LocalModel), status,
@@ -78,9 +78,11 @@ export function modes({ toggle, settings, local, status, openDialog, isolated, f
         }
       }
       if (mode === "local" && !isolated()) {
-        const text = self.crossOriginIsolated
-          ? `The local model needs shared memory (Python waits for its reply on it), and ${noSharedMemory()}: use Safari, Chrome or Firefox for it.`
-          : "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
+        const gap = noSharedMemory();
+        const text =
+          gap !== NOT_ISOLATED
+            ? `The local model needs shared memory (Python waits for its reply on it), and ${gap}: use Safari, Chrome or Firefox for it.`
+            : "The local model needs a cross-origin isolated page (Python waits for its reply on shared memory): reload the page (Loop Lab isolates itself on the second load), or serve it with `make serve`.";
         status.toast(text, 10000);
         status.show(`Local model: ${text}`, "stopped", { about: ticket });
         return false;

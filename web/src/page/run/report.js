@@ -5,7 +5,7 @@
 
 import { tally, describeTally } from "../panels/checks.js";
 import { saveProgress } from "../ui/storage.js";
-import { noSharedMemory } from "../../shared/gaps.js";
+import { NOT_ISOLATED, noSharedMemory } from "../../shared/gaps.js";
 
 /** What the lesson list keeps of a run. Whether the lesson passed is looplab's to say (its
  * LessonResult.ok, in the result: no cell raised, no check failed, one at least passed), never
@@ -176,9 +176,11 @@ export function reports({ status, output, checks, renderList, mode, modeNote = (
                 .join(" ")
             : "",
       });
-      const gap = self.crossOriginIsolated
-        ? noSharedMemory() // isolated, yet no shared memory (WebKitGTK)
-        : `page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""}`;
+      const lacks = noSharedMemory();
+      const gap =
+        lacks !== NOT_ISOLATED
+          ? lacks // isolated, yet no shared memory (WebKitGTK)
+          : `page is not cross-origin isolated${notIsolated ? `: ${notIsolated}` : ""}`;
       const isolation = info.isolated ? "" : ` · Stop restarts Python (${gap})`;
       const fence =
         info.fenced === false

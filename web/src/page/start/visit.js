@@ -1,8 +1,11 @@
-// What this visit is, read once and only here: whether the page is cross-origin isolated (shared
-// memory: Stop as an interrupt, Python waiting for the page's answer), whether it is warm (a visit
+// What this visit is, read once and only here: whether the page is cross-origin isolated with shared
+// memory (Stop as an interrupt, Python waiting for the page's answer; asked of shared/gaps.js, which
+// the worker shares), whether it is warm (a visit
 // after the first: this site's service worker controls the page and serves its files from the
 // origin's cache), and the address's switches, which bend the start for a test or a bench
-// (README.md here lists them). DOM-free: tests/site/test_visit.py runs readVisit in Node.js.
+// (README.md here lists them). DOM-free: tests/site/test_start_readme.py runs readVisit in Node.js.
+
+import { noSharedMemory } from "../../shared/gaps.js";
 
 /** The switches and the values each takes; the first is the visit's without the switch (or with
  * a value not listed). */
@@ -16,8 +19,8 @@ export const SWITCHES = {
 
 /**
  * The visit: {isolated, warm, early, compile, snapshot, spare, gpu}.
- * @param {{isolated?: boolean, controlled?: boolean, search?: string}} seen  crossOriginIsolated
- *   (with SharedArrayBuffer there), a service worker controls the page, location.search
+ * @param {{isolated?: boolean, controlled?: boolean, search?: string}} seen  cross-origin isolated
+ *   with shared memory (shared/gaps.js), a service worker controls the page, location.search
  */
 export function readVisit({ isolated = false, controlled = false, search = "" } = {}) {
   const query = new URLSearchParams(search);
@@ -35,7 +38,7 @@ let read = null;
  * the app, the local model's engine.) */
 export function thisVisit() {
   read ??= readVisit({
-    isolated: Boolean(self.crossOriginIsolated) && typeof SharedArrayBuffer !== "undefined",
+    isolated: noSharedMemory() === null,
     controlled: Boolean(self.navigator && navigator.serviceWorker && navigator.serviceWorker.controller),
     search: self.location.search,
   });
