@@ -328,14 +328,14 @@ def test_a_lesson_whose_saved_code_came_from_elsewhere_is_never_carried_only_nam
         {"kind": "code", "tags": ["check"], "source": "# mine\nassert 'MyToolbox' in my.yours, my.note\n"},
     ]
     try:
-        bridge.carry(json.dumps({"02": {"from": "link"}}))  # page/run/carried.js: where it came from, no code
-        run = json.loads(bridge.run(json.dumps(uses), False, json.dumps({"LOOPLAB_MODEL": "scripted"}), lambda e: None))
+        # page/run/carried.js: where it came from, no code
+        ran = handled(bridge, run(uses, {"LOOPLAB_MODEL": "scripted"}, {"02": {"from": "link"}}))
         line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("From lesson 02:"))
         assert "the site's own code, the reference solution: MyToolbox" in line and "came from a link" in line, line
-        assert run["ok"] is False and "came from a link" in run["checks"][0]["message"]
+        assert ran["ok"] is False and "came from a link" in ran["checks"][0]["message"]
         found = mine.mine(2)
         assert found.yours == [] and not found.MyToolbox.__doc__.startswith("Saved")
-        bridge.carry(json.dumps({"02": lesson_02_as_run()}))  # the learner's own, later: used again
+        bridge.carry({"02": lesson_02_as_run()})  # the learner's own, later: used again
         assert mine.mine(2).MyToolbox.__doc__.startswith("Saved: tools")
     finally:
         mine.provide(None)
