@@ -167,3 +167,55 @@ def test_whatever_happens_at_most_one_request_is_in_flight(turns_js, actions):
         assert (pending is None) == (flying is None) and (pending is None or pending["id"] == flying)
         users = [t for t in tab.state["turns"] if t["role"] == "user"]
         assert all(t["text"].strip() for t in users)
+
+
+def test_leaving_the_lesson_keeps_its_turn_cut_short_there(turns_js):
+    tab = Tab(turns_js)
+    tab.send("submit", text="look it up")
+    heard = {
+        "events": [{"type": "tool_call", "run": 4, "call_id": "c1", "tool": "search", "arguments": "{}"}],
+        "printed": "x\n",
+    }
+    effects = tab.send("show", slug="beta", turns=[{"role": "user", "text": "beta's"}], heard=heard)
+    kept = next(e for e in effects if e["type"] == "keep")
+    assert kept["slug"] == "alpha" and [t["role"] for t in kept["turns"]] == ["user", "assistant"]
+    cut = kept["turns"][-1]
+    assert cut["kind"] == "interrupted" and cut["why"] == "left" and cut["printed"] == "x"
+    assert cut["tools"][0]["tool"] == "search" and cut["tools"][0]["result"] is None
+    assert (
+        tab.state["slug"] == "beta"
+        and tab.state["pending"] is None
+        and tab.state["turns"] == [{"role": "user", "text": "beta's"}]
+    )
+    # the session says the stopped turn ended, elsewhere: nothing changes here
+    after = tab.send("ended", result={"outcome": "interrupted", "error": "KeyboardInterrupt"}, here=False)
+    assert after == [{"type": "replied", "reply": None}] and tab.state["turns"] == [{"role": "user", "text": "beta's"}]
+
+
+def test_leaving_while_the_chat_is_made_ready_keeps_nothing(turns_js):
+    tab = Tab(turns_js)
+    tab.send("opened", scripted=True)
+    effects = tab.send("show", slug="beta", turns=[])
+    assert [e["type"] for e in effects] == ["draw"] and tab.state["pending"] is None
+
+
+def test_a_turn_the_runner_refused_comes_back_to_the_input(turns_js):
+    tab = Tab(turns_js, turns=[{"role": "user", "text": "earlier"}, {"role": "assistant", "text": "yes"}])
+    tab.send("submit", text="again")
+    result = {"outcome": "refused", "ok": False, "error": "Python is starting (again)", "checks": []}
+    effects = tab.send("ended", result=result, here=True)
+    assert {"type": "input", "text": "again"} in effects
+    assert next(e for e in effects if e["type"] == "note")["text"] == "Python is starting (again), then send it again."
+    assert next(e for e in effects if e["type"] == "replied")["reply"] == {"role": "note", "text": result["error"]}
+    assert [t["text"] for t in tab.state["turns"]] == ["earlier", "yes"] and tab.state["pending"] is None
+
+
+def test_a_turn_ended_by_new_settings_says_so(turns_js):
+    tab = Tab(turns_js)
+    tab.send("submit", text="hi")
+    effects = tab.send("ended", result={"outcome": "restarted", "renewed": True}, here=True)
+    reply = next(e for e in effects if e["type"] == "replied")["reply"]
+    assert reply["kind"] == "interrupted" and reply["why"] == "renewed"
+    stopped = tab.send("submit", text="and again")
+    tab.send("ended", result={"outcome": "interrupted"}, here=True)
+    assert "why" not in tab.state["turns"][-1] and stopped[-1]["type"] == "send"
