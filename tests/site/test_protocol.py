@@ -231,9 +231,8 @@ def test_a_chat_runs_the_lessons_code_quietly_its_streamed_text_too(bridge):
     shown = []
     stop = bridge.listen_deltas(shown.append)  # what the worker posts to the page as `delta`
     try:
-        cells = json.dumps([{"kind": "code", "source": STREAMS, "tags": []}])
-        env = json.dumps({"LOOPLAB_MODEL": "scripted"})
-        turn = json.loads(bridge.chat(cells, False, env, "hi", True, lambda e: None))["chat"]
+        cells = [{"kind": "code", "source": STREAMS, "tags": []}]
+        turn = handled(bridge, chat(cells, "hi", {"LOOPLAB_MODEL": "scripted"}, fresh=True))["chat"]
     finally:
         stop()
     assert turn["fresh"] is True and turn["reply"] == "the agent answers hi"
@@ -243,10 +242,10 @@ def test_a_chat_runs_the_lessons_code_quietly_its_streamed_text_too(bridge):
 def test_a_chat_made_for_another_live_model_is_made_anew(bridge):
     """A lesson's code picks its model when it runs: after Settings named another model, the chat's
     namespace still held the old one, and the header named a model the turns did not use (issue 37)."""
-    cells = json.dumps([{"kind": "code", "source": STREAMS, "tags": []}])
+    cells = [{"kind": "code", "source": STREAMS, "tags": []}]
     live = {"LOOPLAB_MODEL": "live", "LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "first"}
     made = [
-        json.loads(bridge.chat(cells, False, json.dumps(env), None, False, lambda e: None))["chat"]["fresh"]
+        handled(bridge, chat(cells, None, env))["chat"]["fresh"]
         for env in (live, live, {**live, "LLM_MODEL": "second"}, {**live, "LLM_MODEL": "second", "LLM_API_KEY": "k"})
     ]
     assert made == [True, False, True, False]  # the same model keeps it; another makes it anew; the key is not a model
