@@ -372,6 +372,7 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
                     "chapter": chapter_of(course.lesson_id(path)),
                     "file": path.name,
                     "exercise": any(c.role == "exercise" for c in cells),
+                    "exercises": sum(c.role == "exercise" for c in cells),
                     "checks": len(lesson_format.check_names(cells)),
                     "hash": hashlib.sha256(text.encode()).hexdigest()[:16],
                 }

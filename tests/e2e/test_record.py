@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "py"))
 
 from looplab._course import mine, record  # noqa: E402
-from looplab._course.lessonfile import solution_index  # noqa: E402
+from looplab._course.lessonfile import parse, solution_index  # noqa: E402
 
 LESSONS = ROOT / "lessons"
 SOLVED = ["01-agent-or-workflow", "01b-workflows-first", "02-tools", "03-one-round-trip", "04-the-loop"]
@@ -97,6 +97,12 @@ def exported(browser, site_url, tmp_path_factory) -> dict:
         states = page.eval_on_selector_all(
             "[data-testid=lesson-state]", "items => items.map(li => [li.dataset.slug, li.dataset.state])"
         )
+        exercises = page.locator("[data-role=map-exercises]").inner_text()
+        lines = dict(
+            page.eval_on_selector_all(
+                "[data-testid=lesson-state]", "items => items.map(li => [li.dataset.slug, li.textContent])"
+            )
+        )
         page.get_by_label("Your name, as it should appear").fill("Ada Lovelace")
         with page.expect_download() as download:
             page.get_by_test_id("record-export").click()
@@ -113,6 +119,8 @@ def exported(browser, site_url, tmp_path_factory) -> dict:
             "[data-testid=lesson-state]", "items => items.map(li => [li.dataset.slug, li.dataset.state])"
         )
         return {
+            "exercises": exercises,
+            "lines": lines,
             "after": dict(after),
             "states": dict(states),
             "order": [s for s, _ in states],
@@ -121,6 +129,22 @@ def exported(browser, site_url, tmp_path_factory) -> dict:
         }
     finally:
         context.close()
+
+
+def exercise_count(slug: str) -> int:
+    return sum(c.role == "exercise" for c in parse(text(slug)))
+
+
+def test_the_map_counts_the_exercises_done_in_the_course_and_in_each_lesson(exported, site_dir):
+    index = json.loads((site_dir / "lessons" / "index.json").read_text())["lessons"]
+    total = sum(exercise_count(m["slug"]) if text_of(m["slug"]) else m["exercises"] for m in index)
+    done = sum(exercise_count(s) for s in SOLVED)
+    assert done > 0 and total > done
+    assert exported["exercises"] == f"{done} of {total} exercises done"
+    solved = "04-the-loop"
+    assert f"{exercise_count(solved)} of {exercise_count(solved)} exercise" in exported["lines"][solved]
+    unsolved = "05-adapter-contract"
+    assert f"0 of {exercise_count(unsolved)} exercise" in exported["lines"][unsolved]
 
 
 def test_solving_01_to_04_shows_them_done_on_the_map_and_05_next(exported):

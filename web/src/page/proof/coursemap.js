@@ -24,6 +24,7 @@ export const PROVES =
  */
 export function renderMap(root, { lessons, stateOf, progress, usedIn, exportRecord }) {
   const done = lessons.filter((m) => stateOf(m.slug) === "done").length;
+  const exercises = exercisesDone(lessons, stateOf);
   const next = nextLesson(lessons, stateOf);
   const byNumber = Object.fromEntries(lessons.map((m) => [m.number, m]));
   const groups = chapters(lessons).map((chapter) => {
@@ -32,6 +33,7 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
       const state = stateOf(meta.slug);
       const record = progress[meta.slug];
       const checks = record ? `${record.checks} of ${record.total} checks ✓` : `${meta.checks} checks`;
+      const own = meta.exercises ? ` · ${exercisesDone([meta], stateOf).text}` : "";
       return el(
         "li",
         { "data-testid": "lesson-state", "data-slug": meta.slug, "data-state": state },
@@ -39,13 +41,14 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
         " ",
         el("a", { href: `#/${meta.slug}` }, `${meta.number} · ${meta.title}`),
         " ",
-        el("span", { class: "muted" }, `— ${SAYS[state]}${meta.exercise ? " · exercise" : ""} · ${checks}`),
+        el("span", { class: "muted" }, `— ${SAYS[state]}${own} · ${checks}`),
       );
     });
     return el(
       "section",
       { class: "map-chapter", "aria-labelledby": id },
       el("h2", { id }, chapter.title),
+      el("p", { class: "muted", "data-role": "map-chapter-exercises" }, exercisesDone(chapter.lessons, stateOf).text),
       el("ol", { class: "map-lessons" }, ...items),
     );
   });
@@ -99,7 +102,9 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
     el(
       "p",
       { class: "map-summary" },
-      `${done} of ${lessons.length} lessons done. `,
+      `${done} of ${lessons.length} lessons done, `,
+      el("span", { "data-role": "map-exercises" }, exercises.text),
+      ". ",
       next
         ? el(
             "span",
@@ -141,6 +146,15 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
       ),
     ),
   );
+}
+
+/** The exercises of `lessons` and how many are done: a lesson's exercises are done when all its checks
+ * pass on the code it holds now (state "done"); index.json counts each lesson's exercise cells. */
+export function exercisesDone(lessons, stateOf) {
+  const count = (list) => list.reduce((sum, meta) => sum + (meta.exercises || 0), 0);
+  const total = count(lessons);
+  const done = count(lessons.filter((meta) => stateOf(meta.slug) === "done"));
+  return { done, total, text: `${done} of ${total} exercise${total === 1 ? "" : "s"} done` };
 }
 
 /** Each lesson's state, for the map: `codeOf(slug)` the lesson's edits now (storage.js codeKey). */
