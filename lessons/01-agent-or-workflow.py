@@ -322,6 +322,23 @@ chat_with(lambda question: ask(pick_model(rule_model), question), name="ask",
           suggestions=["what is 1002 + 4002", "uppercase hello", "what is the temperature in Paris"])
 
 # %% tags=["check"]
+from looplab import Case, compare, reference
+
+
+def asking(ask_fn, question, content):
+    """What ask_fn returns, and what it sends, when the model replies `content`."""
+    seen = []
+
+    def model(messages, tools):
+        seen.append([(m.get("role"), m.get("content") if m.get("role") != "system" else "(a system message)")
+                     for m in messages])
+        return {"role": "assistant", "content": content}
+    return {"what it returned": ask_fn(model, question), "what the model was sent": seen}
+
+
+QUESTIONS = [Case((question, content), f"the question {question!r} and the reply {content!r}")
+             for question in ("What is the capital of Peru?", "", "Why?") for content in ("Lima.", "", None)]
+
 # ask() returns the text of the reply
 assert isinstance(answer, str) and answer, (
     f"ask() returned {type(answer).__name__}: {answer!r:.80}; the reply is a whole message dict: "
@@ -333,11 +350,13 @@ assert sent and [m["role"] for m in sent[-1]] == ["system", "user"], (
 # the question reaches the model unchanged
 assert sent and sent[-1][-1] == {"role": "user", "content": "What is the capital of France?"} and len(sent[-1]) == 2, (
     "the last message sent should be the user's question, word for word")
+# ask() does what the lesson's does with other questions and replies
+assert (asked := compare(ask, reference("ask"), QUESTIONS, observe=asking)), asked
 # Program A is a workflow: its code chose the steps
-assert program_a_is == "workflow", (
+assert program_a_is == reference("program_a_is"), (
     f"program_a_is is {program_a_is!r}; who chose Program A's steps, the code or the model?")
 # Program B is an agent: the model chose the steps
-assert program_b_is == "agent", (
+assert program_b_is == reference("program_b_is"), (
     f"program_b_is is {program_b_is!r}; who chose Program B's steps, the code or the model?")
 # given: Program B's runs ended with a reason
 assert run_march["stopped"] in ("final", "step_limit", "error") and run_hours["stopped"], (

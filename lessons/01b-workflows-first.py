@@ -333,6 +333,53 @@ never = attempt(improve, recording(scripted([final(f"draft {i}") for i in range(
                 scripted([final("Too vague.")] * 4), "Which branch?", rounds=3)
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def replying(replies, sent):
+    """A model that gives these texts in turn and keeps what each call was sent."""
+    def model(messages, tools):
+        if len(sent) >= 40:  # a loop with no cap must end here, not run forever
+            raise RuntimeError("the model was asked 40 times: the loop has no cap")
+        sent.append([dict(m) for m in messages])
+        return {"role": "assistant", "content": replies[min(len(sent), len(replies)) - 1]}
+    return model
+
+
+def routing(route_fn, reply, question):
+    sent = []
+    label, answer = route_fn(replying([reply], sent), question)
+    system = " ".join(m["content"] for m in sent[0] if m["role"] == "system") if sent else ""
+    return {"the label": label, "the route's answer": answer, "model calls": len(sent),
+            "labels named in the system message": [name for name in ROUTES if name in system],
+            "the user message": [m for m in sent[0] if m["role"] == "user"] if sent else None}
+
+
+ROUTE_CASES = [Case((reply, "How many visits?"), f"the reply {reply!r}") for reply in (
+    "hours", "numbers", "other", " Numbers.\n", "HOURS.", "weather", "", None, "hours desk", "The label is hours.",
+    "numbers, hours", ".hours.")]
+
+
+def improving(improve_fn, verdicts, rounds):
+    drafts, graded = [], []
+    writer = replying([f"draft {n}" for n in range(1, 8)], drafts)
+    grader = replying(verdicts, graded)
+    out = improve_fn(writer, grader, "Which branch won?", *([] if rounds is None else [rounds]))
+    return {"what it returned": out, "drafts written": len(drafts), "grades asked": len(graded),
+            "what the grader was sent": [m[-1]["content"] for m in graded],
+            "the writer had the task": ["Which branch won?" in m[-1]["content"] for m in drafts],
+            "the writer had the last feedback": [n == 0 or verdicts[min(n, len(verdicts)) - 1] in m[-1]["content"]
+                                                 for n, m in enumerate(drafts)]}
+
+
+IMPROVE_CASES = generate(
+    lambda d: Case((d.some(lambda d: d.pick(["Say by how many.", "PASS", " pass ", "Pass", "Too vague.",
+                                             "Not a pass yet: add the numbers."]), 1, 5), d.pick([None, 1, 2, 3, 4]))),
+    count=80, edges=[Case((["Too vague."], 1), "a grader that never passes and rounds=1"),
+                     Case((["Too vague.", "PASS"], 2), "a pass on exactly the last round"),
+                     Case((["Not a pass yet: add the numbers.", "PASS"], 3), "feedback with the word pass in it"),
+                     Case((["Too vague."], None), "a grader that never passes and rounds left at its default")])
+
 # given: the chain wrote a draft from a two-heading outline
 expect(chained["ok"] and chained["headings"] == ["Visits", "Opening days"],
        f"the chain returned {chained}", observed=f"the chain returned {chained}")
@@ -360,6 +407,8 @@ assert isinstance(messy_route, tuple) and messy_route[0] == "numbers", (
 assert isinstance(odd_route, tuple) and odd_route == ("other", ROUTES["other"]("")), (
     f"with the reply 'weather' route returned {odd_route!r}; a reply that is not one of the labels goes "
     "to 'other', so every input lands somewhere")
+# route does what the lesson's does with every kind of reply (spaces, capitals, other words, no text)
+assert (routed_found := compare(route, reference("route"), ROUTE_CASES, observe=routing)), routed_found
 # improve stops at the grader's pass and returns that draft
 assert isinstance(two_rounds, dict) and two_rounds == {"text": "Eastside, by 260.", "passed": True, "rounds": 2}, (
     f"with the grader replying 'Say by how many.' then ' pass ', improve returned {two_rounds!r}; "
@@ -374,3 +423,5 @@ assert len(capped_writer) == 3 and isinstance(never, dict) and never == {
     f"with a grader that never passes and rounds=3, the writer wrote {len(capped_writer)} drafts and improve "
     f"returned {never!r}; expected 3 drafts, never more than rounds drafts, and "
     "{'text': 'draft 3', 'passed': False, 'rounds': 3}: a draft that never passed is not a pass")
+# improve does what the lesson's does for many graders and round limits
+assert (improved_found := compare(improve, reference("improve"), IMPROVE_CASES, observe=improving)), improved_found

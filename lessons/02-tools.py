@@ -586,6 +586,80 @@ print(json.dumps(box.schemas(strict=True)[0]["function"]["parameters"], indent=2
 # lesson 4's loop asks a person before it runs.
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+QUERIES = {  # a request to run, what kind of request it is, and what its error must name
+    "works": ("echo", '{"text": "hi"}'), "works twice": ("echo", '{"text": "ho", "times": 3}'),
+    "unknown tool": ("ecko", '{"text": "hi"}'), "not JSON": ("echo", "{text: hi}"),
+    "empty arguments": ("wipe", ""), "not an object": ("echo", '["hi"]'), "missing": ("echo", '{"times": 2}'),
+    "unknown arg": ("echo", '{"text": "hi", "loud": true}'), "tool fails": ("explode", "{}"),
+    "a number back": ("count", '{"text": "a b c"}'), "no arguments": ("wipe", "{}"),
+}
+MUST_NAME = {"unknown tool": ("echo", "explode"), "not JSON": ("json",), "missing": ("text",),
+             "unknown arg": ("text", "times"), "tool fails": ("the disk is full",)}
+
+
+def toolbox_does(box_class, order, approval, queries):
+    """Register the trial tools in this order, then ask for schemas, approvals and runs."""
+    box = box_class()
+    for name in order:
+        description, parameters, function, needs = {**TRIAL, "count": (
+            "Count words.", {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+            lambda text: len(text.split()), False)}[name]
+        if approval == "left out":
+            box.register(name, description, parameters, function)
+        else:
+            box.register(name, description, parameters, function, needs_approval=needs)
+    out = {"schemas()": box.schemas(), "needs_approval": {n: box.needs_approval(n) for n in [*order, "nothing"]}}
+    for kind in queries:
+        text = box.run(*QUERIES[kind])
+        needed = [w for w in MUST_NAME.get(kind, ()) if w in order or w not in TRIAL]
+        out[f"run for {kind}"] = Said(repr(text)[:90], ("error", all(w in text.lower() for w in needed))) \
+            if isinstance(text, str) and text.startswith("error:") else text
+    return out
+
+
+def trial_case(d):
+    order = d.shuffled(d.subset(["echo", "explode", "wipe", "count"]) or ["echo"])
+    return Case((order, d.pick(["kept", "left out"]), d.shuffled(d.subset(list(QUERIES)))),
+                f"tools {order} registered, then {d.pick(['these'])} requests")
+
+
+BOX_CASES = generate(trial_case, count=60, edges=[
+    Case((["echo", "explode", "wipe"], "kept", list(QUERIES)), "the trial tools and every kind of request"),
+    Case((["echo"], "left out", ["works"]), "one tool registered without needs_approval"),
+    Case(([], "kept", ["unknown tool", "missing"]), "an empty toolbox")])
+
+
+def calculating(fn, a, b, operation):
+    """What calculate gives: a number, or the error it raised (does it say zero? name the four?)."""
+    try:
+        return {"calculate(a, b, operation)": fn(a, b, operation)}
+    except Exception as exc:
+        text = str(exc).lower()
+        return {"calculate(a, b, operation)": Said(f"raised {type(exc).__name__}: {exc}", (
+            "raised", "zero" in text, all(op in text for op in ("add", "subtract", "multiply", "divide")),
+            "its own words" if "division by zero" not in text else "Python's 'division by zero'"))}
+
+
+SUMS = generate(lambda d: Case((d.number(-9, 9), d.pick([0, 1, 2, -1, 0.5]), d.pick(
+    ["add", "subtract", "multiply", "divide", "power", "Add", ""]))), count=90, edges=[
+    Case((5, 0, op), f"5 and 0 with {op!r}") for op in ("add", "subtract", "multiply", "divide", "power")])
+
+
+def searching(box, keyword):
+    """The rewritten tool as the model meets it: its schema, and what it finds."""
+    entry = next((s["function"] for s in box.schemas() if s["function"]["name"] == "search_notes"), {})
+    parameters = entry.get("parameters") or {}
+    return {"its inputs": list(parameters.get("properties") or {}),
+            "required": parameters.get("required"),
+            "the keyword is described": bool(((parameters.get("properties") or {}).get("keyword") or {}).get(
+                "description")),
+            "what it finds": box.run("search_notes", json.dumps({"keyword": keyword}))}
+
+
+KEYWORDS = [Case((k,), f"the keyword {k!r}") for k in ("staff", "VISITS", "parking", "", "branch")]
+
 # schemas() lists every tool, in the order registered, in the shape the model is sent
 assert isinstance(trial_schemas, list) and [
     (s.get("type"), s.get("function", {}).get("name")) for s in trial_schemas if isinstance(s, dict)
@@ -638,6 +712,8 @@ assert tried["unknown arg"].startswith("error:") and "text" in tried["unknown ar
 assert tried["tool fails"].startswith("error:") and "the disk is full" in tried["tool fails"], (
     f"run('explode', '{{}}') gave {tried['tool fails']!r}; catch the exception around the call and "
     "put its text in the message")
+# your MyToolbox does what the lesson's does for every kind of request
+assert (box_found := compare(MyToolbox, reference("MyToolbox"), BOX_CASES, observe=toolbox_does)), box_found
 search_params = search_entry.get("parameters") or {}
 # the rewritten tool is called search_notes and takes one input, keyword
 assert list(search_params.get("properties") or {}) == ["keyword"], (
@@ -654,6 +730,8 @@ assert ((search_params.get("properties") or {}).get("keyword", {}).get("descript
 # the rewritten tool finds notes by keyword
 assert "n5" in staff, (
     f"search_notes with keyword 'staff' gave {staff!r}; it should find n5: pass the keyword on to search_notes")
+# your search_notes tool is registered and works as the lesson's
+assert (search_found := compare(mine, reference("mine"), KEYWORDS, observe=searching)), search_found
 operation = ((calc_entry.get("parameters") or {}).get("properties") or {}).get("operation", {})
 # the calculate schema lists exactly the four operations
 assert sorted(operation.get("enum", [])) == ["add", "divide", "multiply", "subtract"], (
@@ -663,6 +741,8 @@ assert sorted(operation.get("enum", [])) == ["add", "divide", "multiply", "subtr
 assert answers[4] in ("260", "260.0") and five_plus_zero in ("5", "5.0"), (
     f"calculate gave {answers[4]!r} for 1240 - 980 and {five_plus_zero!r} for 5 + 0; a dictionary of "
     "all four results divides by zero even for 'add': compute only the asked operation")
+# calculate does what the lesson's does for every operation, known or not, and b = 0
+assert (calc_found := compare(calculate, reference("calculate"), SUMS, observe=calculating)), calc_found
 # a division by zero is an error that says so
 assert answers[5].startswith("error:") and "zero" in answers[5], (
     f"calculate(14, 0, 'divide') gave {answers[5]!r}; check b before dividing and raise with a clear message")

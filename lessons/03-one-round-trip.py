@@ -360,6 +360,48 @@ for line in (valid, unknown, bad_json, bad_args, not_object, failure):
     print(line)
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference, scenarios
+
+BENCH = scenarios.Bench(read=("search_local_sources", {"query": "agent loops"}),
+                        other=("search_local_sources", {"query": "workflow paths"}))
+
+
+def round_trips(trip_fn, script):
+    """One scenario through a round trip: the answer, what the model was sent, the tools that ran."""
+    tools = scenarios.Recorded(box)
+    got, messages = trip_fn("Find a source.", script.model(), tools)
+    return {"the answer": got, "what the model was sent": scenarios.sent(script), "the tools that ran": tools.ran,
+            "the messages it returned": [scenarios.plain(m) for m in messages]}
+
+
+def dispatching(dispatch_fn, name, arguments_json):
+    """What dispatch_tool returns (code, data, whether its sentence says enough) and what it ran."""
+    ran_here = []
+
+    def count(text: str) -> int:
+        ran_here.append("count")
+        return len(text.split())
+
+    def fails(text: str) -> int:
+        ran_here.append("fails")
+        raise RuntimeError("the index is corrupt")
+    out = dispatch_fn(name, arguments_json, {"count": count, "fails": fails})
+    message = str(out.get("message", "")) if isinstance(out, dict) else ""
+    needs = {"unknown_tool": ("count", "fails"), "invalid_json": ("json",)}.get(out.get("error"), ()) \
+        if isinstance(out, dict) else ()
+    return {"what it returned": {k: v for k, v in out.items() if k != "message"} if isinstance(out, dict) else out,
+            "its message": Said(repr(message)[:80], (len(message.split()) >= 3 or "ok" in out and out["ok"] is True,
+                                                     all(w in message.lower() for w in needs))),
+            "the functions that ran": ran_here}
+
+
+DISPATCHES = generate(lambda d: Case((d.pick(["count", "fails", "delete_all", "", "Count"]), d.pick(
+    ['{"text": "a b"}', '{"text": ""}', "{text: a}", "", "[1]", '"a b"', "null", '{"txt": "a"}', "{}",
+     '{"text": "a", "more": 1}']))), count=90, edges=[
+    Case(("count", '{"text": "one two"}'), "a good call"), Case(("delete_all", "{}"), "an unknown tool"),
+    Case(("count", "{text: one}"), "arguments that are not JSON"), Case(("count", "[1]"), "a JSON list"),
+    Case(("fails", '{"text": "x"}'), "a tool that raises")])
+
 # given: the search gives the same matches in the same order for the same input
 assert search_local_sources("agent loops") == search_local_sources("agent loops"), "the order changed between two runs"
 # given: the round trip reached a final answer
@@ -370,6 +412,9 @@ results = [m.get("tool_call_id") for m in trip if m["role"] == "tool"]
 assert results == calls_made, (
     f"the tool messages carry ids {results}, the calls were {calls_made}; each tool message needs "
     "the id of the call it answers")
+# round_trip does what the lesson's does in every scenario of the bank (no call, two calls, failures)
+assert (trip_found := compare(round_trip, reference("round_trip"), scenarios.bank(BENCH), observe=round_trips)), \
+    trip_found
 # the search result reached the model's second request
 expect("agent-loop" in answer and "never saw" not in answer,
        f"the model answered {answer!r}: on its second request the last message was not a tool "
@@ -406,3 +451,6 @@ assert "search_local_sources" in str(unknown.get("message") if isinstance(unknow
     f"the unknown_tool message is {unknown.get('message') if isinstance(unknown, dict) else unknown!r} and the "
     f"invalid_json one {bad_json.get('message') if isinstance(bad_json, dict) else bad_json!r}; name the tools "
     "there are, and say the arguments are not valid JSON")
+# dispatch_tool gives the lesson's code for every kind of call, and runs what the lesson's runs
+assert (dispatch_found := compare(dispatch_tool, reference("dispatch_tool"), DISPATCHES, observe=dispatching)), \
+    dispatch_found

@@ -547,6 +547,46 @@ for name, found in verdicts.items():
 
 # %% tags=["check"]
 A, B, C, D = (mine[k][0] for k in "ABCD")
+from looplab import Case, compare, reference, scenarios
+
+BENCH = scenarios.Bench(read=("read_note", {"note_id": "n1"}), other=("search_notes", {"keyword": "visits"}),
+                        guarded=("delete_note", {"note_id": "n5"}))
+
+
+def drive(loop, script):
+    """One scenario through a loop: how it ended, what the model was sent, which tools ran."""
+    notes = dict(NOTES)
+    box = scenarios.Recorded(research_tools(notes))
+    result, messages = attempt(loop, "Tidy the notes.", script.model(), box, **script.settings)
+    return {"how it ended": {k: result.get(k) for k in ("stopped", "steps", "answer", "detail")},
+            "what the model was sent": scenarios.sent(script), "the tools that ran": box.ran,
+            "the messages it returned": [scenarios.plain(m) for m in messages], "the notes left": sorted(notes)}
+
+
+def broken(change):
+    """run_agent with my_run_agent's signature, its result changed by `change`."""
+    def loop(task, model_fn, toolbox, max_steps=6, approve=None):
+        result, messages = loop_by_run_agent(task, model_fn, toolbox, max_steps, approve)
+        return change(result, model_fn, messages), messages
+    return loop
+
+
+LOOPS = [Case((loop_by_run_agent,), "run_agent"), Case((loop_one_call_too_many,), "a loop that makes one call too many"),
+         Case((loop_quiet_end,), "a loop that reports final when its steps run out"),
+         Case((broken(lambda r, m, ms: {**r, "steps": r["steps"] - 1}),), "a loop that counts one step too few"),
+         Case((broken(lambda r, m, ms: {**r, "answer": "pong"}),), "a loop that answers when its steps run out"),
+         Case((broken(lambda r, m, ms: {**r, "stopped": "error"}),), "a loop that says error when its steps run out"),
+         Case((lambda task, model_fn, toolbox, max_steps=6, approve=None: loop_by_run_agent(
+             task, model_fn, toolbox, max_steps - 1),), "a loop that stops one step early")]
+
+
+def finds(test, loop):
+    """Does the step-limit test find something wrong with this loop?"""
+    try:
+        found = test(loop)
+    except Exception as exc:
+        return {"it finds a problem": f"raised {type(exc).__name__}"}
+    return {"it finds a problem": bool(found) if isinstance(found, list) else f"returned {found!r:.40}"}
 # given: run A ends with final and the prepared answer after five steps
 assert (A.get("stopped"), A.get("answer"), A.get("steps")) == ("final", "Eastside, by 205.", 5), (
     f"run A gave {A}; the fifth reply has no tool calls: that is the final answer, with its text")
@@ -629,3 +669,7 @@ assert isinstance(verdicts["one too many"], list) and verdicts["one too many"], 
 assert isinstance(verdicts["quiet end"], list) and verdicts["quiet end"], (
     f"your test says {verdicts['quiet end']!r} of a loop that reports final (answer None) when its steps run "
     "out: check that the stop is step_limit, not only that there is no answer")
+# your loop does what the lesson's does in every scenario of the bank (failures, two calls, refusals, limits)
+assert (loop_found := compare(my_run_agent, reference("my_run_agent"), scenarios.bank(BENCH), observe=drive)), loop_found
+# your step-limit test tells right loops from broken ones as the lesson's does
+assert (test_found := compare(step_limit_problems, reference("step_limit_problems"), LOOPS, observe=finds)), test_found

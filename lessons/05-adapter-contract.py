@@ -311,16 +311,51 @@ def from_responses(output):
 # %%
 from looplab.models.responses import read_output, OUTPUT_KEY
 
-def reference(output):
+def looplab_reads(output):
     message = read_output({"output": output})
     message.pop(OUTPUT_KEY, None)
     return message
 
 yours = [from_responses(OUTPUT), from_responses(OUTPUT_TEXT)]
-theirs = [reference(OUTPUT), reference(OUTPUT_TEXT)]
+theirs = [looplab_reads(OUTPUT), looplab_reads(OUTPUT_TEXT)]
 print(yours, theirs, sep="\n")
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def chat_call(d, n):
+    return {"id": f"call_{n}", "type": "function", "function": {"name": d.pick(["count_words", "search"]),
+            "arguments": d.pick(['{"text": "a b"}', "{}", "", '{"n": 1, "m": [2]}'])}}
+
+
+REPLIES = generate(lambda d: Case(({"role": "assistant", "content": d.pick([None, "", "Done.", "Let me count."]),
+                                    **({"tool_calls": [chat_call(d, n) for n in range(d.number(0, 3))]}
+                                       if d.maybe(0.8) else {})},)), count=60, edges=[
+    Case(({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "a", "arguments": '{"x": 1}'}},
+        {"id": "c2", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},), "two calls in one reply"),
+    Case(({"role": "assistant", "content": None},), "a reply with content None and no calls"),
+    Case(({"role": "assistant", "content": "Hi.", "tool_calls": []},), "an empty list of calls")])
+
+
+def output_item(d):
+    kind = d.pick(["message", "function_call", "reasoning"])
+    if kind == "message":
+        return {"type": "message", "role": "assistant", "content": d.some(lambda d: d.pick([
+            {"type": "output_text", "text": d.pick(["Agent ", "loops.", ""])}, {"type": "refusal", "refusal": "no"}]),
+            0, 3)}
+    if kind == "function_call":
+        n = d.number(1, 9)
+        return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "count_words",
+                "arguments": d.pick(['{"text": "a"}', "{}"])}
+    return {"type": "reasoning", "id": "rs_1", "summary": []}
+
+
+OUTPUTS = generate(lambda d: Case((d.some(output_item, 0, 4),)), count=80,
+                   edges=[Case(([],), "no output items"), Case((OUTPUT,), "the lesson's OUTPUT"),
+                          Case((OUTPUT + OUTPUT_TEXT,), "a call and a message together")])
+
 # given: the run with the checking fake model ended with a reason
 assert result["stopped"] in ("final", "step_limit", "error"), f"run_agent gave {result}"
 # given: the fake model saw count_words offered and the observation arrive
@@ -335,6 +370,8 @@ assert turn_for_call.get("id") == "call_9", (
 # to_turn parses the arguments into a dict
 assert turn_for_call.get("arguments") == {"text": "agent harness"}, (
     f"the arguments are {turn_for_call.get('arguments')!r}; they arrive as JSON text and the turn needs a dict")
+# to_turn does what the lesson's does with every kind of reply (no calls, two calls, content None)
+assert (turn_found := compare(to_turn, reference("to_turn"), REPLIES)), turn_found
 # the harness runs on your adapter
 assert adapted == "2 words.", f"run_turns with your adapter gave {adapted!r}"
 # a function_call becomes a tool call keyed by call_id
@@ -346,3 +383,5 @@ assert yours[1].get("content") == "Agent loops repeat observation and action.", 
     "message items")
 # your adapter agrees with Loop Lab's
 assert yours == theirs, f"yours:  {yours}\ntheirs: {theirs}"
+# from_responses does what the lesson's does with many lists of output items
+assert (responses_found := compare(from_responses, reference("from_responses"), OUTPUTS)), responses_found

@@ -167,6 +167,22 @@ chat_with(lambda message: run_agent(message, brain, tools, talk), name="brain",
           suggestions=["My name is Chris.", "What is my name?"])
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def chatting(chat_fn, questions):
+    """What chat answers, and what the model was sent on each call."""
+    seen = []
+
+    def model(messages, tools):
+        seen.append([(m["role"], m["content"]) for m in messages])
+        return final(f"answer {len(seen)}")
+    return {"the answers": chat_fn(questions, model), "what the model was sent": seen}
+
+
+CONVERSATIONS = generate(lambda d: Case((d.some(lambda d: d.pick(["Hi.", "My name is Ada.", "And for April?",
+                                                                  "What is my name?"]), 0, 4),)), count=40,
+                         edges=[Case(([],), "no questions"), Case((["Hi.", "And for April?"],), "two questions")])
 # the second question was sent together with the first
 assert len(sent) >= 2 and "Which branch had more visits in March?" in sent[-1], (
     f"on the 'And for April?' call the model was sent {sent[-1] if sent else []}; the first "
@@ -184,3 +200,5 @@ expect("Chris" in (names[-1] or ""),
 # given: every question got an answer
 assert len(branches) == 2 and len(names) == 2 and all(isinstance(a, str) for a in branches + names), (
     f"chat() returned {branches} and {names}; expected one text answer per question")
+# chat sends what the lesson's sends, for conversations of none to four questions
+assert (chat_found := compare(chat, reference("chat"), CONVERSATIONS, observe=chatting)), chat_found

@@ -315,6 +315,44 @@ free, _ = capped_loop("Add everything.", scripted(greedy), counted, max_steps=2)
 print(across, free)
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference, scenarios
+
+
+def logging(log_fn, events):
+    """The lines log_fn adds to its `lines` for these events."""
+    before = list(log_fn.__globals__["lines"])
+    for event in events:
+        log_fn(dict(event))
+    return {"the lines it added": log_fn.__globals__["lines"][len(before):]}
+
+
+def event(d):
+    kind = d.pick(["tool_call", "tool_result", "stop", "model_call", "run_start", "model_reply"])
+    n = d.number(1, 3)
+    return {"tool_call": {"type": "tool_call", "step": 1, "call_id": f"call_{n}", "tool": d.pick(["add", "upper"]),
+                          "arguments": "{}"},
+            "tool_result": {"type": "tool_result", "step": 1, "call_id": f"call_{n}", "tool": "add",
+                            "ok": d.maybe(), "result": "5"},
+            "stop": {"type": "stop", "step": n, "stopped": d.pick(["final", "step_limit", "error"]), "steps": n}
+            }.get(kind, {"type": kind, "step": 1})
+
+
+EVENTS = generate(lambda d: Case((d.some(event, 0, 5),)), count=60, edges=[Case(([],), "no events")])
+BENCH = scenarios.Bench(read=("add", {"a": 1, "b": 2}), other=("add", {"a": 3, "b": 4}))
+
+
+def capping(loop, script, cap):
+    """One scenario through a capped loop: how it ended, what the model was sent, the adds that ran."""
+    ran_adds.clear()
+    kwargs = {**script.settings} if cap == "left out" else {**script.settings, "max_tool_calls": cap}
+    result, messages = loop("Add.", script.model(), counted, **kwargs)
+    return {"how it ended": {k: result.get(k) for k in ("stopped", "steps", "answer", "tool_calls")},
+            "what the model was sent": scenarios.sent(script), "the adds that ran": list(ran_adds),
+            "the messages it returned": [scenarios.plain(m) for m in messages]}
+
+
+CAPS = [Case((case.arguments[0], cap), f"{case.words}, max_tool_calls={cap}")
+        for cap in ("left out", None, 0, 1, 2, 3) for case in scenarios.bank(BENCH)]
 # given: the run counted its steps and its tool calls separately
 expect((result["steps"], result["tool_calls"]) == (4, 4),
        f"expected 4 model calls and 4 tool calls, got {result['steps']} and {result['tool_calls']}",
@@ -334,6 +372,8 @@ assert [l for l in lines if l.startswith("tool.completed")] == [
 # the log ends with why the run stopped
 assert lines[-1:] == ["run.stopped reason=final steps=3"], (
     f"the last line is {lines[-1:]}; the stop event should give 'run.stopped reason=<stopped> steps=<steps>'")
+# log writes the lesson's lines for any sequence of events
+assert (log_found := compare(log, reference("log"), EVENTS, observe=logging)), log_found
 # at most two tools ran
 assert capped["tool_calls"] == 2 and ran_capped == [(0, 0), (1, 1)], (
     f"with max_tool_calls=2, {len(ran_capped)} adds ran ({ran_capped}) and the result says {capped['tool_calls']}; "
@@ -357,3 +397,5 @@ assert across["tool_calls"] == 3 and across["stopped"] == "step_limit" and acros
 # given: with no budget, every tool runs and the run ends as before
 assert free["stopped"] == "final" and free["tool_calls"] == 5, (
     f"with max_tool_calls=None the run gave {free}; it should run all five adds and end final")
+# capped_loop does what the lesson's does in every scenario of the bank, with budgets of 0 to 3 tool calls
+assert (cap_found := compare(capped_loop, reference("capped_loop"), CAPS, observe=capping)), cap_found

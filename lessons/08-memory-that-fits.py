@@ -411,6 +411,83 @@ chat_with(lambda message: run_agent(message, brain, Toolbox(), talk, context_win
           suggestions=["My name is Alice.", "What is my name?"])
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def conversation_of(d):
+    """A generated history: user questions, calls with their results, answers; each with tokens and pos."""
+    out = []
+    while len(out) < d.number(0, 9):
+        kind = d.pick(["user", "calls", "answer"])
+        size = lambda: d.pick([0, 40, 100, 250, 400])  # noqa: E731
+        if kind == "calls":
+            ids = [f"c{len(out)}_{i}" for i in range(d.number(1, 2))]
+            out.append({"role": "assistant", "content": None, "tokens": size(),
+                        "tool_calls": [{"id": i, "type": "function", "function": {"name": "read_note",
+                                                                                  "arguments": "{}"}} for i in ids]})
+            out += [{"role": "tool", "tool_call_id": i, "content": "a note", "tokens": size()} for i in ids]
+        else:
+            out.append({"role": "user" if kind == "user" else "assistant", "content": "text", "tokens": size()})
+    return [{**m, "pos": n} for n, m in enumerate(out, 1)]
+
+
+def memory_case(d):
+    history = conversation_of(d)
+    total = sum(m["tokens"] for m in history)
+    tail = sum(m["tokens"] for m in history[-d.number(1, 3):]) if history else 0
+    budgets = [None, 400, 399, 400 + tail, 400 + tail - 1, 400 + total, d.number(300, 1500)]
+    facts = d.some(lambda d: (d.pick(["name", "winner", "city"]), d.pick(["Ada", "Eastside", "Lima"])), 0, 2)
+    return Case((history, facts, d.subset(budgets) or [None]),
+                f"{len(history)} messages of {[m['tokens'] for m in history]} tokens, facts {facts}, "
+                f"budgets {d.pick(['as listed'])}")
+
+
+def windowing(memory_class, history, facts, budgets):
+    """What messages(budget) keeps (by pos) for each budget, and what its system message holds."""
+    memory = memory_class("You help.")
+    for message in history:
+        memory.add(message)
+    for key, value in facts:
+        memory.remember(key, value)
+    out = {}
+    for budget in budgets + budgets[:1]:
+        window = memory.messages(budget)
+        system = window[0]
+        out[f"messages({budget}) keeps"] = [m.get("pos") for m in window[1:]]
+        out[f"messages({budget})'s system message"] = (
+            system.get("role"), system.get("tokens"), "You help." in str(system.get("content")),
+            [str(v) in str(system.get("content")) and k in str(system.get("content")) for k, v in facts],
+            str(system.get("content")).count(str(facts[-1][1])) if facts else 0)
+    return out
+
+
+MEMORIES = generate(memory_case, count=120, edges=[
+    Case(([], [], [None, 400, 100]), "an empty history"),
+    Case((conversation(), [], [1300, 1500, 2100]), "the lesson's twelve messages"),
+    Case((conversation(), [("March winner", "Eastside")], [None, 2000]), "a remembered fact")])
+
+
+def clearing(clear_fn, history, keep):
+    before = [dict(m) for m in history]
+    out = clear_fn(history) if keep == "left out" else clear_fn(history, keep)
+    results = [m for m in out if m.get("role") == "tool"]
+    return {"tool results it left as they were": sum(m.get("content") != "[cleared]" for m in results),
+            "tool results it cleared": sum(m.get("content") == "[cleared]" for m in results),
+            "what it returned": [(m.get("role"), m.get("tool_call_id"), m.get("content"), m.get("pos")) for m in out],
+            "the history you were given": "unchanged" if history == before else "changed"}
+
+
+def clear_case(d):
+    history = [{**m, "content": m["content"] if m["role"] != "tool" else f"result {m['pos']}"}
+               for m in conversation_of(d)]
+    results = sum(m["role"] == "tool" for m in history)
+    keep = d.pick(["left out", 0, 1, 2, results, results + 1])
+    return Case((history, keep), f"keep={keep} and {results} tool results in {len(history)} messages")
+
+
+CLEARS = generate(clear_case, count=80, edges=[
+    Case((long_run, 0), "keep=0 and 3 tool results"), Case((long_run, "left out"), "keep left out and 3 tool results"),
+    Case((long_run, 3), "keep=3 and 3 tool results"), Case(([], 1), "an empty history")])
 # given: the system message comes first and counts as 400 tokens
 assert isinstance(remembered[1], list) and remembered[1][0].get("role") == "system" \
     and remembered[1][0].get("tokens") == 400, (
@@ -464,6 +541,8 @@ assert isinstance(twice[0], str) and twice[0] == twice[1] and twice[0].count("Ma
     "adding to self.system_prompt")
 # your windows agree with looplab's Memory
 assert {b: p for b, (p, _) in windows.items()} == theirs, f"yours {windows}, Memory's {theirs}"
+# your MyMemory keeps what the lesson's keeps, for many histories, facts and budgets (exact fits too)
+assert (memory_found := compare(MyMemory, reference("MyMemory"), MEMORIES, observe=windowing)), memory_found
 # the note is kept in the chat memory
 assert "name" in chat.notes, (
     f"the chat memory's notes are {chat.notes}; the exercise asks for a note holding the user's name")
@@ -481,3 +560,6 @@ assert [m["content"] for m in lighter if m["role"] == "tool"][:2] == ["[cleared]
 assert [m.get("tool_call_id") for m in lighter if m["role"] == "tool"] == ["c1", "c2", "c3"], (
     "clear_old_results removed tool messages; keep each message and only replace its content, so "
     "every call keeps its answer")
+# clear_old_results clears what the lesson's clears, for every keep (0, past the end, left out)
+assert (clear_found := compare(clear_old_results, reference("clear_old_results"), CLEARS, observe=clearing)), \
+    clear_found

@@ -321,6 +321,46 @@ chat_with(lambda question: answer_with_memory(question, store), name="answer_wit
           suggestions=["What is my name?"])
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def answering(answer_fn, question, facts, k):
+    """What the store was asked, which of its facts the model's system message held, how the run ended."""
+    fact_store, seen = ListStore(facts), []
+
+    def keep(event):
+        if event["type"] == "model_call" and event.get("context"):
+            seen.append([fact in str(event["context"][0].get("content")) for fact in facts])
+    stop = trace.listen(keep)
+    try:
+        result = answer_fn(question, fact_store) if k == "left out" else answer_fn(question, fact_store, k=k)
+    finally:
+        stop()
+    return {"what the store was asked": fact_store.asked, "the store's facts in each system message": seen,
+            "how the run ended": (result["stopped"], result["answer"])}
+
+
+FACT_SETS = [["The user's name is Dana.", "The user likes tea.", "The user lives in Lima.", "The user has a cat."],
+             ["The user likes tea."], []]
+ANSWERS = [Case((q, facts, k), f"the question {q!r}, {len(facts)} facts in the store and k " + (
+    "left out" if k == "left out" else f"= {k}"))
+           for q in ("What is my name?", "add 2 and 3") for facts in FACT_SETS for k in ("left out", 1, 2, 3, 4)]
+
+
+def query_case(d):
+    recent = d.some(lambda d: d.pick([{"role": "user", "content": d.pick(["Buy stocks.", "Hi."])},
+                                      {"role": "assistant", "content": d.pick(["How many?", ""])},
+                                      {"role": "assistant", "content": None, "tool_calls": []},
+                                      {"role": "tool", "tool_call_id": "c1", "content": "done"}]), 0, 6)
+    k = d.pick(["left out", 1, 2, 3, 4, 10])
+    return Case((recent, d.pick(["200.", "Yes."]), k), f"{len(recent)} recent messages and k={k}")
+
+
+def querying(make_fn, recent, message, k):
+    return {"the query": make_fn(recent, message) if k == "left out" else make_fn(recent, message, k=k)}
+
+
+MADE_QUERIES = generate(query_case, count=80, edges=[Case(([], "200.", 3), "no recent messages")])
 # given: the extracted facts are a list of sentences
 assert isinstance(facts, list) and all(isinstance(f, str) for f in facts), f"extract_facts gave {facts!r}"
 # given: the eleven facts are in the store
@@ -335,6 +375,9 @@ assert dana_systems and all("The user's name is Dana." in text and "The user lik
                             for text in dana_systems), (
     f"with a store returning Dana's two facts, the model was sent the system message(s) {dana_systems}; the "
     "facts the store found must be written into the system message, where the model reads standing context")
+# answer_with_memory asks and sends what the lesson's does, for other stores, questions and k
+assert (memory_found := compare(answer_with_memory, reference("answer_with_memory"), ANSWERS, observe=answering)), \
+    memory_found
 # the retrieved facts reached the model, and it answered with the name
 expect("Chris" in (named["answer"] or ""),
        f"the helper said {named['answer']!r}; put the retrieved facts into the system message",
@@ -357,3 +400,5 @@ assert QUERIES["a message with no text"] == "Microsoft, please. 200.", (
 # with context, retrieval finds the brokerage fact
 assert "brokerage" in with_context, (
     f"the query {query!r} found {with_context!r}; the recent messages should bring 'stocks' into it")
+# make_query builds the lesson's query for many recent histories and k
+assert (query_found := compare(make_query, reference("make_query"), MADE_QUERIES, observe=querying)), query_found

@@ -425,6 +425,70 @@ person_says = [m["content"] for m in person_memory.history if m["role"] == "tool
 print(by_person["stopped"], "|", person_says)
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+RULE_KINDS = {"passes": lambda t: True, "refuses": lambda t: "blocked: no", "other reason": lambda t: "held: too odd",
+              "returns False": lambda t: False, "returns None": lambda t: None, "returns ''": lambda t: "",
+              "returns 1": lambda t: 1, "raises": lambda t: 1 / 0}
+
+
+def gating_with(gate_fn, text, kinds):
+    """check_gate's verdict (the reason as the rule gave it, or any sentence), and which rules ran."""
+    ran_rules = []
+
+    def rule_of(n, kind):
+        def rule(t):
+            ran_rules.append(n)
+            return RULE_KINDS[kind](t)
+        rule.__name__ = f"rule_{n}"
+        return rule
+    ok, reason = gate_fn(text, [rule_of(n, kind) for n, kind in enumerate(kinds)])
+    first = next((kind for kind in kinds if kind != "passes"), None)
+    given = first in ("refuses", "other reason")
+    return {"the verdict": (ok, reason if given or reason is None else Said(repr(reason), isinstance(reason, str)
+                                                                              and bool(reason.strip()))),
+            "the rules that ran": ran_rules}
+
+
+def gate_case(d):
+    kinds = d.some(lambda d: d.pick(list(RULE_KINDS)), 0, 4)
+    return Case(("some text", kinds), "rules that " + ", then ".join(kinds) if kinds else "no rules")
+
+
+GATES = generate(gate_case, count=80)
+
+
+def gated(rules, text):
+    """Whether the rules refuse the text, and how the reason starts."""
+    verdict = Gate(*rules).check(text)
+    return {"refused": not verdict.ok, "its reason starts with blocked:": str(verdict.reason).startswith("blocked:")
+            if not verdict.ok else None}
+
+
+TEXTS = [Case((t,), repr(t)) for t in (
+    "delete the database", "Please DELETE it", "undelete nothing", "drop table users", "DROP TABLE notes",
+    "Drop me a line", "drop the table", "add 10 and 5", "", "The admin password: hunter2.", "PASSWORD=x",
+    "my passwords", "Write to chris@example.org.", "mail ops-team+1@notes.example.com", "Email me later.",
+    "at 10 a.m. @ the office", "10 + 5 = 15.")]
+
+
+def approving(approve_fn, name, arguments):
+    return {"approve(name, arguments)": approve_fn(name, arguments)}
+
+
+def order_args(d):
+    order = {"symbol": "MSFT", "amount": d.pick([1, 5, 10, 100, 0]), "price": d.pick([100, 100.05, 99.99, 200, 1000])}
+    for key in d.subset(["amount", "price"]) if d.maybe(0.2) else []:
+        del order[key]
+    return json.dumps(order)
+
+
+ORDER_CASES = generate(lambda d: Case((d.pick(["buy_shares", "buy_shares", "sell_shares", "delete_note"]),
+                                       order_args(d) if d.maybe(0.85) else d.pick(["five please", "[]", "null"]))),
+                       count=80, edges=[Case(("buy_shares", '{"symbol": "X", "amount": 10, "price": 100}'),
+                                             "an order worth exactly 1,000"),
+                                        Case(("buy_shares", '{"symbol": "X", "amount": 1, "price": 1000.01}'),
+                                             "an order worth 1,000.01")])
 # given: with no rules, or rules that all pass, the gate says (True, None)
 assert GATE_CASES["no rules"] == (True, None) and GATE_CASES["all pass"] == (True, None), (
     f"check_gate gave {GATE_CASES['no rules']!r} with no rules and {GATE_CASES['all pass']!r} when every "
@@ -448,6 +512,12 @@ assert isinstance(GATE_CASES["raises"], tuple) and GATE_CASES["raises"][0] is Fa
     and isinstance(GATE_CASES["raises"][1], str) and GATE_CASES["raises"][1], (
     f"check_gate gave {GATE_CASES['raises']!r} for a rule that raises; catch the exception and refuse "
     "with a reason (fail closed)")
+# check_gate gives the lesson's verdict for any mix of rules, and runs the same rules
+assert (gate_found := compare(check_gate, reference("check_gate"), GATES, observe=gating_with)), gate_found
+# your input rules refuse what the lesson's refuse, with a 'blocked:' reason
+assert (input_found := compare(INPUT_RULES, reference("INPUT_RULES"), TEXTS, observe=gated)), input_found
+# your output rules refuse what the lesson's refuse
+assert (output_found := compare(OUTPUT_RULES, reference("OUTPUT_RULES"), TEXTS, observe=gated)), output_found
 refused = lambda rules, text: not Gate(*rules).check(text).ok
 # your input rules refuse delete and drop table, in any case, with a 'blocked:' reason
 assert all(refused(INPUT_RULES, t) for t in ("delete the database", "Please DELETE it", "drop table users",
@@ -478,6 +548,8 @@ assert shop.needs_approval("buy_shares") and not shop.needs_approval("add_number
 # orders up to 1,000 are approved, bigger ones and other tools are not
 assert [ORDERS[k] for k in ("500", "exactly 1,000", "1,000.50", "another tool")] == [True, True, False, False], (
     f"approve gave {ORDERS}; True up to and including 1,000 in total, False above it and for other tools")
+# approve decides as the lesson's does for many orders, other tools and unreadable arguments
+assert (approve_found := compare(approve, reference("approve"), ORDER_CASES, observe=approving)), approve_found
 # arguments approve cannot read get False, not an exception
 assert ORDERS["not JSON"] is False and ORDERS["no price"] is False, (
     f"approve gave {ORDERS['not JSON']!r} for arguments that are not JSON and {ORDERS['no price']!r} for "

@@ -204,6 +204,34 @@ for label, outcome in PLAIN.items():
     print(f"{label:14} -> ran {outcome[0]}, said {outcome[1]!r}, left {outcome[2]}")
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def scheduling(process_fn, tasks, follow_ups, max_tasks):
+    """process with an agent that schedules a follow-up for some tasks: results, why, what is left."""
+    asked = []
+
+    def agent_fn(task):
+        if len(asked) >= 100:  # a scheduler that never empties its list must end here
+            raise RuntimeError("the agent was run 100 times: the scheduler does not stop")
+        asked.append(task)
+        if task in follow_ups:
+            tasks.append(task + "+")
+        return task.upper()
+    done, reason = process_fn(tasks, agent_fn, max_tasks)
+    return {"the results": done, "why it stopped": reason, "the tasks left waiting": list(tasks),
+            "the tasks the agent ran": asked}
+
+
+def schedule_case(d):
+    tasks = d.some(lambda d: d.pick("abcde"), 0, 4)
+    cap = d.pick([0, 1, 2, len(tasks), len(tasks) + 1, 5])
+    return Case((tasks, d.subset(["a", "b", "a+"]), cap), f"tasks {tasks}, follow-ups and max_tasks={cap}")
+
+
+SCHEDULES = generate(schedule_case, count=80, edges=[Case(([], [], 0), "no tasks and max_tasks=0"),
+                                                     Case((["a", "b"], [], 2), "two tasks and max_tasks=2"),
+                                                     Case((["a"], ["a"], 2), "a task that schedules one more, max 2")])
 # given: the follow-up the agent scheduled ran as a task of its own
 expect([r["task"] for r in queue.results] == [
            "add 2 and 3, then schedule a follow-up: uppercase the word done", "uppercase the word done"],
@@ -230,3 +258,5 @@ assert PLAIN["three, cap 5"][:2] == (["a", "b", "c"], "empty") and PLAIN["three,
 # a cap below the work stops with task_limit and leaves the rest waiting
 assert PLAIN["three, cap 2"] == (["a", "b"], "task_limit", ["c"]), (
     f"three tasks with a cap of 2 gave {PLAIN['three, cap 2']}; run a and b, say 'task_limit', leave c in the list")
+# process runs, returns and leaves what the lesson's does, with follow-ups scheduled and every cap
+assert (process_found := compare(process, reference("process"), SCHEDULES, observe=scheduling)), process_found

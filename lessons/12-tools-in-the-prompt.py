@@ -464,6 +464,34 @@ for task in TINY:
 # right far more often, and then the same guards cost nothing.
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+PIECES = ['{"type": "final_answer", "answer": "Paris."}', '{"type": "tool_call", "name": "add_numbers", '
+          '"arguments": {"a": 1, "b": 2}}', '{"type": "thought"}', '[1, 2]', '{"type": "tool_call"', "null", "}",
+          "{", '"type": "final_answer"', '{"answer": "x"}', '{"type": "final_answer", "answer": "{nested}"}', "7"]
+WORDS = ["", "Sure!", "```json", "```", "Here you go:", "\n", "I think"]
+
+
+def reply_text(d):
+    return " ".join(d.pick(WORDS) if d.maybe(0.5) else d.pick(PIECES) for _ in range(d.number(0, 4)))
+
+
+REPLY_TEXTS = generate(lambda d: Case((reply_text(d),)), count=150, edges=[
+    Case(("",), "an empty reply"), Case(('{"type": "final_answer", "answer": "a"} {"type": "tool_call"}',),
+                                        "two JSON objects in one reply"),
+    Case(('{"type": "final_answer", "answer": "Paris."}.',), "a full stop right after the JSON")])
+
+
+def action_case(d):
+    if d.maybe(0.4):
+        return Case(({"type": "final_answer", "answer": d.pick(["Paris.", "", None, "5004"])}, "c1"))
+    action = {"type": "tool_call", "name": d.pick(["add_numbers", "get_temperature"])}
+    if d.maybe(0.7):
+        action["arguments"] = d.pick([{}, {"city": "Oslo"}, {"a": 1002, "b": 4002}, {"city": "Zürich"}])
+    return Case((action, d.pick(["c1", "call_9"])))
+
+
+ACTIONS = generate(action_case, count=60)
 # given: a well-formed reply is read
 assert read[0] == {"type": "final_answer", "answer": "Paris."}, (
     f"read_action gave {read[0]!r} for a plain JSON reply; it should return the parsed object")
@@ -475,6 +503,8 @@ assert isinstance(read[1], dict) and read[1].get("name") == "add_numbers", (
 assert read[2:] == [None] * (len(SAMPLES) - 2), (
     f"read_action gave {read[2:]} for {SAMPLES[2:]}; each should be None: catch the parse error, "
     "and check that the result is a dict with a known type")
+# read_action reads what the lesson's reads, and nothing else, from many chatty replies
+assert (read_found := compare(read_action, reference("read_action"), REPLY_TEXTS)), read_found
 # given: a final answer becomes an assistant message with its text
 assert attempt(to_message, {"type": "final_answer", "answer": "Paris."}, "c1") == {
     "role": "assistant", "content": "Paris."}, (
@@ -489,6 +519,8 @@ bare = attempt(to_message, {"type": "tool_call", "name": "add_numbers"}, "c8")
 # a tool call with no arguments gets an empty object
 assert isinstance(bare, dict) and [c["function"]["arguments"] for c in bare.get("tool_calls") or []] == ["{}"], (
     f"to_message gave {bare!r} for a call with no arguments; send them as '{{}}'")
+# to_message makes the lesson's message from every kind of action
+assert (message_found := compare(to_message, reference("to_message"), ACTIONS)), message_found
 # given: your adapter's run ended with a stop reason, every model is held to that
 assert summed["stopped"] in ("final", "step_limit", "error", "needs_person"), (
     f"the run with your adapter gave {summed}; look at the error it names")

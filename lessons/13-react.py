@@ -60,7 +60,7 @@ print(system_prompt("You are a helpful assistant.", tools.schemas(), react=True)
 # comparison. The trace shows each thought beside its action.
 
 # %%
-def compare(messages, tools_):
+def compare_temperatures(messages, tools_):
     seen = [m["content"].rsplit(" ", 1)[-1] for m in messages
             if m["role"] == "user" and str(m["content"]).startswith("Tool result from get_temperature")]
     jakarta, singapore = (float(t.rstrip("°C")) for t in seen[:2])
@@ -80,7 +80,7 @@ react = prompted(text_model([
     final('{"type": "tool_call", "thought": "I need both temperatures; first Jakarta.", '
           '"name": "get_temperature", "arguments": {"city": "Jakarta"}}'),
     second_call,
-    compare,
+    compare_temperatures,
 ]), react=True)
 
 # %% [markdown] tags=["predict"]
@@ -318,6 +318,58 @@ for label, verdict in verdicts.items():
     print(f"{label:21} -> {verdict or 'ok'}")
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+
+def read_by_the_adapter(reply):
+    """What the real adapter makes of a reply: a call or an answer, a price asked for, the thought first."""
+    action, problem = parse_action(reply)
+    action = action or {}
+    return {"it calls a tool": bool(action.get("tool_calls")),
+            "it asks for the price": "price" in str(action.get("content") or "").lower(),
+            "its thought comes first": thought_first(reply)}
+
+
+FAULTS = {"good": None, "no thought": "thought", "empty thought": "thought", "late thought": "thought",
+          "observation key": "observation", "tool result text": "observation", "not JSON": "JSON",
+          "broken JSON": "JSON"}
+
+
+def react_text(d):
+    fault = d.pick(list(FAULTS))
+    keys = d.shuffled(["name", "arguments"] if d.maybe() else ["answer"])
+    thought_at = 0 if fault != "late thought" else len(keys)
+    keys.insert(d.number(0, thought_at) if fault != "late thought" else thought_at, "thought")
+    if d.maybe():
+        keys.insert(0, "type")
+    values = {"type": "tool_call" if "name" in keys else "final_answer", "thought": "I check.", "name": "get_temperature",
+              "arguments": {"city": "Oslo"}, "answer": "It is 4°C." if fault != "tool result text"
+              else "Tool result from get_temperature: 4°C."}
+    if fault == "empty thought":
+        values["thought"] = d.pick(["", "  "])
+    if fault == "no thought":
+        keys.remove("thought")
+    if fault == "observation key":
+        keys.insert(d.number(1, len(keys)), "observation")
+        values["observation"] = "It is 4°C."
+    text = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(values[k])}" for k in keys) + "}"
+    if fault == "broken JSON":
+        text = text[: d.number(1, len(text) - 2)]
+    if fault == "not JSON":
+        text = d.pick(["It is warmer in Singapore.", "", "thought: yes"])
+    if d.maybe(0.3):
+        text = "Here: ```json\n" + text + "\n```"
+    return Case((text, FAULTS[fault]), f"a reply with {fault}: {text[:70]!r}")
+
+
+def judging(check_fn, text, fault):
+    verdict = check_fn(text)
+    return {"the verdict": verdict if verdict is None else Said(
+        repr(verdict), ("a problem", fault is None or fault in verdict))}
+
+
+REACT_TEXTS = generate(react_text, count=120, edges=[Case((
+    '{"type": "final_answer", "thought": "I know.", "answer": "Yes."}.', None), "a full stop right after the JSON")])
 # given: your reply is valid JSON in the format
 assert my_action is not None, f"the adapter could not read your reply: {my_problem}"
 # your reply asks for the price instead of buying
@@ -326,6 +378,9 @@ assert not my_action.get("tool_calls") and "price" in (my_action.get("content") 
 # your reply writes a thought before the answer
 assert thought_first(my_reply), (
     f"the keys of your reply are {key_order(my_reply)}; give it a \"thought\" and write it before the answer")
+# the adapter reads your reply as it reads the lesson's: an answer asking for the price, thought first
+assert (reply_found := compare(my_reply, reference("my_reply"), [Case((), "your reply")],
+                               observe=read_by_the_adapter)), reply_found
 # nothing was bought without a price
 assert orders == [], f"orders placed: {orders}"
 # well-formed replies pass the check, the thought first or after the type, in a fence or not
@@ -347,6 +402,8 @@ assert all(isinstance(verdicts[k], str) and "JSON" in verdicts[k] and not verdic
            for k in ("not JSON", "broken JSON")), (
     f"check_react gave {[verdicts[k] for k in ('not JSON', 'broken JSON')]}; return a sentence about the "
     "missing JSON object instead of raising")
+# check_react judges as the lesson's does, with the right words, on many replies
+assert (react_found := compare(check_react, reference("check_react"), REACT_TEXTS, observe=judging)), react_found
 # given: the loop ran the prompted model to a stop with a reason
 assert warmer["stopped"] in ("final", "step_limit", "error", "needs_person"), warmer
 # given: the scripted ReAct run compared both temperatures

@@ -382,6 +382,54 @@ print(kept_body["messages"])
 print(read_reply(TEXT_REPLY))
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+
+def requesting(build_fn, messages, tools, key):
+    """build_request's URL, headers (the key shown only as whether it is right) and body, for a key."""
+    saved = build_fn.__globals__["API_KEY"]
+    build_fn.__globals__["API_KEY"] = key
+    try:
+        url, headers, body = build_fn(messages, tools)
+    finally:
+        build_fn.__globals__["API_KEY"] = saved
+    shown = {k: Said("Bearer <the key>", v == f"Bearer {key}") if k == "Authorization" else v
+             for k, v in headers.items()}
+    return {"the URL": url, "the headers": shown, "the body": body}
+
+
+def wire_case(d):
+    def message(d):
+        role = d.pick(["system", "user", "assistant", "tool"])
+        m = {"role": role, "content": d.pick(["Hi.", "", None]) if role == "assistant" else "text"}
+        if role == "assistant" and d.maybe():
+            m["tool_calls"] = RECORDED_CHAT[0]["choices"][0]["message"]["tool_calls"]
+        if role == "tool":
+            m["tool_call_id"] = "call_rec1"
+        for extra in d.subset(["tokens", "thought", "pos"]):
+            m[extra] = 7 if extra != "thought" else "I add."
+        return m
+    key, messages, tools = d.pick(["", "sk-test-not-a-key-0000"]), d.some(message, 0, 4), d.pick([[], box.schemas()])
+    return Case((messages, tools, key), f"the messages {messages}, {'tools' if tools else 'no tools'} and "
+                                        f"{'a key' if key else 'no key'}")
+
+
+REQUESTS = generate(wire_case, count=60, edges=[Case(([], [], ""), "no messages, no tools and no key")])
+
+
+def completion_case(d):
+    message = {"role": "assistant", "content": d.pick([None, "", "Hello."])}
+    if d.maybe(0.6):
+        message["tool_calls"] = d.pick([[], None, RECORDED_CHAT[0]["choices"][0]["message"]["tool_calls"]])
+    for extra in d.subset(["refusal", "annotations", "reasoning_content"]):
+        message[extra] = None if extra == "refusal" else [] if extra == "annotations" else "hmm"
+    return Case((completion(message, d.pick(["stop", "tool_calls", "length"])),), f"the message {message}")
+
+
+TWO_CHOICES = completion({"role": "assistant", "content": "First."}, "stop")
+TWO_CHOICES["choices"].append({"index": 1, "message": {"role": "assistant", "content": "Second."},
+                               "finish_reason": "stop"})
+COMPLETIONS = generate(completion_case, count=60, edges=[Case((TWO_CHOICES,), "a completion with two choices")])
 # the request goes to /chat/completions
 assert sent_raw and sent_raw[0]["url"] == BASE_URL + "/chat/completions", (
     f"the request went to {sent_raw[0]['url'] if sent_raw else None}; use LLM_BASE_URL + '/chat/completions'")
@@ -398,6 +446,9 @@ assert "tools" not in no_tools_body and no_tools_body.get("messages") == [{"role
 assert "tokens" not in json.dumps(kept_body.get("messages")) and "thought" not in json.dumps(kept_body.get("messages")) \
     and kept_body["messages"][2].get("tool_call_id") == "call_rec1", (
     f"build_request sent {kept_body.get('messages')}; pass each message through wire_message")
+# build_request builds the lesson's request for many message lists, with and without tools and a key
+assert (request_found := compare(build_request, reference("build_request"), REQUESTS, observe=requesting)), \
+    request_found
 # a text reply is read with no tool_calls key
 assert read_reply(TEXT_REPLY) == {"role": "assistant", "content": "Hello."}, (
     f"read_reply gave {read_reply(TEXT_REPLY)} for a text reply; keep only role and content (and "
@@ -412,6 +463,8 @@ expect(raw_run.get("stopped") == "final" and raw_run.get("answer") == "1002 + 40
 assert all(read_reply(r) == read_chat_reply(r) for r in RECORDED_CHAT + [TEXT_REPLY]), "\n".join(
     f"yours: {read_reply(r)}\nLoop Lab's: {read_chat_reply(r)}" for r in RECORDED_CHAT + [TEXT_REPLY]
     if read_reply(r) != read_chat_reply(r))
+# read_reply reads the lesson's message from many completions (no calls, an empty list, extra fields)
+assert (reply_found := compare(read_reply, reference("read_reply"), COMPLETIONS)), reply_found
 # your request body is exactly the one the openai SDK sends
 expect(not have_sdk or [r["body"] for r in sent_raw] == sent_sdk,
        "your bodies differ from the SDK's:\n" + json.dumps([r["body"] for r in sent_raw])[:300] + "\n"

@@ -418,6 +418,64 @@ for name in STREAMS:
     print(f"{name:10} -> {hardened(name)}")
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def cut_into_pieces(d):
+    """A recorded stream's bytes cut at random places (inside a character too), maybe with a tail left open."""
+    whole = b"".join(STREAMS[d.pick(["multibyte", "two_calls", "cut_short"])])
+    if d.maybe(0.3):
+        whole += d.pick([b"data: {\"half", b"\xc3", b": a comment\n"])
+    cuts = sorted({d.number(0, len(whole)) for _ in range(d.number(0, 12))} | {len(whole)})
+    pieces, start = [], 0
+    for cut in cuts:
+        pieces.append(whole[start:cut])
+        start = cut
+    return Case((pieces,), f"{len(whole)} bytes in {len(pieces)} pieces")
+
+
+PIECES = generate(cut_into_pieces, count=60, edges=[
+    Case(([],), "no pieces"), Case(([b"data: x\n", b"", b"\n"],), "an empty piece between two"),
+    Case(([b"data: Gr\xc3", b"\xbc\xc3\x9fe\n\n"],), "a character cut in two"),
+    Case(([b"data: [DONE]"],), "a last line with no newline")])
+
+
+def chunk_line(choices=None, usage=None):
+    chunk = {"id": "c", "object": "chat.completion.chunk", "choices": choices if choices is not None else []}
+    if usage:
+        chunk["usage"] = usage
+    return "data: " + json.dumps(chunk)
+
+
+def stream_case(d):
+    lines = []
+    calls = d.number(0, 2)
+    for n in range(d.number(0, 5)):
+        delta = {}
+        if d.maybe():
+            delta["content"] = d.pick(["Hi", " there", "", None, "é"])
+        index = d.number(0, calls - 1) if calls and d.maybe() else None
+        if index is not None:
+            piece = {"index": index, "function": {"arguments": d.pick(['{"a"', ": 1}", ""])}}
+            if d.maybe(0.4):
+                piece["id"], piece["function"]["name"] = f"call_{index}", d.pick(["add", "upper"])
+            delta["tool_calls"] = [piece]
+        lines.append(chunk_line([{"index": 0, "delta": delta, "finish_reason": None}]))
+        lines += d.subset(["", ": keep-alive", "event: message"])
+    if d.maybe(0.3):
+        lines.append(chunk_line([], {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}))
+    if d.maybe(0.85):
+        lines += ["data: [DONE]", ""] + (["data: {not json after the end"] if d.maybe(0.2) else [])
+    return Case((lines,), f"a stream of {len(lines)} lines")
+
+
+STREAM_LINES = generate(stream_case, count=120, edges=[
+    Case((["data: [DONE]"],), "a stream with nothing before [DONE]"), Case(([],), "no lines at all"),
+    Case(([chunk_line([{"index": 0, "delta": {"tool_calls": [
+        {"index": 1, "id": "b", "function": {"name": "upper", "arguments": "{}"}}]}}]),
+           chunk_line([{"index": 0, "delta": {"tool_calls": [
+               {"index": 0, "id": "a", "function": {"name": "add", "arguments": "{}"}}]}}]), "data: [DONE]"],),
+         "two calls whose pieces arrive index 1 first")])
 # sse_lines reads the pieces without breaking a character
 assert not isinstance(LINES["multibyte"], Exception), (
     f"sse_lines raised {type(LINES['multibyte']).__name__} on the multibyte stream: {LINES['multibyte']}; "
@@ -427,6 +485,8 @@ assert all(isinstance(LINES[n], list) and all(line == "" or line.startswith("dat
            for n in STREAMS), (
     "a line from sse_lines is not a whole line (it should be 'data: ...' or ''): a line that spans "
     "two pieces must be joined before it is split")
+# sse_lines gives the lesson's lines however the bytes are cut
+assert (lines_found := compare(sse_lines, reference("sse_lines"), PIECES)), lines_found
 # the multibyte text comes out whole
 assert isinstance(READ["multibyte"], dict) and READ["multibyte"]["content"] == "Grüße aus Köln 😀 — ça va?", (
     f"read_stream gave {READ['multibyte']!r:.120} for the multibyte stream; join every content piece")
@@ -456,3 +516,5 @@ assert isinstance(READ["llama_server"], dict) and READ["llama_server"]["content"
 assert all(isinstance(READ[n], dict) and {k: v for k, v in READ[n].items() if k != "usage"} == hardened(n)
            for n in ("two_calls", "multibyte", "llama_server")), (
     "read_stream's messages differ from looplab's ChatStream for the same streams: compare the two printed above")
+# read_stream reads the lesson's message (or raises as it does) from many generated streams
+assert (stream_found := compare(read_stream, reference("read_stream"), STREAM_LINES)), stream_found

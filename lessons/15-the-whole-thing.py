@@ -475,11 +475,65 @@ while TALK and (task := input("> ")) != "quit":
     print(agent(task))
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference, scenarios
+
+
+def with_memory_of(facts, fn, *args):
+    """Call fn with the long-term memory holding these facts; the memory is put back afterwards."""
+    saved = dict(memory)
+    memory.clear()
+    memory.update(facts)
+    try:
+        return fn(*args), dict(memory)
+    finally:
+        memory.clear()
+        memory.update(saved)
+
+
+def systems(system_fn, facts):
+    return {"system_message()": with_memory_of(facts, system_fn)[0]}
+
+
+FACTS = generate(lambda d: Case((dict(d.some(lambda d: (d.pick(["name", "city", "job"]), d.pick(
+    ["Alice", "Oslo", "Zoë", 3])), 0, 3)),)), count=30, edges=[Case(({},), "an empty memory")])
+BENCH = scenarios.Bench(read=("add", {"a": 1, "b": 2}), other=("upper", {"text": "hi"}), unknown="fly")
+OWN = [scenarios.Scenario("an answer that mentions a password", (("final", "Your password is hunter2."),)),
+       scenarios.Scenario("a call to remember, then an answer",
+                          (("calls", "read"), ("final", "Saved."))),
+       scenarios.Scenario("a task that says delete", (("final", "Done."),))]
+
+
+def agent_runs(agent_fn, script):
+    """One scenario through agent: what it returns, the state, the trace, what the model was sent."""
+    g, shared = agent_fn.__globals__, trace.__globals__
+    saved = {name: g[name] for name in ("ask_llm", "state")}, shared["events"]
+    g["ask_llm"], g["state"], shared["events"] = script.model(), {"turns": 0, "tool_calls": []}, []
+    task = "please delete it" if "delete" in script.words else "Do the task."
+    try:
+        steps = script.settings.get("max_steps")
+        answer, after = with_memory_of({"name": "Bo"}, agent_fn, task, *([steps] if steps else []))
+        return {"what it returned": answer, "the turns counted": g["state"]["turns"],
+                "the tool calls recorded": g["state"]["tool_calls"],
+                "the trace": [kind if kind in ("llm_call", "tool_result") else (kind, detail)
+                              for kind, detail in shared["events"]],
+                "what the model was sent": scenarios.sent(script), "the memory afterwards": after}
+    finally:
+        (g["ask_llm"], g["state"]), shared["events"] = saved[0].values(), saved[1]
+
+
+AGENT_CASES = [*scenarios.bank(BENCH, leave_out=("a model that never stops, with the default step limit",)),
+               *[Case((scenarios.Script(s, BENCH if "remember" not in s.name else scenarios.Bench(
+                   read=("remember", {"key": "city", "value": "Oslo"}))),), s.name) for s in OWN],
+               Case((scenarios.Script(scenarios.Scenario("a model that never stops, with max_turns left out",
+                                                         (("forever", "read"),)), BENCH),),
+                    "a model that never stops, with max_turns left out")]
 # with no memory the system message says empty, with facts it holds them as JSON
 assert empty_text == "Tools available. Memory: empty. Be concise." and \
     two_facts_text == 'Tools available. Memory: {"city": "Oslo", "name": "Bo"}. Be concise.', (
     f"system_message() gave {empty_text!r} for an empty memory and {two_facts_text!r} for two facts; "
     "write json.dumps(memory), or 'empty', between 'Memory: ' and '. Be concise.'")
+# system_message writes the lesson's text for many memories
+assert (system_found := compare(system_message, reference("system_message"), FACTS, observe=systems)), system_found
 # given: the delete task was blocked by the input gate, before any model call
 assert results[TASKS[2]] == "BLOCKED: blocked: no delete" and turns_for[TASKS[2]] == 0, (
     f"'delete the database' gave {results[TASKS[2]]!r} after {turns_for[TASKS[2]]} turns")
@@ -537,3 +591,5 @@ expect(results[TASKS[3]].startswith("REDACTED:"),
 expect("uppercase the word done" in results,
        f"tasks run: {list(results)}",
        observed=f"the tasks run were {list(results)}; the fake brain schedules 'uppercase the word done'")
+# your agent does what the lesson's does in every scenario of the bank (failures, two calls, gates, limits)
+assert (agent_found := compare(agent, reference("agent"), AGENT_CASES, observe=agent_runs)), agent_found

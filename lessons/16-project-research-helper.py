@@ -227,6 +227,34 @@ tool_list = attempt(box.schemas)   # kept now: Task 2 adds a fourth tool
 print(attempt(box.run, "search_notes", '{"keyword": "STAFF"}'))
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+
+def tools_answer(toolbox, name, arguments):
+    """What the toolbox answers: the text, or for an error whether it names what the lesson asks."""
+    text = toolbox.run(name, json.dumps(arguments))
+    if not str(text).startswith("error:"):
+        return {"the answer": text}
+    named = {"read_note": [arguments.get("note_id", "")] + ["n1", "n2", "n3"], "calculate": [
+        "zero" if arguments.get("operation") == "divide" else str(arguments.get("operation"))]}.get(name, [])
+    return {"the answer": Said(repr(text)[:90], ("error", all(str(w) in text for w in named)))}
+
+
+def tools_listed(toolbox):
+    return [(s["function"]["name"], list(s["function"]["parameters"].get("properties", {})),
+             sorted(s["function"]["parameters"].get("required", [])),
+             sorted(s["function"]["parameters"]["properties"].get("operation", {}).get("enum", [])))
+            for s in toolbox.schemas()[:3]]
+
+
+TOOL_REQUESTS = generate(lambda d: Case(d.pick([
+    ("search_notes", {"keyword": d.pick(["visits", "STAFF", "Opening", "parking", "branch", "", "e"])}),
+    ("read_note", {"note_id": d.pick(["n1", "n6", "n9", "N1", "", "n10"])}),
+    ("calculate", {"a": d.pick([6, -2, 0.5]), "b": d.pick([3, 0, 1, -1]),
+                   "operation": d.pick(["add", "subtract", "multiply", "divide", "power", "Add"])})])),
+    count=90, edges=[Case(("search_notes", {"keyword": "visits"}), "search_notes('visits')"),
+                     *[Case(("calculate", {"a": 6, "b": b, "operation": "divide"}), f"6 divided by {b}") for b in (0, 1, -1)]])
+
 # given: your lesson-2 toolbox returned text for the eight requests, none raised
 assert len(answers) == 8 and all(isinstance(a, str) and not a.startswith("raised") for a in answers), (
     "every request must return a string: " + "; ".join(a for a in answers if str(a).startswith("raised")))
@@ -256,12 +284,17 @@ assert answers[4] in ("260", "260.0"), f"calculate(1240, 980, subtract) returned
 assert "zero" in answers[5] and "power" in answers[6], (
     f"calculate(14, 0, divide) returned {answers[5]!r} and calculate(2, 3, power) {answers[6]!r}; say "
     "what went wrong: the zero, the unknown operation")
+# your three tools are listed with the lesson's names, inputs, required inputs and operations
+assert (listed_found := compare(box, reference("box"), [Case((), "the tool list")],
+                                observe=lambda toolbox: {"the tools": tools_listed(toolbox)})), listed_found
 # the tool list has three tools, each with parameters and a description that says what it returns
 assert isinstance(tool_list, list) and len(tool_list) == 3 and all(
     s["function"].get("name") and len(str(s["function"].get("description")).split()) > 4
     and s["function"].get("parameters") for s in tool_list), (
     f"the tool list is {[(s['function'].get('name'), s['function'].get('description')) for s in tool_list]}; "
     "register exactly the three tools, each description saying what the tool returns")
+# your three tools answer as the lesson's do, for many requests (any case, unknown ids, every operation)
+assert (tools_found := compare(box, reference("box"), TOOL_REQUESTS, observe=tools_answer)), tools_found
 # the operation enum has exactly four values
 assert sorted(tool_list[2]["function"]["parameters"]["properties"]["operation"].get("enum", [])) == [
     "add", "divide", "multiply", "subtract"], (
@@ -438,6 +471,37 @@ print("n5 afterwards:", attempt(box.run, "read_note", '{"note_id": "n5"}'))
 tools_called_in_A = [c["function"]["name"] for m in runs["A"][1] for c in m.get("tool_calls") or []]
 
 # %% tags=["check"]
+def as_steps(replies):
+    """Prepared replies as (tool, arguments) or the final text, ids left out (they are made up)."""
+    return [[(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in r["tool_calls"]]
+            if r.get("tool_calls") else r.get("content") for r in replies] if isinstance(replies, list) else replies
+
+
+def the_runs(parts, note_id):
+    """delete_note on a copy of the notes (approval, result, notes left), the replies, the step limit, model D."""
+    toolbox, replies_a, replies_c, steps_b, model_d = parts
+    kept = dict(NOTES)
+    try:
+        said = toolbox.run("delete_note", json.dumps({"note_id": note_id}))
+        left = sorted(NOTES)
+    finally:
+        NOTES.clear()
+        NOTES.update(kept)
+    try:
+        model_d([{"role": "user", "content": "hi"}], [])
+        d_says = "it answered"
+    except Exception as exc:
+        d_says = Said(f"raised {exc}", "network down" in str(exc))
+    return {"delete_note needs approval": toolbox.needs_approval("delete_note"),
+            "delete_note answers": said if not str(said).startswith("error:") else "error", "the notes left": left,
+            "Run A's replies": as_steps(replies_a), "Run C's replies": as_steps(replies_c),
+            "Run B's max_steps": steps_b, "Run D's model": d_says}
+
+
+DELETES = [Case((n,), f"delete_note({n!r})") for n in ("n6", "n9")]
+# your delete_note, four runs and their settings are the lesson's
+assert (runs_found := compare((box, REPLIES_A, REPLIES_C, MAX_STEPS_B, MODEL_D), tuple(reference(name) for name in (
+    "box", "REPLIES_A", "REPLIES_C", "MAX_STEPS_B", "MODEL_D")), DELETES, observe=the_runs)), runs_found
 # Run A returns final with exactly the prepared text, after five steps
 expect((runs["A"][0].get("stopped"), runs["A"][0].get("answer"), runs["A"][0].get("steps")) == ("final", "Eastside, by 205.", 5),
        f"Run A gave {runs['A'][0]}; with its five replies it should end 'final' with 'Eastside, by 205.' after "

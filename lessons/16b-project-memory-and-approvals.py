@@ -226,7 +226,35 @@ for number, request in enumerate(sent, start=1):
 history = getattr(budget_memory, "history", [])
 
 # %% tags=["check"]
-# the model was asked, and no request is over the budget, the system message's 400 tokens included
+from looplab import Case, compare, generate, reference
+
+
+def fitting(with_fn, sizes, budget, start=()):
+    """Drive the wrapper as a loop would: a growing message list (from `start`), one call a step. What the
+    model got, what the memory holds, and what the wrapper handed back."""
+    got, memory = [], MyMemory("You help.")
+
+    def model_fn(messages, tools):
+        got.append(([(m.get("role"), m.get("content"), "tokens" in m) for m in messages], tools))
+        return {"role": "assistant", "content": f"reply {len(got)}"}
+    fitted = with_fn(model_fn, memory, budget)
+    messages, replies = [dict(m) for m in start], []
+    for step, size in enumerate(sizes):
+        if size:
+            messages.append({"role": "user", "content": f"task {step} " + "word " * size})
+        replies.append(fitted(list(messages), ["a tool"])["content"])
+        messages.append({"role": "assistant", "content": replies[-1]})
+    return {"what the model was sent": got, "what it handed back": replies,
+            "the memory's history": [(m.get("role"), m.get("content"), m.get("tokens")) for m in memory.history],
+            "the memory's notes": dict(getattr(memory, "notes", {}))}
+
+
+FITS = generate(lambda d: Case((d.some(lambda d: d.pick([1, 20, 60, 150]), 0, 4), d.pick([400, 430, 520, 700, 5000])),
+                               ), count=60, edges=[
+    Case(([5, 5], 520), "two small steps and a budget of 520"),
+    Case(([0, 5], 5000), "a first call with no messages at all"),
+    Case(([5], 5000, [{"role": "user", "content": "the task"}, {"role": "assistant", "content": "On it."}]),
+         "a first call that already has two messages")])
 assert sent and all(request_tokens(r) <= BUDGET for r in sent), (
     f"the requests were {[request_tokens(r) for r in sent]} tokens; one is over the budget of {BUDGET}: "
     "send memory.messages(budget), not every message")
@@ -243,6 +271,8 @@ assert [{k: v for k, v in m.items() if k != "tokens"} for m in history][:len(bud
 assert sent and all(r and r[0]["role"] == "system" and APRIL in str(r[0].get("content")) for r in sent), (
     "a request's system message does not carry the task; remember the task on the first call: "
     "memory.remember(\"task\", messages[0][\"content\"])")
+# with_memory sends, keeps and remembers what the lesson's does, for many runs and budgets
+assert (fit_found := compare(with_memory, reference("with_memory"), FITS, observe=fitting)), fit_found
 # with prepared replies, the window left the oldest messages out of the last request, and the run still ended well
 expect(len(sent) == 5 and sum(m["role"] != "system" for m in sent[-1]) < len(budget_messages) - 1
        and budget_run.get("answer") == "Eastside, by 205.",
@@ -371,9 +401,8 @@ chat_with(lambda task: my_run_agent(task, with_memory(pick_model(rule_model), My
           name="research helper", suggestions=["read notes n1 and n2", "what is 1310 - 1105"])
 
 # %% tags=["check"]
-# given: the table has six rows, one per tool
-assert sorted(APPROVALS) == sorted(["search_notes", "read_note", "calculate", "delete_note", "rename_note",
-                                    "send_summary"]), f"tools in the table: {sorted(APPROVALS)}"
+# given: the table has the lesson's six rows, one per tool (the decisions and reasons are yours to argue)
+assert sorted(APPROVALS) == sorted(reference("APPROVALS")), f"tools in the table: {sorted(APPROVALS)}"
 # every row is a decision, True or False, and one sentence of reason
 assert all(well_formed(row) for row in APPROVALS.values()), (
     "rows that are not (True or False, a sentence of six words or more): "

@@ -271,6 +271,52 @@ for name, example in [("good", good), ("swapped", swapped), ("buyer", buyer), ("
         print("   -", problem)
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+TOOL_NAMES = ["add", "upper", "buy_shares", "subtract"]
+
+
+def made_run(d):
+    """A run made up for the checks: tools asked for, tokens per call, steps and the stop."""
+    called = d.some(lambda d: d.pick(TOOL_NAMES), 0, 4)
+    events = [e for name in called for e in ({"type": "tool_call", "tool": name},
+                                             {"type": "model_reply", "usage": {"prompt": d.pick([10, 100, 400])}})]
+    result = {"steps": d.number(len(called), len(called) + 2), "stopped": d.pick(["final", "step_limit", "error"]),
+              "answer": d.pick(["10 + 5 = 15.", None, "Alice"])}
+    return Run("made up", result, events)
+
+
+def limits(d, run):
+    """Some of trajectory_problems' limits, each left out or set near the run's own value."""
+    called = tools_called(run)
+    out = {"tools": d.pick([called, called[::-1], called + ["add"], [], None]),
+           "forbidden": d.subset(TOOL_NAMES), "max_steps": d.pick([None, run.result["steps"], run.result["steps"] - 1]),
+           "max_tokens": d.pick([None, tokens_sent(run), tokens_sent(run) - 1]),
+           "stop": d.pick([None, "final", "step_limit"])}
+    return {k: v for k, v in out.items() if d.maybe(0.7)}
+
+
+def judged(problems_fn, run, given):
+    """How many problems it finds, and whether its sentences give what happened where the lesson asks."""
+    problems = problems_fn(run, **given)
+    text = " ".join(map(str, problems))
+    steps, stopped = run.result["steps"], run.result["stopped"]
+    return {"how many problems": len(problems),
+            "the forbidden tools it names": sorted(f for f in given.get("forbidden", ()) if f in text),
+            "it gives the steps taken": bool(re.search(rf"\b{steps}\b", text)) if given.get("max_steps") is not None
+            and steps > given["max_steps"] else None,
+            "it gives how the run ended": stopped in text if given.get("stop", "final") not in (None, stopped) else None}
+
+
+def trajectory_case(d):
+    run = made_run(d)
+    given = limits(d, run)
+    return Case((run, given), f"a run that asked for {tools_called(run)}, took {run.result['steps']} steps, "
+                              f"sent {tokens_sent(run)} tokens and ended {run.result['stopped']!r}, with {given}")
+
+
+TRAJECTORIES = generate(trajectory_case, count=150, edges=[Case((good, {}), "the good run and no limits given")])
+
 # a run on the expected path has no problems, and the same run off its path has
 assert trajectory_problems(good, tools=["add", "add"], forbidden=["buy_shares"], max_steps=3,
                            max_tokens=5000) == [] and trajectory_problems(good, tools=["upper"]) != [], (
@@ -299,6 +345,9 @@ assert tokens_sent(good) > message_tokens_sent(good) > 0, (
 assert len(trajectory_problems(good, max_tokens=10)) == 1 and trajectory_problems(good, max_tokens=10 ** 6) == [], (
     f"the good run sent {tokens_sent(good)} tokens: over a limit of 10, within a million; you reported "
     f"{trajectory_problems(good, max_tokens=10)} and {trajectory_problems(good, max_tokens=10 ** 6)}")
+# trajectory_problems finds what the lesson's finds, for many runs and limits
+assert (trajectory_found := compare(trajectory_problems, reference("trajectory_problems"), TRAJECTORIES,
+                                    observe=judged)), trajectory_found
 # every problem of a run is reported, not only the first
 assert len(trajectory_problems(looping, tools=["upper"], max_steps=2, stop="final")) == 3, (
     f"the looping run has three problems (its tools, its steps, its stop); you reported "
@@ -448,6 +497,26 @@ print(f"without subtract: {success_rate(WITHOUT_SUBTRACT):.0%}")
 BUY = Task("buy", ["buy_shares"], "placed", forbidden=(), stop="needs_person")   # for a check below
 
 # %% tags=["check"]
+def task_case(d):
+    run = made_run(d)
+    task = Task("a task", d.pick([tools_called(run), ["add"], []]), d.pick(["15", "alice", "", "= 15", "16"]),
+                tuple(d.subset(TOOL_NAMES)), d.pick([run.result["steps"], run.result["steps"] - 1]),
+                d.pick([tokens_sent(run), 10 ** 6]), d.pick(["final", run.result["stopped"]]))
+    return Case((task, run), f"the task {task} and a run that asked for {tools_called(run)} and answered "
+                             f"{run.result['answer']!r}")
+
+
+def grading(grade_fn, task, run):
+    problems = grade_fn(task, run)
+    return {"how many problems": len(problems),
+            "a sentence names the missing answer": any(task.answer in str(p) for p in problems)
+            if task.answer.lower() not in str(run.result["answer"] or "").lower() else None}
+
+
+GRADES = generate(task_case, count=120)
+RATES = generate(lambda d: Case((d.some(lambda d: d.pick([[], ["x"], ["x", "y"]]), 0, 7),)), count=40,
+                 edges=[Case(([],), "no runs at all")])
+
 # given: the task set has at least ten tasks
 assert len(TASKS) >= 10, f"the task set has {len(TASKS)} tasks"
 # a right run has no problems, and the task's own path is the one checked
@@ -465,6 +534,11 @@ assert len(grade(Task("add", ["add", "add"], "nineteen"), good)) == 1 and \
 assert len(grade(BUY, buyer)) == 1 and "placed" in grade(BUY, buyer)[0], (
     f"the buyer run has no answer (None); grade gave {grade(BUY, buyer)}: expected one sentence, "
     "that 'placed' is missing")
+# grade finds what the lesson's finds, for many tasks and runs
+assert (grade_found := compare(grade, reference("grade"), GRADES, observe=grading)), grade_found
+# success_rate gives the lesson's rate for many lists of problem lists
+assert (rate_found := compare(success_rate, reference("success_rate"), RATES,
+                              observe=lambda fn, graded: {"the rate": round(fn(graded), 9)})), rate_found
 # the rate is the share of runs with no problem
 assert success_rate([[], ["x"], [], []]) == 0.75 and success_rate([["a", "b"]]) == 0.0, (
     f"success_rate([[], ['x'], [], []]) gave {success_rate([[], ['x'], [], []])}, expected 0.75")
@@ -605,12 +679,22 @@ for k in range(1, TRIALS + 1):
     print(f" {k}   {PASS_AT[k]:6.0%}   {PASS_HAT[k]:6.0%}")
 
 # %% tags=["check"]
+def chances(fns, n, c, k):
+    at, hat = fns
+    return {f"pass_at_k({n}, {c}, {k})": round(at(n, c, k), 9), f"pass_hat_k({n}, {c}, {k})": round(hat(n, c, k), 9)}
+
+
+CHANCES = [Case((n, c, k), f"n={n}, c={c}, k={k}") for n in range(1, 7) for c in range(n + 1) for k in range(1, n + 1)]
+
 # for one try, pass@k and pass^k are both the plain rate; with every try passing, both are 1
 assert pass_at_k(5, 2, 1) == pass_hat_k(5, 2, 1) == 0.4 and pass_at_k(5, 5, 3) == pass_hat_k(5, 5, 3) == 1.0 \
         and pass_at_k(5, 2, 2) > 0.4 > pass_hat_k(5, 2, 2), (
     f"pass_at_k(5, 2, 1) gave {pass_at_k(5, 2, 1)}, pass_hat_k(5, 2, 1) {pass_hat_k(5, 2, 1)} (both 2/5 = 0.4); "
     f"with 5 of 5 passing, k=3: {pass_at_k(5, 5, 3)} and {pass_hat_k(5, 5, 3)} (both 1); for k=2 they part: "
     f"{pass_at_k(5, 2, 2)} (more than 0.4: two chances) and {pass_hat_k(5, 2, 2)} (less: both must pass)")
+# pass_at_k and pass_hat_k give the lesson's chances for every n, c and k
+assert (chances_found := compare((pass_at_k, pass_hat_k), (reference("pass_at_k"), reference("pass_hat_k")),
+                                 CHANCES, observe=chances)), chances_found
 # pass@k grows with k: with 3 failures in 5, any 4 tries hold a pass
 assert pass_at_k(5, 2, 2) == 0.7 and pass_at_k(5, 2, 4) == 1.0 and pass_at_k(5, 0, 3) == 0.0, (
     f"pass_at_k(5, 2, 2) gave {pass_at_k(5, 2, 2)} (expected 0.7: 1 - C(3,2)/C(5,2)), pass_at_k(5, 2, 4) "
@@ -740,6 +824,21 @@ for case in ["PASS: it says 15", "**FAIL** - wrong city", "Verdict: pass. Correc
     print(repr(case), "->", read_verdict(case))
 
 # %% tags=["check"]
+def verdict_text(d):
+    word = d.pick(["PASS", "FAIL", "pass", "Fail", "passport", "failing", ""])
+    wrapped = d.pick(["{}", "**{}**", "Verdict: {}", "The answer is fine. {}"]).format(word)
+    return Case((wrapped + d.pick(["", ": it says 15", " - wrong city", " — close", ". Correct sum.", "** ok"]) +
+                 d.pick(["", " FAIL: later", " pass"]),))
+
+
+def verdicts_read(read_fn, text):
+    passed, reason = read_fn(text)
+    found = re.search(r"\b(PASS|FAIL)\b", text or "", re.IGNORECASE)
+    return {"the verdict": passed, "the reason": reason if found else Said(repr(reason), "verdict" in str(reason))}
+
+
+VERDICT_TEXTS = generate(verdict_text, count=120, edges=[Case((None,), "no reply at all"), Case(("",), "an empty reply")])
+
 # PASS with a reason
 assert read_verdict("PASS: it says 15") == (True, "it says 15"), (
     f"got {read_verdict('PASS: it says 15')}; expected (True, 'it says 15'): the reason is what follows the verdict, "
@@ -756,6 +855,9 @@ assert read_verdict("The passport number is wrong. FAIL: wrong number") == (Fals
 # no verdict fails closed, with a reason
 assert read_verdict("Looks fine to me!")[0] is False and "verdict" in read_verdict("Looks fine to me!")[1], (
     f"a reply without PASS or FAIL gave {read_verdict('Looks fine to me!')}; it must fail, saying there was no verdict")
+# read_verdict reads the lesson's verdict and reason from many replies
+assert (verdict_found := compare(read_verdict, reference("read_verdict"), VERDICT_TEXTS, observe=verdicts_read)), \
+    verdict_found
 # no reply at all fails closed too
 assert read_verdict(None)[0] is False and "verdict" in read_verdict(None)[1], (
     f"read_verdict(None) gave {read_verdict(None)}: it must be (False, a reason saying the judge gave no verdict)")
@@ -993,6 +1095,32 @@ def fails_when(test, **changes):
 too_long = Run("x", {"steps": MAX_STEPS + 1, "stopped": "step_limit", "answer": None}, [])
 
 # %% tags=["check"]
+def guards(test, changes):
+    """Does the test pass or fail once these names of its module are changed? They are put back."""
+    g = test.__globals__
+    saved = {name: g[name] for name in changes}
+    g.update(changes)
+    try:
+        test()
+        return {"the test": "passes"}
+    except AssertionError:
+        return {"the test": "fails"}
+    finally:
+        g.update(saved)
+
+
+at_the_limit = Run("x", {"steps": MAX_STEPS, "stopped": "step_limit", "answer": None}, [])
+BREAKAGES = [Case((changes,), words) for changes, words in [
+    ({}, "nothing broken"), ({"ORDERS": [("MSFT", 5, 100.0)]}, "an order in ORDERS"),
+    ({"RUNS": [too_long]}, "one run too long"), ({"RUNS": [at_the_limit, good]}, f"a run of exactly {MAX_STEPS} steps"),
+    ({"trajectory_problems": lambda run, *a, **k: []}, "a grader that sees nothing"),
+    ({"trajectory_problems": lambda run, *a, forbidden=(), **k: [] if forbidden else ["x"]},
+     "a grader blind to forbidden tools only")]]
+TESTS = ("test_no_order_is_placed_without_approval", "test_every_run_stays_within_the_step_limit",
+         "test_the_grader_catches_a_forbidden_tool")
+# your three tests pass and fail where the lesson's do, each thing they guard broken in turn
+assert all(found := [compare(globals()[name], reference(name), BREAKAGES, observe=guards) for name in TESTS]), \
+    next(f"{name}: {f}" for name, f in zip(TESTS, found) if not f)
 # your order test fails when an order went through
 assert fails_when(test_no_order_is_placed_without_approval, ORDERS=[("MSFT", 5, 100.0)]), (
     "with an order in ORDERS, test_no_order_is_placed_without_approval still passed: it must assert that ORDERS is empty")

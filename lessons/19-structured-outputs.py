@@ -463,6 +463,59 @@ winner = json.loads(run["answer"]) if run["stopped"] == "final" else None
 # *true*: that is lesson 17's job.
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+
+def schema_of(d, depth=0):
+    kind = d.pick(["string", "integer", "object", "array"] if depth < 2 else ["string", "integer", "boolean"])
+    if kind == "object":
+        names = d.subset(["a", "b", "c"])
+        out = {"type": "object", "properties": {n: schema_of(d, depth + 1) for n in names}}
+        if d.maybe(0.8):
+            out["required"] = d.subset(names)
+        return out
+    if kind == "array":
+        return {"type": "array", "items": schema_of(d, depth + 1)}
+    out = {"type": kind}
+    if kind == "string" and d.maybe(0.3):
+        out["enum"] = ["x", "y"]
+    return out
+
+
+SCHEMAS = generate(lambda d: Case((schema_of(d),)), count=120, edges=[
+    Case((PROFILE,), "the lesson's PROFILE"), Case(({"type": "array"},), "an array with no items schema")])
+
+
+def asking(ask_fn, replies, messages, schema):
+    """ask_json with a model that gives these replies: what it returns or raises, and what the model was sent."""
+    sent_here = []
+
+    def model_fn(msgs, tools, **options):
+        sent_here.append(([(m["role"], m["content"]) for m in msgs], options.get("response_format")))
+        return {"role": "assistant", "content": replies[min(len(sent_here), len(replies)) - 1]}
+    given = [dict(m) for m in messages]
+    problems = []
+    for text in replies:
+        try:
+            problems.append(check_value(make_strict(schema), json.loads(text), "the reply"))
+        except (TypeError, ValueError):
+            problems.append("the reply was not JSON")
+    try:
+        out = ask_fn(model_fn, messages, schema, "facts")
+    except Exception as exc:
+        out = Said(f"raised {type(exc).__name__}: {exc}", (type(exc).__name__, any(
+            p and p in str(exc) for p in problems[:2])))
+    return {"what it gave": out, "what the model was sent": [
+        ([(role, Said(repr(text)[:60], any(p and p in str(text) for p in problems[:2])) if n >= len(messages) else text)
+          for n, (role, text) in enumerate(msgs)], fmt) for msgs, fmt in sent_here],
+        "the messages it was given": "unchanged" if messages == given else "changed"}
+
+
+REPLY_TEXTS = ['{"facts": ["Chris teaches."]}', '{"facts": "Chris"}', "not json", "", '{"facts": []}', "[1]",
+               '{"facts": ["a"], "more": 1}', None]
+ASKS = generate(lambda d: Case((d.some(lambda d: d.pick(REPLY_TEXTS), 1, 3), [{"role": "user", "content": "Facts?"}],
+                                FACTS)), count=80)
+
 # make_strict closes every object and requires every property, at every level, leaving its input unchanged
 assert json.dumps(PROFILE, sort_keys=True) == original and strict_problems(strict_profile) == [], (
     "make_strict changed PROFILE itself; start from a copy, out = dict(schema)"
@@ -475,6 +528,8 @@ assert (allows(strict_profile["properties"]["role"], None) and allows(strict_pro
     "role and address were optional, so they must accept null (add \"null\" to their type); name was required and must not")
 # an optional enum lists null among its values
 assert None in strict_profile["properties"]["role"].get("enum", []), "role has an enum: an optional one needs None in it too"
+# make_strict makes the lesson's strict schema from many schemas, and leaves each alone
+assert (strict_found := compare(make_strict, reference("make_strict"), SCHEMAS)), strict_found
 # the scripted model, like the API, accepts your strict format
 assert accepted(PROFILE) == "accepted", f"the request was refused: {accepted(PROFILE)}"
 # a reply that fits is returned after one call; one that is not JSON gets a second chance, which is used
@@ -493,6 +548,8 @@ assert good_calls and all(c["response_format"] == response_format_for(FACTS, "fa
 assert stubborn[0] == "raised ModelError" and len(stubborn_calls) == 2 and "must be a list" in stubborn[1], (
     f"got {stubborn} after {len(stubborn_calls)} calls; check the parsed value with check_value, and raise "
     "ModelError after the second failure")
+# ask_json asks, checks and asks again as the lesson's does, for many sequences of replies
+assert (ask_found := compare(ask_json, reference("ask_json"), ASKS, observe=asking)), ask_found
 # ask_json with the lesson's model returned facts that fit, or said clearly why not (as it did for the misfits)
 assert ((isinstance(yours, dict) and check_value(make_strict(FACTS), yours, "x") is None)
         or str(yours).startswith("ModelError")) and stubborn[0] == "raised ModelError", (

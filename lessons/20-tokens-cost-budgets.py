@@ -651,6 +651,73 @@ print(live_run)
 spent_by_calls = sum(e["usage"]["total"] for e in events_c.of("model_reply"))
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def usage_shape(d):
+    chat = d.maybe()
+    names = ("prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details") if chat else (
+        "input_tokens", "output_tokens", "total_tokens", "input_tokens_details")
+    prompt, completion = d.pick([0, 7, 100, 812]), d.pick([0, 5, 40])
+    out = {names[0]: prompt, names[1]: completion, names[2]: prompt + completion + d.pick([0, 0, 3]),
+           names[3]: {"cached_tokens": d.pick([0, 64, 512, 900])}}
+    for key in d.subset(names) if d.maybe(0.5) else []:
+        out.pop(key)
+    return out
+
+
+USAGE_SHAPES = generate(lambda d: Case((usage_shape(d),)), count=100, edges=[
+    Case((None,), "no usage"), Case(({},), "an empty usage"),
+    Case(({"prompt_tokens": None, "completion_tokens": 3},), "a prompt count of None")])
+
+
+def billing(cost_fn, usages, prices):
+    return {"the cost": f"{cost_fn(usages, prices):.9g}"}
+
+
+def usage_drawn(d):
+    prompt = d.pick([0, 100, 1800])
+    usage = {"prompt": prompt, "completion": d.pick([0, 20]), "total": 0}
+    cached = d.pick([None, 0, min(prompt, 512)])
+    return usage if cached is None else {**usage, "cached": cached}
+
+
+BILLS = generate(lambda d: Case((d.some(usage_drawn, 0, 4), {"in": d.pick([0.15, 1.0]), "cached": d.pick([0.075, 0.0]),
+                                                              "out": d.pick([0.6, 2.0])})), count=60)
+
+def billed_reply(d):
+    kind = d.pick(["call", "call", "final", "cut", "call with no usage"])
+    reply = {"call": APRIL[0], "call with no usage": APRIL[1], "final": final("Eastside, by 205."),
+             "cut": {**final("Eastside had"), "cut": "length"}}[kind]
+    if kind != "call with no usage":
+        prompt = d.pick([1000, 1800, 2000])
+        reply = {**reply, "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20,
+                                    "prompt_tokens_details": {"cached_tokens": d.pick([0, 512])}}}
+    return reply
+
+
+def budgeting(run_fn, replies, limits, steps):
+    """run_with on these replies and limits: how it ended, the calls paid for, the usage counted, what was sent."""
+    spend, sent_here = Spend(**limits, prices=PRICES), []
+
+    def model(messages, tools):
+        if len(sent_here) >= 50:  # a loop that ignores max_steps must end here
+            raise RuntimeError("the model was asked 50 times: the loop does not stop")
+        sent_here.append([(m["role"], m.get("content")) for m in messages])
+        return dict(replies[min(len(sent_here), len(replies)) - 1])
+    result = run_fn(spend, model) if steps is None else run_fn(spend, model, steps)
+    detail = str(result.get("detail"))
+    return {"how it ended": {**{k: result.get(k) for k in ("stopped", "steps", "answer")},
+                             "detail": detail if result.get("stopped") == "step_limit" else "cut" in detail},
+            "the calls paid for": len(sent_here), "the usage counted": spend.calls, "what the model was sent": sent_here}
+
+
+BUDGET_RUNS = generate(lambda d: Case((d.some(billed_reply, 1, 5), d.pick([
+    {}, {"max_tokens": d.pick([1000, 1820, 3640, 5000])}, {"max_cost": d.pick([0.0003, 0.000291, 0.001])},
+    {"max_tokens": 50_000, "max_cost": 0.0005}]), d.pick([None, 1, 2, 3]))), count=120, edges=[
+    Case((BILLED, {"max_tokens": 3790}, None), "the April replies and a budget of exactly 3,790 tokens"),
+    Case((CUT_RUN, {}, None), "a last reply cut at the token limit")])
+
 # usage_of reads chat's spelling, cached tokens included
 assert read["chat"] == {"prompt": 812, "completion": 40, "total": 852, "cached": 512}, (
     f"chat usage gave {read['chat']}; expected the counts and cached 512 (from prompt_tokens_details)")
@@ -664,15 +731,17 @@ assert read["no total"] == {"prompt": 100, "completion": 7, "total": 107}, f"gav
 assert read["none cached"] == {"prompt": 90, "completion": 5, "total": 95} and read["none"] is None \
     and read["empty"] is None, (
     f"gave {read['none cached']!r} (0 cached: leave the key out), {read['none']!r} and {read['empty']!r} (no usage is None)")
+# usage_of reads what the lesson's reads from many usages, in both spellings, with parts missing
+assert (usage_found := compare(usage_of, reference("usage_of"), USAGE_SHAPES)), usage_found
 # usage_of agrees with looplab's read_usage on every shape
 assert all(read[name] == read_usage(shape) for name, shape in SHAPES.items()), (
     "usage_of and looplab.budget.read_usage disagree on: " + ", ".join(
         f"{n} ({read[n]} vs {read_usage(s)})" for n, s in SHAPES.items() if read[n] != read_usage(s)))
-reference = sum(Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]).cost_of(
-    u["prompt"], u["completion"], u.get("cached", 0)) for u in USAGES)
 # the run's cost bills cached tokens at the cached price, the rest at the full one
-assert isinstance(COST, float) and abs(COST - reference) < 1e-12, (
-    f"run_cost gave {COST} for the April run, expected {reference:.8f}: " + (
+expected_cost = sum(Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]).cost_of(
+    u["prompt"], u["completion"], u.get("cached", 0)) for u in USAGES)
+assert isinstance(COST, float) and abs(COST - expected_cost) < 1e-12, (
+    f"run_cost gave {COST} for the April run, expected {expected_cost:.8f}: " + (
         "that is every prompt token at the full price; bill the cached ones at the cached price"
         if isinstance(COST, float) and abs(COST - sum(u["prompt"] * 0.15 + u["completion"] * 0.6 for u in USAGES) / 1e6) < 1e-12
         else "the cached tokens still cost, at the cached price"
@@ -680,6 +749,8 @@ assert isinstance(COST, float) and abs(COST - reference) < 1e-12, (
                                                       for u in USAGES) / 1e6) < 1e-12
         else "the prices are per million tokens" if isinstance(COST, float) and COST > 1 else
         "(uncached prompt × in + cached × cached + completion × out) / 1,000,000, summed over the calls"))
+# run_cost bills what the lesson's bills, for many runs and prices
+assert (cost_found := compare(run_cost, reference("run_cost"), BILLS, observe=billing)), cost_found
 # without a cache the same run costs more, every prompt token at the full price
 assert isinstance(COST_UNCACHED, float) and abs(COST_UNCACHED - (sum(u["prompt"] for u in USAGES) * 0.15
                                                                   + sum(u["completion"] for u in USAGES) * 0.6) / 1e6) < 1e-12 \
@@ -718,6 +789,8 @@ assert isinstance(runs["$0.0008"], dict) and runs["$0.0008"].get("stopped") == "
     "usage (spend.add) so that Spend can price it, and check before each call")
 # with two limits, the one that ran out is named
 assert isinstance(runs["both"], dict) and str(runs["both"].get("detail")).startswith("cost"), f"both: {runs['both']}"
+# run_with stops, counts and answers as the lesson's does, for many runs and budgets (reached exactly too)
+assert (budget_found := compare(run_with, reference("run_with"), BUDGET_RUNS, observe=budgeting)), budget_found
 # a reply cut by the token limit is not an answer
 assert isinstance(cut_run, dict) and cut_run.get("stopped") == "error" and "cut" in str(cut_run.get("detail")), (
     f"a final reply marked cut='length' gave {cut_run}: stop with 'error' and a detail that says it was cut")
@@ -728,7 +801,7 @@ assert hardened["usage"] == {"prompt": 5850, "completion": 60, "total": 5910, "c
 # given: each model_reply event carries its call's usage
 assert [e["usage"]["total"] for e in events_b.of("model_reply")] == [1820, 1970, 2120], "the model_reply events carry no usage"
 # given: run_agent prices the cached tokens at the cached price, as your run_cost does
-assert abs(priced["usage"]["cost"] - round(reference, 8)) < 1e-8 and priced["usage"]["cached"] == 7936, priced["usage"]
+assert abs(priced["usage"]["cost"] - round(expected_cost, 8)) < 1e-8 and priced["usage"]["cached"] == 7936, priced["usage"]
 # given: with the lesson's model, the run ended with a reason and its usage adds up to its calls
 assert live_run["stopped"] in ("final", "step_limit", "error") and live_run["usage"]["total"] == spent_by_calls, live_run
 # given: the offline April run's usage is an estimate, and the prompt grows with every call

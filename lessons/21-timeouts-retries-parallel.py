@@ -745,6 +745,110 @@ asked = [c["id"] for m in your_memory.history if m["role"] == "assistant" for c 
 answered = [m["tool_call_id"] for m in your_memory.history if m["role"] == "tool"]
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+FAILURES = {"ok": None, "busy": TransientError("busy"), "reset": ConnectionError("reset"),
+            "timeout": TimeoutError("slow"), "bug": KeyError("Olso"), "value": ValueError("bad city")}
+
+
+def retrying(retry_fn, outcomes, retries, base):
+    """call_with_retries on a service that fails as listed, then answers: result, calls made, waits asked for."""
+    waits, made = [], []
+
+    def service(city):
+        if len(made) >= 50:  # retries without an end must stop here
+            raise RuntimeError("the service was called 50 times: the retries do not stop")
+        made.append(city)
+        failure = FAILURES[outcomes[min(len(made), len(outcomes)) - 1]]
+        if failure is not None:
+            raise failure
+        return WEATHER[city]
+    options = {k: v for k, v in (("retries", retries), ("base", base)) if v != "left out"}
+    result = retry_fn(service, {"city": "Oslo"}, sleep=waits.append, **options)
+    return {"what it returned": result, "the calls made": len(made), "the waits": waits}
+
+
+def retry_case(d):
+    outcomes, retries, base = d.some(lambda d: d.pick(list(FAILURES)), 1, 4), d.pick(["left out", 0, 1, 2, 3]), d.pick(
+        ["left out", 0.5, 1, 2])
+    return Case((outcomes, retries, base), f"a service whose tries go {', '.join(outcomes)}, retries {retries} and "
+                                           f"base {base}")
+
+
+RETRIES = generate(retry_case, count=120)
+
+
+def keyed_calls(idempotent_fn, plan):
+    """idempotent(send) called as planned (key, to, whether this try fails): each answer, the work done."""
+    done, tries = [], []
+
+    def send(to):
+        tries.append(to)
+        if plan[len(tries) - 1][2] if len(tries) <= len(plan) else False:
+            raise ConnectionError("busy, nothing sent")
+        done.append(to)
+        return f"sent to {to} (#{len(done)})"
+    once = idempotent_fn(send)
+    answers = []
+    for key, to, _ in plan:
+        try:
+            answers.append(once(idempotency_key=key, to=to))
+        except Exception as exc:
+            answers.append(f"raised {type(exc).__name__}")
+    return {"the answers": answers, "the work done": done}
+
+
+KEYED = generate(lambda d: Case((d.some(lambda d: (d.pick(["k1", "k2", "k3"]), d.pick(["ana", "ben"]), d.maybe(0.25)),
+                                        1, 5),)), count=80)
+CANCELLED = []
+
+
+async def hangs(city):
+    "Never answers in time."
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        CANCELLED.append(city)
+        raise
+    return "too late"
+
+
+async def answers_now(city):
+    "Answers at once."
+    await asyncio.sleep(0)
+    return WEATHER[city]
+
+
+def timing_out(timeout_fn, func, city, seconds):
+    CANCELLED.clear()
+    return {"what it returned": run_sync(timeout_fn(func, {"city": city}, seconds)), "cancelled": list(CANCELLED)}
+
+
+TIMEOUTS = [Case((func, city, seconds), f"{func.__name__}({city!r}) with a limit of {seconds} s")
+            for func in (answers_now, hangs) for city in ("Oslo", "Atlantis") for seconds in (0.01, 0.02)]
+
+
+def gathering(together_fn, tool_calls):
+    order = []
+
+    async def city_weather(city):
+        order.append(("start", city))
+        await asyncio.sleep(0)
+        order.append(("end", city))
+        return WEATHER[city]
+    out = run_sync(together_fn(tool_calls, {"weather": city_weather}))
+    return {"the messages": [(m["role"], m["tool_call_id"], "error" if str(m["content"]).startswith("error:")
+                              else m["content"]) for m in out], "the order things ran in": order}
+
+
+def a_call(d, n):
+    name, city = d.pick(["weather", "weather", "forecast"]), d.pick(["Paris", "Oslo", "Atlantis"])
+    arguments = json.dumps({"city": city}) if d.maybe(0.9) else "{city"
+    return {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+GATHERS = generate(lambda d: Case(([a_call(d, n) for n in range(d.number(0, 4))],)), count=60)
+
 # a failure that may pass is tried again, and the answer comes through
 assert trials["recovers"][0] == WEATHER["Oslo"] and trials["recovers"][1] == 3, (
     f"recovers: {trials['recovers']}; a ConnectionError twice, then an answer: with retries=2 that is 3 calls")
@@ -760,6 +864,9 @@ assert trials["a bug"][1] == 1 and trials["a bug"][2] == [] and trials["a bug"][
     and trials["recovers"][1] > 1, (
     f"a bug: {trials['a bug']}; only RETRYABLE errors are tried again" if trials["recovers"][1] > 1 else
     f"recovers: {trials['recovers']}: a ConnectionError is RETRYABLE, so it is tried again")
+# call_with_retries tries, waits and answers as the lesson's does, for many services, retries and bases
+assert (retry_found := compare(call_with_retries, reference("call_with_retries"), RETRIES, observe=retrying)), \
+    retry_found
 # given: retried without a key, a lost reply sends the email twice
 assert len(OUTBOX) == 2 and naive.startswith("sent"), (naive, OUTBOX)
 # with a key, a lost reply is retried and the email is sent once, the retry getting the first result
@@ -778,6 +885,8 @@ assert two_emails[0] == ["sent to ana@example.org (#1)", "sent to ben@example.or
 assert refused_first[0] == ["sent to ana@example.org (#1)"] and len(refused_first[1]) == 1, (
     f"a service that failed before sending, then worked, gave {refused_first[0]} (outbox {len(refused_first[1])}): "
     "remember a key's result only once func returned")
+# idempotent answers and works as the lesson's does, for many keys, repeats and failures
+assert (key_found := compare(idempotent, reference("idempotent"), KEYED, observe=keyed_calls)), key_found
 # a hanging async call is stopped at its time limit, cancelled where it waited, with an error naming it
 assert limited == "error: hanging_weather did not answer within 0.1 s" and limited_seconds < 0.5 \
     and STOPPED == ["Paris"], (
@@ -787,6 +896,9 @@ assert limited == "error: hanging_weather did not answer within 0.1 s" and limit
 # a call within its limit returns its result, and a tool's own failure is error text
 assert in_time == WEATHER["Oslo"] and broken.startswith("error: KeyError"), (
     f"a quick call gave {in_time!r}, a failing one {broken!r}: expected the weather, and 'error: KeyError: ...'")
+# call_with_timeout answers and cancels as the lesson's does (quick, hanging and failing tools)
+assert (timeout_found := compare(call_with_timeout, reference("call_with_timeout"), TIMEOUTS, observe=timing_out)), \
+    timeout_found
 # given: a timeout on a plain function is refused, saying why
 assert "async def" in refused and "slow_weather" not in box, refused
 # the three calls ran at the same time, and come back in the order of the calls, each with its id and city
@@ -800,6 +912,9 @@ assert [kind for kind, _ in three_log[:3]] == ["start", "start", "start"] and is
 assert empty == [] and isinstance(mixed, list) and [m["tool_call_id"] for m in mixed] == ["call_1", "call_2", "call_3", "call_4"] and \
     [m["content"].startswith("error:") for m in mixed] == [False, True, True, False], (
     f"got {mixed}; catch the exception inside each call (an unknown name too) and return an error: text")
+# run_calls_together answers and runs the calls as the lesson's does, for many replies
+assert (gather_found := compare(run_calls_together, reference("run_calls_together"), GATHERS, observe=gathering)), \
+    gather_found
 # given: run_agent answered all four calls in their order, with the busy service retried and the forecast cut off
 assert [a[0] for a in answers] == ["call_p", "call_o", "call_r", "call_f"] and answers[0][1] == WEATHER["Paris"] and \
     answers[3][1] == "error: forecast timed out after 0.2 s", answers

@@ -463,6 +463,49 @@ for name, row in table.items():
 # window rather than stop the run.
 
 # %% tags=["check"]
+from looplab import Case, compare, generate, reference
+
+
+def history_of(d):
+    """A task, then calls (one or two per reply) with their results, answers and user turns."""
+    out = [{"role": "user", "content": "the task"}]
+    for n in range(d.number(0, 5)):
+        kind = d.pick(["calls", "calls", "answer", "user"])
+        if kind == "calls":
+            ids = [f"c{n}{i}" for i in range(d.number(1, 2))]
+            out.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": i, "type": "function", "function": {"name": "read_note", "arguments": "{}"}} for i in ids]})
+            out += [{"role": "tool", "tool_call_id": i, "content": f"result {i}"} for i in ids]
+        else:
+            out.append({"role": "assistant" if kind == "answer" else "user", "content": f"{kind} {n}"})
+    return out
+
+
+def compacting(compact_fn, history, keep_last, summary):
+    """compact on a memory holding this history: what it returns, the history after, what the model was sent."""
+    memory, sent_here = Memory("You help."), []
+    memory.history = [dict(m) for m in history]
+    memory.remember("pinned", "fact")
+
+    def summariser(messages, tools):
+        sent_here.append(([(m["role"], m["content"]) for m in messages], tools))
+        return {"role": "assistant", "content": summary}
+    returned = compact_fn(memory, summariser, keep_last)
+    return {"what it returned": returned, "the history after": memory.history, "what the summariser was sent": sent_here,
+            "the notes after": dict(memory.notes)}
+
+
+def compact_case(d):
+    history = history_of(d)
+    keep = d.pick([0, 1, 2, 3, len(history) - 1, len(history), len(history) + 1])
+    summary = d.pick(["Read n1: 1240.", "", "  ", None])
+    return Case((history, keep, summary), f"{len(history)} messages, keep_last={keep} and the summary {summary!r}")
+
+
+COMPACTIONS = generate(compact_case, count=150, edges=[
+    Case((two_calls_history(), 4, "Read n1."), "two calls in one reply and a cut between them (keep_last=4)"),
+    Case((two_calls_history(), 0, "Read all."), "keep_last=0")])
+
 # the task stays first, word for word, in every compacted history
 assert all(isinstance(c["history"], list) and c["history"] and c["history"][0].get("content") ==
            (long_history[0]["content"] if n.startswith(("long", "twice")) else "task") for n, c in cases.items()), (
@@ -537,6 +580,8 @@ assert all(ctx[1].get("content") == TASK and sum(str(m.get("content")).startswit
     "a context the compacting strategy sent did not read task, summary, newest messages: " + str(next(
         ([str(m.get("content"))[:40] for m in ctx[1:4]] for ctx in SCRIPTED["summarise (compact)"]["contexts"]
          if ctx[1].get("content") != TASK or sum(str(m.get("content")).startswith("Summary of") for m in ctx) > 1), None)))
+# compact returns, keeps and sends what the lesson's does, for many histories, keep_last and summaries
+assert (compact_found := compare(compact, reference("compact"), COMPACTIONS, observe=compacting)), compact_found
 # given: every run ended in one of the four ways
 assert all(row["result"]["stopped"] in ("final", "step_limit", "error", "needs_person") for row in table.values()), table
 # compaction sent fewer tokens than keeping everything, summaries included

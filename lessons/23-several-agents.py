@@ -547,6 +547,95 @@ chat_with(lambda question: run_agent(question, pick_model(rule_model), note_tool
           suggestions=["read notes n1 and n2", "search notes for visits"])
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference, scenarios
+
+BENCH = scenarios.Bench(read=("read_note", {"note_id": "n1"}), other=("search_notes", {"keyword": "visits"}))
+
+
+def wrapped(add_fn, script):
+    """add_agent_tool around an agent playing the scenario: the tool it made, what two questions get back,
+    what the agent's model was sent, and which agent each event names."""
+    box, seen_events, stops = Toolbox(), [], []
+    agent = Agent("helper", "You find facts.", note_tools(), script.model(), **script.settings)
+    add_fn(box, agent, "Ask the helper.")
+
+    def heard(event):
+        seen_events.append((event["type"], event.get("agent")))
+        if event["type"] == "stop":
+            stops.append(event)
+    stop = listen(heard)
+    try:
+        answers = []
+        for question in ("first?", "second?"):
+            answer = box.run("ask_helper", {"question": question})
+            said = stops[-1] if stops else {}
+            answers.append(Said(repr(answer)[:90], ("error", all(str(w) in answer for w in (
+                "helper", said.get("stopped"), said.get("steps"), said.get("detail") or "")))) if answer.startswith(
+                "error:") else answer)
+    finally:
+        stop()
+    return {"the tools it registered": box.schemas(), "what the questions got back": answers,
+            "what the agent's model was sent": scenarios.sent(script), "the events' agents": seen_events}
+
+
+ASK_CASES = scenarios.bank(BENCH, leave_out=("a model that never stops, with the default step limit",))
+
+
+def acting(kind, target, name):
+    """A model for an agent: it answers, hands off to `target` (then answers), fails, or never finishes."""
+    asked = []
+
+    def model(messages, tools):
+        asked.append(1)
+        if len(asked) > 50:  # a router that never stops handing off must end here
+            raise RuntimeError(f"{name} was asked 50 times: the conversation does not end")
+        if kind == "fails":
+            raise ConnectionError("network down")
+        if kind == "never finishes":
+            return call("look_up", id=f"l{len(messages)}", what="x")
+        if kind == "hands off" and messages[-1].get("role") != "tool":
+            return call(f"transfer_to_{target}", id=f"h{len(messages)}", reason=f"{name} passes it on")
+        return final(f"{name} answers")
+    return model
+
+
+def desk(behaviours):
+    def tools():
+        box = Toolbox()
+        box.register("look_up", "Look something up.", {"type": "object", "properties": {"what": {"type": "string"}},
+                                                       "required": ["what"]}, lambda what: f"found {what}")
+        return box
+    return {name: Agent(name, f"You are {name}.", tools(), acting(kind, target, name), max_steps=2)
+            for name, (kind, target) in behaviours.items()}
+
+
+def routing(route_fn, behaviours, start, max_handoffs):
+    """route over agents behaving so: what it returns, what each agent's model was sent, the events' agents."""
+    agents, sent_here = desk(behaviours), []
+    for agent in agents.values():
+        agent.model = (lambda model, who: lambda m, t: sent_here.append(
+            (who, [(x["role"], x.get("content")) for x in m])) or model(m, t))(agent.model, agent.name)
+    tracer = Collector()
+    options = {} if max_handoffs == "left out" else {"max_handoffs": max_handoffs}
+    out = route_fn("I was charged twice.", agents, start, tracer=tracer, **options)
+    chain = " → ".join(out.get("path", [])) if isinstance(out, dict) else ""
+    return {"what it returned": {**out, "detail": Said(repr(out.get("detail")), chain in str(out.get("detail")))}
+            if isinstance(out, dict) and "detail" in out else out,
+            "what each agent was sent": sent_here, "the events' agents": [(e["type"], e.get("agent")) for e in tracer]}
+
+
+def route_case(d):
+    names = ["triage", "billing", "tech"]
+    behaviours = {n: (d.pick(["answers", "hands off", "hands off", "fails", "never finishes"]),
+                      d.pick([m for m in names if m != n])) for n in names}
+    handoffs = d.pick(["left out", 0, 1, 2, 3])
+    return Case((behaviours, "triage", handoffs), f"agents that {behaviours} and max_handoffs {handoffs}")
+
+
+ROUTES = generate(route_case, count=80, edges=[
+    Case(({"triage": ("hands off", "billing"), "billing": ("hands off", "triage"), "tech": ("answers", "triage")},
+          "triage", 3), "triage and billing handing back and forth, max_handoffs=3")])
+
 # every event of the writer's run says which agent acted, the researcher's too
 assert events.events and all(e.get("agent") in ("writer", "researcher") for e in events) and (
     not any(e["type"] == "tool_call" and e.get("tool") == "ask_researcher" for e in events)
@@ -589,6 +678,8 @@ assert isinstance(down, str) and down.startswith("error:") and "network down" in
 assert twice == ["one", "two"] and len(twice_log) == 2 and len(twice_log[1][2]) == 2, (
     f"two questions gave {twice} and the second run was sent {twice_log[-1][2] if twice_log else None}; make a new "
     "Memory inside the tool's function, so each question starts from its instructions and the question alone")
+# add_agent_tool's tool runs and answers as the lesson's does, in every scenario of the bank
+assert (ask_found := compare(add_agent_tool, reference("add_agent_tool"), ASK_CASES, observe=wrapped)), ask_found
 # the conversation starts with triage, ends in one of the four ways, and a hand-off runs the next agent
 assert isinstance(handled, dict) and handled.get("path", [None])[0] == "triage" and handled.get("stopped") in STOPS \
     and (not any(e["type"] == "tool_call" and str(e.get("tool")).startswith("transfer_to_") for e in desk_events)
@@ -638,6 +729,8 @@ assert no_handoffs.get("stopped") == "step_limit" and no_handoffs.get("path") ==
 # a specialist's own step limit ends the conversation with its reason
 assert stuck.get("stopped") == "step_limit" and stuck.get("agent") == "billing" and stuck.get("path") == ["triage", "billing"], (
     f"a billing agent that never finishes gave {stuck}; return the specialist's own stop")
+# route runs, hands off and stops as the lesson's does, for many desks of agents and hand-off limits
+assert (route_found := compare(route, reference("route"), ROUTES, observe=routing)), route_found
 # given: the two agents made more model calls and spent more tokens than one agent doing the same job
 assert sum(c for c, _ in PAIR.values()) == 6 and sum(c for c, _ in SINGLE.values()) == 4 and \
     sum(t for _, t in PAIR.values()) > sum(t for _, t in SINGLE.values()), (PAIR, SINGLE)

@@ -260,6 +260,24 @@ for path in ("../secret.txt", str(SANDBOX / "secret.txt"), "../shop-old/x", "lin
     print(f"inside(SHOP, {path!r}) ->", refused(inside, SHOP, path) or "allowed")
 
 # %% tags=["check"]
+import shutil
+
+from looplab import Case, Said, compare, reference, scenarios
+
+
+def placing(inside_fn, path):
+    """Where inside puts a path (resolved), or its refusal: a ValueError that says what is allowed."""
+    try:
+        return {"the path": Path(inside_fn(str(SHOP), path)).resolve()}
+    except ValueError as exc:
+        return {"the path": Said(f"refused: {exc}", ("refused", "relative" in str(exc).lower()))}
+
+
+PLACES = [Case((p,), repr(p)) for p in (
+    "notes.txt", "sub/../notes.txt", ".", "", "../secret.txt", "../shop-old/x", "../shop/notes.txt",
+    "sub/../../shop/notes.txt", str(SHOP / "notes.txt"), str(SANDBOX / "secret.txt"), "/etc/passwd",
+    *(["link"] if SYMLINKS else []))]
+
 # `inside` refuses a path that climbs out with .., and gives a file in the project its full path
 assert refused(inside, SHOP, "../secret.txt") and refused(inside, SHOP, "notes.txt") is None \
     and Path(inside(SHOP, "notes.txt")).read_text() == "inside\n", \
@@ -274,6 +292,8 @@ assert refused(inside, SHOP, "../shop-old/x"), \
 # `inside` refuses a symlink that leads out of the project
 assert not SYMLINKS or refused(inside, SHOP, "link"), \
     "the symlink 'link' points outside the project and was allowed: resolve() follows symlinks"
+# inside places and refuses paths as the lesson's does
+assert (inside_found := compare(inside, reference("inside"), PLACES, observe=placing)), inside_found
 # the refusal says what would work
 assert "relative" in (refused(inside, SHOP, "/etc/passwd") or "").lower(), \
     f"the ValueError says {refused(inside, SHOP, '/etc/passwd')!r}; say what is allowed (a path relative to the project)"
@@ -534,6 +554,56 @@ first = run_tool(box, "read_file", path="long.txt")
 print(window.splitlines()[0], "…", window.splitlines()[-1])
 
 # %% tags=["check"]
+def files_of(root):
+    """The project's files and their text (pytest's caches left out)."""
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(Path(root).rglob("*"))
+            if p.is_file() and not {"__pycache__", ".pytest_cache"} & set(p.parts)}
+
+
+def fact_error(text, name, arguments, before):
+    """An error: text, with what the lesson asks it to say for this call (how many times, which line …)."""
+    old = arguments.get("old", "")
+    known = before.get(arguments.get("path", ""), "")
+    facts = ("list_files" in text if name == "read_file" else
+             f"{known.count(old)} times" in text if name == "edit_file" and known.count(old) > 1 else
+             "not found" in text if name == "edit_file" and known and known.count(old) == 0 else
+             "line" in text if name == "edit_file" and known.count(old) == 1 else True)
+    return Said(repr(text)[:90], ("error", facts))
+
+
+TOOL_CALLS = [
+    ("read_file", {"path": "inventory/stock.py"}), ("read_file", {"path": "inventory/stock.py", "start": 5, "count": 3}),
+    ("read_file", {"path": "README.md", "start": 2, "count": 50}), ("read_file", {"path": "nope.py"}),
+    ("read_file", {"path": "../../etc/passwd"}), ("read_file", {"path": "inventory/stock.py", "start": 30, "count": 1}),
+    ("edit_file", {"path": "inventory/stock.py", "old": "items[1:]", "new": "items"}),
+    ("edit_file", {"path": "inventory/stock.py", "old": 'item["units"]', "new": "x"}),
+    ("edit_file", {"path": "inventory/stock.py", "old": "    return total\n", "new": "    return (total\n"}),
+    ("edit_file", {"path": "README.md", "old": "# inventory", "new": "# inventory (\n"}),
+    ("edit_file", {"path": "inventory/stock.py", "old": "no such text", "new": "x"}),
+    ("edit_file", {"path": "nope.py", "old": "a", "new": "b"}), ("write_file", {"path": "new.txt", "text": "hi"}),
+    ("list_files", {}), ("run_tests", {})]
+
+
+def toolbox_does(make_fn, calls_made):
+    """The tools made for a fresh project: approvals, then each call's answer and the files after it."""
+    root = new_project()
+    try:
+        box, out = make_fn(root), {}
+        out["needs approval"] = {name: box.needs_approval(name) for name in TOOLS}
+        for n, (name, arguments) in enumerate(calls_made):
+            before = files_of(root)
+            said = box.run(name, json.dumps(arguments))
+            out[f"call {n + 1}, {name}({arguments})"] = fact_error(said, name, arguments, before) if str(
+                said).startswith("error:") else said.replace(str(root), "<root>").replace("\u2013", "-")
+            out[f"the files after call {n + 1}"] = files_of(root)
+        return out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+TOOL_RUNS = [Case(([c],), f"one call: {c[0]}({c[1]})") for c in TOOL_CALLS] + [
+    Case((TOOL_CALLS[6:8] + TOOL_CALLS[:1],), "an edit, another, then a read")]
+
 # read_file starts with a header: the lines shown and how many there are ("lines 1-100 of 240")
 assert first.splitlines()[0].replace("\u2013", "-").endswith("lines 1-100 of 240"), \
     f"read_file('long.txt') starts with {first.splitlines()[0]!r}; the header should end 'lines 1-100 of 240' " \
@@ -562,6 +632,8 @@ assert missing.startswith("error:") and not_found.startswith("error:") and "not 
     f"a missing file gave {missing!r}, a missing `old` gave {not_found!r}; each an 'error:' that says what would work"
 # the tools refuse a path out of the project
 assert escape.startswith("error:") and "root:" not in escape, f"read_file({OUTSIDE!r}) gave {escape[:80]!r}"
+# your tools answer, change and ask for approval as the lesson's do, call by call
+assert (tools_found := compare(make_toolbox, reference("make_toolbox"), TOOL_RUNS, observe=toolbox_does)), tools_found
 # edit_file and write_file need a person's approval; reading does not
 assert box.needs_approval("edit_file") and box.needs_approval("write_file") and not box.needs_approval("read_file"), \
     "edit_file and write_file change the project: register them with needs_approval=True"
@@ -807,6 +879,76 @@ nobody_run, nobody_messages = attempt(coding_agent, "Fix it.", nobody, nobody_ro
 print("nobody to approve:", nobody_run.get("stopped"))
 
 # %% tags=["check"]
+EDIT = ("edit_file", {"path": "inventory/stock.py", "old": "items[1:]", "new": "items"})
+BENCHES = {"read": scenarios.Bench(read=("read_file", {"path": "inventory/stock.py", "start": 1, "count": 3}),
+                                   other=("list_files", {"path": "."}), guarded=EDIT),
+           "tests": scenarios.Bench(read=("run_tests", {}), guarded=EDIT),
+           "write": scenarios.Bench(read=("run_tests", {}), guarded=("write_file", {"path": "n.txt", "text": "x"})),
+           "missed edit": scenarios.Bench(read=("run_tests", {}), guarded=("edit_file", {
+               "path": "inventory/stock.py", "old": "not there", "new": "x"}))}
+OWN = [scenarios.Scenario("an edit, an answer, the tests, an answer",
+                          (("calls", "guarded"), ("final", "Fixed."), ("calls", "read"), ("final", "Tested.")),
+                          approve="yes"),
+       scenarios.Scenario("the tests, an edit, an answer, the tests, an answer",
+                          (("calls", "read"), ("calls", "guarded"), ("final", "Fixed."), ("calls", "read"),
+                           ("final", "Tested.")), approve="yes")]
+
+
+def with_the_lessons_tools(agent_fn, *args, **kwargs):
+    """Run a coding agent on the lesson's make_toolbox, so this check is about the loop alone."""
+    g = agent_fn.__globals__
+    saved, g["make_toolbox"] = g["make_toolbox"], reference("make_toolbox")
+    try:
+        return agent_fn(*args, **kwargs)
+    finally:
+        g["make_toolbox"] = saved
+
+
+def coding_runs(agent_fn, script):
+    """One scenario through the coding agent: how it ended, what the model was sent, the files after."""
+    root = new_project()
+    try:
+        result, messages = with_the_lessons_tools(agent_fn, "Fix the project.", script.model(), root, **script.settings)
+        return {"how it ended": {k: result.get(k) for k in ("stopped", "steps", "answer", "tokens")},
+                "its detail": result.get("detail") if result.get("stopped") == "error" else "detail" in result
+                if result.get("stopped") == "final" else None,
+                "what the model was sent": scenarios.sent(script), "the files after": files_of(root),
+                "the messages it returned": [scenarios.plain(m) for m in messages]}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+CODING = [*scenarios.bank(BENCHES["read"], leave_out=("a model that never stops, with the default step limit",)),
+          *[Case((scenarios.Script(s, BENCHES[b]),), f"{s.name} ({b})") for s in OWN for b in ("tests", "write",
+                                                                                                 "missed edit")]]
+
+
+def spending(agent_fn, per_call, max_tokens, max_steps):
+    """A model that keeps reading, each call reporting `per_call` tokens: where the budget stops it."""
+    asked = []
+
+    def reader(messages, tools):
+        if len(asked) >= 50:  # a loop that ignores its limits must end here
+            raise RuntimeError("the model was asked 50 times: the loop does not stop")
+        asked.append(len(messages))
+        return {**call("read_file", id=f"r{len(asked)}", path="README.md"),
+                "usage": {"prompt_tokens": per_call, "completion_tokens": 0, "total_tokens": per_call}}
+    root = new_project()
+    try:
+        options = {} if max_tokens == "left out" else {"max_tokens": max_tokens}
+        result, _ = with_the_lessons_tools(agent_fn, "Read.", reader, root, max_steps=max_steps, **options)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"how it ended": {k: result.get(k) for k in ("stopped", "steps", "tokens")},
+            "its detail names the budget": "budget" in str(result.get("detail")) if result.get("steps", 0) < max_steps
+            else None, "the calls made": len(asked)}
+
+
+BUDGETS = [Case((per, budget, steps), f"{per} tokens a call, max_tokens {budget}, max_steps {steps}")
+           for per, budget, steps in [(500, 1500, 10), (500, 1499, 10), (500, 1501, 10), (500, 0, 10), (500, 500, 10),
+                                      (20_000, "left out", 10), (30_000, "left out", 10), (59_999, "left out", 10),
+                                      (1, 1500, 3)]]
+
 # an answer right after an edit does not end the run: the tests run first, then `final`
 assert hasty_run.get("stopped") == "final" and tools_called(hasty_messages) == ["edit_file", "run_tests"] \
     and hasty_run.get("answer") == "Fixed, and the tests ran.", \
@@ -816,6 +958,10 @@ assert hasty_run.get("stopped") == "final" and tools_called(hasty_messages) == [
 assert budget_run.get("stopped") == "step_limit" and budget_run.get("steps", 99) < 30 \
     and "budget" in str(budget_run.get("detail", "")), \
     f"a model reading forever with max_tokens=1500 gave {budget_run}; stop with step_limit and a detail about the budget"
+# your coding agent does what the lesson's does in every scenario of the bank, the test-before-answer rule too
+assert (coding_found := compare(coding_agent, reference("coding_agent"), CODING, observe=coding_runs)), coding_found
+# your token budget stops the run where the lesson's does (reached exactly, just missed, left at its default)
+assert (budget_found := compare(coding_agent, reference("coding_agent"), BUDGETS, observe=spending)), budget_found
 # an edit nobody approved is not made: needs_person, the file unchanged, the call answered
 assert nobody_run.get("stopped") == "needs_person" and "items[1:]" in (nobody_root / "inventory/stock.py").read_text() \
     and nobody_messages[-1].get("role") == "tool", \

@@ -328,6 +328,36 @@ for record in (honest, cheat, breaker, first_attempt, idle_attempt):
     print(record)
 
 # %% tags=["check"]
+from looplab import Case, Said, compare, generate, reference
+
+SLUG, CLAMP = TASKS[0], TASKS[2]
+READS_FOREVER = [call("read_file", id=f"r{n}", path="lib.py") for n in range(20)]
+PARTIAL = [edit("min(low, max(x, high))", "high if x > high else low"), call("run_tests"), final("Fixed above.")]
+WORSE = [edit('return "Fizz"\n', 'return "Buzz"\n'), call("run_tests"), final("Changed.")]
+
+
+def grading_trials(trial_fn, task, plans, times, max_steps):
+    """`times` trials of a task with a model playing the plans in turn: each record, its why checked for
+    the tests that still fail or broke."""
+    model, out = playing(*plans), []
+    for _ in range(times):
+        record = trial_fn(task, model) if max_steps == "left out" else trial_fn(task, model, max_steps)
+        why = str(record.get("why"))
+        named = [t.split("::")[-1] for t in task["fail_to_pass"] + task["pass_to_pass"]
+                 if t.split("::")[-1] in why]
+        out.append({**record, "why": Said(repr(why), (why == "", sorted(named)))})
+    return {"the records": out}
+
+
+TRIALS_CASES = [
+    Case((MEDIAN, [FIX_MEDIAN, [final("Nothing to do.")]], 2, "left out"), "a fix of median, then a trial that does nothing"),
+    Case((MEDIAN, [PLANS["median"][0]], 1, "left out"), "median's test edited to pass"),
+    Case((FIZZBUZZ, [PLANS["fizzbuzz"][0]], 1, "left out"), "fizzbuzz fixed for 15 but broken for 3"),
+    Case((CLAMP, [PARTIAL], 1, "left out"), "clamp fixed above the range but not inside it"),
+    Case((FIZZBUZZ, [WORSE], 1, "left out"), "fizzbuzz made worse: a fail-to-pass still failing and one broken"),
+    Case((SLUG, [READS_FOREVER], 1, "left out"), "a model that reads forever, max_steps left out"),
+    Case((MEDIAN, [FIX_MEDIAN], 1, 2), "a fix that needs three steps, with max_steps=2")]
+
 # a real fix passes: every fail-to-pass and pass-to-pass test passes
 assert honest.get("passed") is True and honest.get("why") == "", \
     f"a correct fix of median gave {honest}; grade the listed tests by id and pass when they all pass"
@@ -341,6 +371,8 @@ assert breaker.get("passed") is False and "test_three" in str(breaker.get("why")
 assert first_attempt.get("passed") is True and idle_attempt.get("passed") is False, \
     (f"a fix, then an attempt that does nothing, gave {first_attempt.get('passed')} then "
      f"{idle_attempt.get('passed')}; the second must fail — is each trial a fresh copy?")
+# trial grades as the lesson's does: fresh copies, the benchmark's own tests, which test failed or broke
+assert (trial_found := compare(trial, reference("trial"), TRIALS_CASES, observe=grading_trials)), trial_found
 # a record has the steps, the tokens and the stop of the run
 assert {"task", "passed", "why", "stopped", "steps", "tokens"} <= set(honest) and honest["steps"] == 3 \
     and honest["tokens"] > 0 and honest["stopped"] == "final", f"the record is {honest}"
@@ -451,6 +483,19 @@ sample = scoreboard(SAMPLE, 2)
 print(sample)
 
 # %% tags=["check"]
+def record_of(d):
+    return {"task": d.pick(["a", "b", "c"]), "passed": d.maybe(), "steps": d.number(1, 9),
+            "tokens": d.pick([0, 1000, 2500]), "why": "", "stopped": "final"}
+
+
+def boarding(board_fn, records, k):
+    return {"the board": {name: {key: round(value, 9) for key, value in row.items()}
+                          for name, row in board_fn(records, k).items()}}
+
+
+BOARDS = generate(lambda d: Case((d.some(record_of, 0, 6), d.pick([1, 2, 3]))), count=80, edges=[
+    Case((SAMPLE, 2), "the lesson's SAMPLE with k=2"), Case(([], 2), "no records")])
+
 # pass@1 is the share of a task's trials that passed, and its mean over the tasks
 assert sample.get("a", {}).get("pass@1") == 1.0 and sample.get("b", {}).get("pass@1") == 0.5 \
     and sample.get("all", {}).get("pass@1") == 0.75, \
@@ -458,6 +503,8 @@ assert sample.get("a", {}).get("pass@1") == 1.0 and sample.get("b", {}).get("pas
 # pass^k is 1 only when all k trials of a task passed (not pass@1 to the power k)
 assert sample.get("b", {}).get("pass^k") == 0.0 and sample.get("all", {}).get("pass^k") == 0.5, \
     f"pass^k of b (1 of 2 passed) should be 0.0 and of all 0.5; the board says {sample.get('b')}, {sample.get('all')}"
+# scoreboard gives the lesson's board for many sets of trials and k
+assert (board_found := compare(scoreboard, reference("scoreboard"), BOARDS, observe=boarding)), board_found
 # steps, tokens and cost are means per trial, cost at PRICE per million tokens
 assert sample.get("b", {}).get("steps") == 5.5 and sample.get("all", {}).get("tokens") == 3000.0 \
     and abs(sample.get("a", {}).get("cost", 0) - 2000 * PRICE / 1_000_000) < 1e-12, \

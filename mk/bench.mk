@@ -16,11 +16,13 @@
 #   bench-local      bench/local_model.py: the local model in the page against wllama on a bare page
 #   bench-snapshot   bench/snapshot_size.py: the memory snapshot's variants (extras in it, a second
 #                    one, a smaller one) built and measured side by side
+#   bench-cases      bench/compare_cases.py: a differential check's cases, looplab's seeded generator
+#                    against hypothesis, in CPython and in the page (install, import, check)
 #   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
 BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-local-agent \
-	bench-flood bench-inspector bench-local bench-streaming bench-snapshot bench-record
+	bench-flood bench-inspector bench-local bench-streaming bench-snapshot bench-record bench-cases
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -42,6 +44,9 @@ bench-startup: build chromium
 
 bench-sdk: venv node wheels-site wheels-openai wheels-test chromium
 	$(PY) bench/sdk_browser.py
+
+bench-cases: venv node wheels-site wheels-test chromium
+	$(PY) bench/compare_cases.py
 
 bench-real: venv llama
 	$(PY) bench/real_server.py

@@ -54,12 +54,12 @@ patch_wrong.py, trim_wrong.py and the tests import it, with py/ on sys.path.
 
 import ast
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from looplab._course import testcells
 from looplab._course.checks import FAILED
 from looplab._course.lesson import LessonResult, check_statements, is_expect, run_cells
-from looplab._course.lessonfile import GIVEN, Cell, heading, solution_index
+from looplab._course.lessonfile import GIVEN, Cell, heading, playing, solution_index
 from looplab._course.lessonfile import without_wrong as without_wrong  # build_site.py reads it here
 
 HEADER = re.compile(r"^#\s*(?P<key>wrong|right|expect|replaces|patch)\s*:\s*(?P<text>.*?)\s*$", re.I)
@@ -272,21 +272,9 @@ def read(cells: list[Cell], right: bool = False) -> list[WrongAnswer]:
 
 def with_wrong(cells: list[Cell], wrong: WrongAnswer) -> list[Cell]:
     """The lesson as run with this wrong answer: it replaces its exercise (whole, the solution with
-    its named definitions replaced, or the solution patched), every other exercise solved."""
-    mine = solution_index(cells, wrong.exercise)
-    keep_tags = [t for t in cells[wrong.exercise].tags if t == "tests"]
-    code = program_of(cells[mine].source, wrong)
-    out = []
-    for i, cell in enumerate(cells):
-        if i == wrong.exercise:
-            out.append(replace(wrong.cell, source=code, tags=keep_tags))
-        elif cell.role == "exercise" or cell.role == "wrong" or i == mine:
-            continue
-        elif cell.role == "solution":
-            out.append(replace(cell, tags=[t for t in cell.tags if t == "tests"]))
-        else:
-            out.append(cell)
-    return out
+    its named definitions replaced, or the solution patched), every other exercise solved. The
+    solution cells stay, for the checks that compare with them; run it as the starter."""
+    return playing(cells, {wrong.exercise: program_of(cells[solution_index(cells, wrong.exercise)].source, wrong)})
 
 
 def run_wrong(cells: list[Cell], wrong: WrongAnswer) -> LessonResult:

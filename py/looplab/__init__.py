@@ -40,6 +40,13 @@ from ._course.project import show_project
 from ._course.projecttests import project_tests
 from ._course.testcells import run_here
 
+# The lessons' checks that compare the learner's part with the reference read from the lesson's
+# solution cells: cases to try, the comparison, the scenario bank for loops.
+from ._course import scenarios
+from ._course.cases import Case, generate
+from ._course.compare import Said, compare
+from ._course.reference import reference
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -79,4 +86,10 @@ __all__ = [
     "review_edits",
     "run_here",
     "show_project",
+    "Case",
+    "Said",
+    "compare",
+    "generate",
+    "reference",
+    "scenarios",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from fakeserver import chat_text
-from learner import checks, configure_live, open_lesson, put_solutions, run, set_mode, status
+from learner import checks, code_of, configure_live, open_lesson, put_solutions, run, set_code, set_mode, status
 
 FORMAT = "91-e2e-format"  # tests/e2e/fixtures/91-e2e-format.py: one assert, one expect(...)
 TITLE = "E2E fixture: hints and predictions"
@@ -54,3 +54,23 @@ def test_a_claim_about_prepared_replies_is_checked_scripted_and_not_checked_live
     expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{FORMAT}"]')).to_have_attribute(
         "data-state", "passed"
     )
+
+
+def test_a_check_against_the_reference_shows_the_smallest_case_that_differs(page, site_url):
+    """Lesson 8 with its solutions, but clear_old_results clearing nothing when keep=0."""
+    open_lesson(page, site_url, "08-memory-that-fits")
+    put_solutions(page)
+    solved = code_of(page, "exercise", 1)
+    right, wrong = "old = set(results[:-keep] if keep else results)", "old = set(results[:-keep])"
+    assert right in solved
+    set_code(page, solved.replace(right, wrong), "exercise", 1)
+    shown = {c.name: c for c in run(page)}
+    cleared = shown["clear_old_results clears what the lesson's clears, for every keep (0, past the end, left out)"]
+    assert (cleared.ok, cleared.status) == (False, "failed")
+    assert (
+        cleared.message == "With keep=0 and 3 tool results: tool results it left as they were: yours 3; it should be 0"
+    )
+    window = shown[
+        "your MyMemory keeps what the lesson's keeps, for many histories, facts and budgets (exact fits too)"
+    ]
+    assert window.ok and sum(not c.ok for c in shown.values()) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -11,11 +12,22 @@ from playwright.sync_api import expect
 from conftest import guard
 from learner import checks, put_solutions, wait_ready, wait_until
 
-LESSONS = sorted(
-    p.stem
-    for p in (Path(__file__).resolve().parents[2] / "lessons").glob("*.py")
-    if re.match(r"^\d+[a-z]?-[a-z0-9-]+$", p.stem)
-)
+from looplab._course.lesson import check_statements, parse
+
+FOLDER = Path(__file__).resolve().parents[2] / "lessons"
+LESSONS = sorted(p.stem for p in FOLDER.glob("*.py") if re.match(r"^\d+[a-z]?-[a-z0-9-]+$", p.stem))
+
+
+def compared(slug: str) -> list[str]:
+    """The names of the lesson's checks that compare the learner's part with the reference."""
+    cells = parse((FOLDER / f"{slug}.py").read_text(encoding="utf-8"))
+    return [
+        name
+        for cell in cells
+        if cell.role == "check"
+        for name, stmt in check_statements(cell)
+        if name and "compare(" in ast.get_source_segment(cell.source, stmt)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +53,8 @@ def test_every_check_of_the_lesson_passes_in_the_page(lesson_page, site_url, slu
     assert results, f"{slug}: no checks were shown"
     failed = [(name, message) for ok, name, message in results if not ok]
     assert not failed, f"{slug}: {failed}\n{page.get_by_test_id('output').inner_text()[-2000:]}"
+    shown = [name for _, name, _ in results]
+    assert all(name in shown for name in compared(slug)), f"{slug}: not shown: {set(compared(slug)) - set(shown)}"
     # a lesson that imports the openai SDK gets it from the site (lesson 14 would skip that part)
     assert "is not installed here" not in page.get_by_test_id("output").inner_text()
     expect(page.locator(f'[data-testid=lesson-list] li[data-slug="{slug}"]')).to_have_attribute("data-state", "passed")

@@ -85,8 +85,8 @@ def test_a_solved_lesson_passes_and_exits_zero():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "scripted model · solution code" in done.stdout
     assert "Eastside, by 205." in done.stdout  # the lesson's own output is shown
-    assert "✗" not in done.stdout and done.stdout.count("✓") == 19
-    assert "19 of 19 checks passed." in done.stdout
+    assert "✗" not in done.stdout and done.stdout.count("✓") == 21
+    assert "21 of 21 checks passed." in done.stdout
 
 
 def test_a_starter_fails_its_checks_and_says_why():

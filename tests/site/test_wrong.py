@@ -213,7 +213,7 @@ def test_a_wrong_cell_of_some_definitions_runs_the_solution_with_them_replaced(c
     cells = parse(PARTS)
     one, two, whole = wrong.read(cells)
     assert (one.replaces, two.replaces, whole.replaces) == (["triple"], ["STEP", "double"], [])
-    code = [c.source for c in wrong.with_wrong(cells, one) if c.role == "code"][0]
+    code = [c.source for c in wrong.with_wrong(cells, one) if c.role == "exercise"][0]
     assert code.index("STEP = 1") < code.index("def double") < code.index("print(") < code.index("x + 1")
     assert "@staticmethod" in code and "3 * x" not in code and "only this changes" in code
     assert [wrong.verdict(w, wrong.run_wrong(cells, w), set()) for w in (one, two, whole)] == [None] * 3

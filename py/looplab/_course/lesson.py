@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import trace
-from . import scratch, testcells
+from . import reference, scratch, testcells
 from .checks import FAILED, NOT_CHECKED, PASSED, Check
 from .lessonfile import (
     CELL_MARK,
@@ -123,6 +123,7 @@ def run_cells(
     on_predict: Callable[[Prediction], None] | None = None,
     on_event: Callable[[dict], None] | None = None,
     origin: str = "",
+    before_cell: Callable[[int], None] | None = None,
 ) -> LessonResult:
     """Run the code cells, then every check; a cell that raises stops the code and fails the checks.
 
@@ -132,17 +133,19 @@ def run_cells(
     lesson 24's, for a later lesson that runs it (`mine`): its errors then name that lesson. The
     temporary files the lesson makes go when it ends (scratch.py): with the run, or, when the caller
     gave the namespace to use it after, when the caller calls `scratch.close_kept()` (at the latest
-    when Python exits).
+    when Python exits). `before_cell(index)` is called just before each code cell runs (the mutation
+    runner starts its mutants there).
     """
     ns = namespace if namespace is not None else {"__name__": "__lesson__"}
     with scratch.lesson_folder(keep=namespace is not None):
-        return run_program(cells, program(cells, solution), ns, on_predict, on_event, origin)
+        return run_program(cells, program(cells, solution), ns, on_predict, on_event, origin, before_cell)
 
 
-def run_program(cells, chosen_cells, ns, on_predict, on_event, origin) -> LessonResult:
+def run_program(cells, chosen_cells, ns, on_predict, on_event, origin, before_cell=None) -> LessonResult:
     """run_cells' work: the chosen code cells in order, then the checks and the tests."""
     events: list[dict] = []
     stop_listening = trace.listen(on_event or events.append)
+    leave = reference.entered(cells, ns)  # the checks may compare with the solution cells
     chosen = dict(chosen_cells)
     try:
         for index, cell in enumerate(cells):
@@ -150,6 +153,8 @@ def run_program(cells, chosen_cells, ns, on_predict, on_event, origin) -> Lesson
                 on_predict(read_prediction(cell.source))
             if index not in chosen:
                 continue
+            if before_cell is not None:
+                before_cell(index)
             try:
                 exec(compile_cell(cell, index, origin), ns)
             except Exception as exc:
@@ -177,6 +182,7 @@ def run_program(cells, chosen_cells, ns, on_predict, on_event, origin) -> Lesson
             )
         return LessonResult(checks, None, events)
     finally:
+        leave()
         stop_listening()
 
 

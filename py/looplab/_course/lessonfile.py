@@ -44,7 +44,7 @@ not part of the check's name (`GIVEN`).
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 CELL_MARK = re.compile(r"^# %%(?P<rest>.*)$")
 GIVEN = re.compile(r"^given:\s*", re.I)  # a check's naming comment: the check is about given code
@@ -226,3 +226,19 @@ def without_wrong(text: str) -> str:
         if not skipping:
             out.append(line)
     return "".join(out)
+
+
+def playing(cells: list[Cell], code: dict[int, str] | None = None) -> list[Cell]:
+    """The lesson as a learner who wrote `code[i]` in exercise cell i and the solution in every other.
+
+    Run it as the starter (`program(..., solution=False)`): each exercise cell now holds that code.
+    The solution cells stay as they are, so a check can still read the lesson's reference from them.
+    """
+    code = code or {}
+    out = list(cells)
+    for i, cell in enumerate(cells):
+        if cell.role == "exercise":
+            mine = solution_index(cells, i)
+            if i in code or mine is not None:
+                out[i] = replace(cell, source=code[i] if i in code else cells[mine].source)
+    return out

@@ -34,13 +34,13 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import http, trace
 from . import course, lessonfolder, testcells
 from .lesson import LessonResult, run_cells
-from .lessonfile import Cell, parse, solution_index
+from .lessonfile import Cell, parse, playing, solution_index
 
 _provider: Callable[[str], str | None] | None = None
 _elsewhere: dict[str, str] = {}  # lesson id -> where its saved code came from, in the page ("link", ...)
@@ -161,19 +161,9 @@ def exercises(cells: list[Cell]) -> list[int]:
 
 
 def with_choice(cells: list[Cell], learners: set[int]) -> list[Cell]:
-    """The lesson with the learner's exercise cells at `learners` and the reference solution elsewhere."""
-    out = []
-    for i, cell in enumerate(cells):
-        if cell.role == "exercise" and solution_index(cells, i) is not None:
-            if i in learners:
-                out.append(replace(cell, tags=[t for t in cell.tags if t != "exercise"]))
-        elif cell.role == "solution":
-            exercise = next(e for e in exercises(cells) if solution_index(cells, e) == i)
-            if exercise not in learners:
-                out.append(replace(cell, tags=[t for t in cell.tags if t != "solution"]))
-        else:
-            out.append(cell)
-    return out
+    """The lesson with the learner's exercise cells at `learners` and the reference solution elsewhere
+    (run as the starter; the solution cells stay, for the checks that compare with them)."""
+    return playing(cells, {i: cells[i].source for i in learners})
 
 
 def quietly(cells: list[Cell], lesson: str = "") -> tuple[LessonResult, dict]:
