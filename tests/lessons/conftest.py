@@ -3,10 +3,15 @@
 `solved` is the solution namespace of a lesson, by its number: what a learner ends up with, for
 tests of the parts the lessons build (`solved("02")["MyToolbox"]`). Each lesson runs once per
 session; `solved.fresh("15")` runs it again, for parts that keep state between calls.
+
+Every test runs with its address space capped (`MEMORY`): lesson code runs in this process, and a
+wrong answer or mutant with no end to its loop (a check's model that keeps a copy of every call)
+once grew a run to 17.7 GB; capped, it ends in a MemoryError, which fails a check like any mistake.
 """
 
 import contextlib
 import io
+import resource
 import tempfile
 from pathlib import Path
 
@@ -17,6 +22,7 @@ from looplab._course.course import find_in
 from looplab._course.lesson import parse, run_cells
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
+MEMORY = 4 << 30  # bytes of address space a test may use (a whole lesson runs in well under 1 GB)
 
 
 class Solutions:
@@ -70,3 +76,13 @@ def scripted_mode(monkeypatch):
     monkeypatch.setenv("LOOPLAB_MODEL", "scripted")
     for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def bounded_memory():
+    """Cap this process's address space for the test (children it starts inherit the cap), then restore it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = MEMORY if hard == resource.RLIM_INFINITY else min(MEMORY, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap if soft == resource.RLIM_INFINITY else min(cap, soft), hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
