@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 
 from learner import open_lesson, wait_run_end
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, build_site_of
 
 COMMON = """
 def reference(roles, keep):
@@ -152,13 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         lessons.mkdir()
         for slug, code in LESSONS.items():
             (lessons / f"{slug}.py").write_text(as_lesson(code, slug))
-        site = Path(tmp) / "dist"
-        subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(site), "--lessons", str(lessons)],
-            check=True,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-        )
+        site = build_site_of(lessons, Path(tmp) / "dist")
         server = SiteServer(site)
         try:
             with sync_playwright() as p:

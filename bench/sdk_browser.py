@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,7 +37,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 from fakeserver import FakeServer
 from learner import configure_live, open_lesson, set_mode, wait_run_end
 
-from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, wait_until
+from browser import CHROMIUM, CHROMIUM_ARGS, SiteServer, build_site_of, wait_until
 
 SLUG = "99-bench-models"
 
@@ -122,13 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         lessons = Path(tmp) / "lessons"
         lessons.mkdir()
         (lessons / f"{SLUG}.py").write_text(LESSON.replace("__CALLS__", str(args.calls)))
-        site = Path(tmp) / "dist"
-        subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(site), "--lessons", str(lessons)],
-            check=True,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-        )
+        site = build_site_of(lessons, Path(tmp) / "dist")
         server = SiteServer(site)
         url = server.url
         try:

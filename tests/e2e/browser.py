@@ -75,6 +75,17 @@ def logged_gets(log: Path) -> list[tuple[str, int]]:
     return [(m[1], int(m[2])) for m in re.finditer(r'"GET (\S+) HTTP/[\d.]+" (\d+)', log.read_text())]
 
 
+def build_site_of(lessons: Path, out: Path) -> Path:
+    """The site built into `out` with the lessons of the folder `lessons` (for a bench's own lessons)."""
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--out", str(out), "--lessons", str(lessons)],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
+    return out
+
+
 class SiteServer:
     """scripts/serve.py in a subprocess on a free port; with `log`, its request log is kept
     (`requests()`, as PlainServer's); with `models`, that folder is the models' mirror."""
