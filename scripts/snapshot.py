@@ -42,7 +42,8 @@ TERMINAL_ONLY = (
     "serve.py",
     "lessonfolder.py",
     "notebook.py",
-)  # the command line's own modules (serve.py: a socket server): the page never imports them
+    "mutants.py",
+)  # the command line's own modules (serve.py: a socket server; mutants.py: forks, POSIX `resource`): the page never imports them
 
 
 class SnapshotError(Exception):
