@@ -255,6 +255,7 @@ FITS = generate(lambda d: Case((d.some(lambda d: d.pick([1, 20, 60, 150]), 0, 4)
     Case(([0, 5], 5000), "a first call with no messages at all"),
     Case(([5], 5000, [{"role": "user", "content": "the task"}, {"role": "assistant", "content": "On it."}]),
          "a first call that already has two messages")])
+# the model was asked, and no request is over the budget, the system message's 400 tokens included
 assert sent and all(request_tokens(r) <= BUDGET for r in sent), (
     f"the requests were {[request_tokens(r) for r in sent]} tokens; one is over the budget of {BUDGET}: "
     "send memory.messages(budget), not every message")

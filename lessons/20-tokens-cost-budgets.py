@@ -737,9 +737,9 @@ assert (usage_found := compare(usage_of, reference("usage_of"), USAGE_SHAPES)), 
 assert all(read[name] == read_usage(shape) for name, shape in SHAPES.items()), (
     "usage_of and looplab.budget.read_usage disagree on: " + ", ".join(
         f"{n} ({read[n]} vs {read_usage(s)})" for n, s in SHAPES.items() if read[n] != read_usage(s)))
-# the run's cost bills cached tokens at the cached price, the rest at the full one
 expected_cost = sum(Budget(price_in=PRICES["in"], price_out=PRICES["out"], price_cached=PRICES["cached"]).cost_of(
     u["prompt"], u["completion"], u.get("cached", 0)) for u in USAGES)
+# the run's cost bills cached tokens at the cached price, the rest at the full one
 assert isinstance(COST, float) and abs(COST - expected_cost) < 1e-12, (
     f"run_cost gave {COST} for the April run, expected {expected_cost:.8f}: " + (
         "that is every prompt token at the full price; bill the cached ones at the cached price"

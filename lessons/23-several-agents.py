@@ -619,7 +619,7 @@ def routing(route_fn, behaviours, start, max_handoffs):
     options = {} if max_handoffs == "left out" else {"max_handoffs": max_handoffs}
     out = route_fn("I was charged twice.", agents, start, tracer=tracer, **options)
     chain = " → ".join(out.get("path", [])) if isinstance(out, dict) else ""
-    return {"what it returned": {**out, "detail": Said(repr(out.get("detail")), chain in str(out.get("detail")))}
+    return {"what it returned": {**out, "detail": Said(repr(out.get("detail")), chain in str(out.get("detail")).replace("->", "\u2192"))}
             if isinstance(out, dict) and "detail" in out else out,
             "what each agent was sent": sent_here, "the events' agents": [(e["type"], e.get("agent")) for e in tracer]}
 
