@@ -71,3 +71,21 @@ def test_the_command_line_and_the_lesson_tests_leave_the_temp_folder_as_they_fou
     )
     assert tests.returncode == 0, tests.stdout[-2000:]
     assert list(temp.iterdir()) == []
+
+
+def test_a_forked_child_leaving_the_run_keeps_its_parents_folder(tmp_path, monkeypatch):
+    """The mutation runner forks mid-lesson and the child ends the run: its end must not take the
+    parent's folder, which the parent's lesson goes on using."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    pid = -1
+    try:
+        with scratch.lesson_folder() as folder:
+            (folder / "made-before-the-fork").write_text("the parent's")
+            pid = os.fork()
+            if pid:  # the parent waits until the child has left the run
+                os.waitpid(pid, 0)
+                assert folder.is_dir() and (folder / "made-before-the-fork").read_text() == "the parent's"
+    finally:
+        if pid == 0:
+            os._exit(0)
+    assert not folder.exists() and list(tmp_path.iterdir()) == []

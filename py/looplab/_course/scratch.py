@@ -13,6 +13,7 @@ lesson) uses the folder of the run it is in.
 """
 
 import atexit
+import os
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -32,11 +33,14 @@ def lesson_folder(keep: bool = False):
     before = tempfile.tempdir
     folder = Path(tempfile.mkdtemp(prefix="looplab-lesson-"))
     _active, tempfile.tempdir = folder, str(folder)
+    owner = os.getpid()
     try:
         yield folder
     finally:
         _active, tempfile.tempdir = None, before
-        if keep:
+        if os.getpid() != owner:  # a forked child (the mutation runner's) ends: the folder is its parent's
+            pass
+        elif keep:
             _kept.append(folder)
         else:
             shutil.rmtree(folder, ignore_errors=True)
