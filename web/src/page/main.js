@@ -58,7 +58,7 @@ async function main() {
     () => status.toast("A new version of Loop Lab is ready: reload the page to use it.", 15000),
     visit.warm,
   );
-  const { settings, mode, prices } = setupModels({
+  const { settings, mode, prices, catalog } = setupModels({
     $,
     toggle,
     button: byTest("settings"),
@@ -136,11 +136,13 @@ async function main() {
   mode.show();
   if (settings.mode === "local") mode.useLocal();
 
-  const listed = () =>
+  const listed = (build) => {
+    catalog.load(build); // where the model catalog is (fetched when Settings first opens)
     address.list((message) => {
       status.show(message, "crashed");
       text.replaceChildren(Object.assign(document.createElement("p"), { role: "alert", textContent: message })); // stays when Python is ready
     });
+  };
   const swapped = () => inspector.forget(); // the runs kept for forks went with the worker it replaced
   Object.assign(python, await startPython({ store, status, say, settings, register, listed, swapped }));
 }

@@ -56,7 +56,7 @@ export const gb = (bytes) => `${(bytes / GB).toFixed(bytes < GB ? 2 : 1)} GB`;
  * The device check: what this device can run, from its facts — `memory` (navigator.deviceMemory,
  * in GB; Chrome rounds it and caps it at 8; undefined where the browser does not say),
  * `storageFree` (bytes the origin may still store; undefined when unknown), `gpu` (a WebGPU
- * adapter on real hardware), `jspi` (WebAssembly.Suspending: the engine needs it), `threads`
+ * adapter on real hardware), `jspi` (WebAssembly.Suspending: without it the engine runs a slower build), `threads`
  * (cross-origin isolated, with the core count) — against the catalog's models.
  *
  * -> {tier: "none"|"small"|"laptop"|"large", recommended: id|null, fits: {id: reason|null}, sentence}
@@ -76,16 +76,10 @@ export function deviceCheck(facts, catalog) {
       fits[m.id] = null;
     }
   }
-  const how = `${gpu ? "WebGPU" : "the CPU"}${threads > 1 ? `, ${threads} threads` : ", one thread"}`;
-  if (!jspi) {
-    return {
-      tier: "none",
-      recommended: null,
-      fits,
-      sentence:
-        "This browser cannot run a local model (its WebAssembly lacks JSPI, which the engine needs): use scripted replies or your own key.",
-    };
-  }
+  // Without JSPI the engine runs its compat build (localengine.js): it works, more slowly.
+  const how =
+    `${gpu ? "WebGPU" : "the CPU"}${threads > 1 ? `, ${threads} threads` : ", one thread"}` +
+    (jspi ? "" : ", the slower build for browsers without JSPI");
   const fitting = catalog.models.filter((m) => fits[m.id] === null);
   if (!fitting.length) {
     const smallest = [...catalog.models].sort((a, b) => a.memory - b.memory)[0];

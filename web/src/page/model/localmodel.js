@@ -3,9 +3,14 @@
 // its engine (localengine.js, imported only once local mode is used); its status; and the page's
 // answer to Python's "model" questions (looplab/models/local.py asks, asking.js carries them).
 //
-// One model at a time: picking another replaces it, "forget" deletes it from this browser.
+// One model at a time: picking another replaces it, "forget" deletes it from this browser. A model
+// downloaded from the catalog (catalogview.js, kept by download.js) is used the same way; the one
+// chosen last is remembered (localStorage) so the next visit loads it without asking.
+
+import { stored } from "./download.js";
 
 const FOLDER = "local-model"; // in the OPFS root
+const CHOICE = "looplab:local-catalog-model"; // {id, name, file, size, sha256} of the catalog model in use
 const GGUF_MAGIC = "GGUF";
 
 /** What is wrong with a file that should be a GGUF model, from its first bytes; null when it looks right. */
@@ -34,8 +39,34 @@ async function folder(create = false) {
   }
 }
 
-/** The model kept in this browser: {name, file} or null. */
+function chosen() {
+  try {
+    return JSON.parse(localStorage.getItem(CHOICE) || "null");
+  } catch {
+    return null;
+  }
+}
+
+function choose(model) {
+  try {
+    if (model) {
+      const { id, name, file, size, sha256 } = model;
+      localStorage.setItem(CHOICE, JSON.stringify({ id, name, file, size, sha256 }));
+    } else {
+      localStorage.removeItem(CHOICE);
+    }
+  } catch {
+    // storage refused (private mode): the choice lasts this visit only
+  }
+}
+
+/** The model kept in this browser: {name, file} or null — the catalog model chosen last, else a picked file. */
 export async function storedModel() {
+  const model = chosen();
+  if (model) {
+    const kept = await stored(model).catch(() => null);
+    if (kept && kept.kept) return { name: model.file, file: kept.kept };
+  }
   const dir = await folder();
   if (!dir) return null;
   for await (const [name, handle] of dir.entries()) {
@@ -110,15 +141,42 @@ export class LocalModel {
       this.speed && this.speed.write
         ? ` · reads ${this.speed.read.toFixed(1)} tokens/s, writes ${this.speed.write.toFixed(1)} tokens/s`
         : "";
-    const where = a.gpu ? " · WebGPU" : a.cpuBecause ? ` on the CPU (${a.cpuBecause})` : "";
+    const where = a.gpu ? " · WebGPU" : a.cpuBecause ? ` on the CPU (${a.cpuBecause})` : " · CPU";
     const build = a.compat ? " · wllama's slower build for browsers without JSPI" : "";
     const threads = `${a.threads} thread${a.threads === 1 ? "" : "s"}${where}${build}`;
     return `${a.model} · ${mb(a.size)} · loaded in ${(a.loadMs / 1000).toFixed(1)} s · ${threads}${speed}${this.notKept}`;
   }
 
+  /** The id of the catalog model in use or chosen last, or null. */
+  catalogId() {
+    const model = chosen();
+    return model ? model.id : null;
+  }
+
+  /** Use a catalog model whose verified file is kept (download.js): load it; the next visit loads it too. */
+  async useKept(model, blob) {
+    return this.replace(async () => {
+      choose(model);
+      await this.start(blob, model.file);
+    });
+  }
+
+  /** A catalog model is being forgotten: unload it if it is the one in use. */
+  async forgetCatalog(id) {
+    if (this.catalogId() !== id) return;
+    choose(null);
+    await this.loading?.catch(() => {});
+    const engine = this.engine;
+    this.engine = null;
+    this.speed = null;
+    if (engine) await engine.unload();
+    this.status("none", "Forgotten: no local model is loaded. Choose one below or pick a .gguf file.");
+  }
+
   /** The learner picked a file: check it, load it, then keep it in this browser. */
   async pick(file) {
     return this.replace(async () => {
+      choose(null);
       const problem = await ggufProblem(file);
       if (problem) throw new Error(problem);
       await this.start(file, file.name);
@@ -145,6 +203,7 @@ export class LocalModel {
         );
       }
       if (!response.ok || !response.body) throw new Error(`${url} answered HTTP ${response.status}`);
+      choose(null);
       const size = Number(response.headers.get("content-length")) || 0;
       this.status("loading", `Fetching ${name}…`);
       const file = await store(name.endsWith(".gguf") ? name : `${name}.gguf`, response.body, size, (done, total) =>
@@ -193,6 +252,7 @@ export class LocalModel {
 
   /** Forget the model: unload it and delete the stored copy. */
   async forget() {
+    choose(null);
     const engine = this.engine;
     this.engine = null;
     this.speed = null;
@@ -262,7 +322,7 @@ export class LocalModel {
       this.busy = false;
       this.status(
         "ready",
-        `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s` : ""}`,
+        `${this.describe()}${t.tokens ? ` · last reply: ${t.tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s${t.generate_ms ? `, ${((t.tokens / t.generate_ms) * 1000).toFixed(1)} tokens/s` : ""}` : ""}`,
       );
       return answer;
     } catch (error) {

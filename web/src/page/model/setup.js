@@ -7,13 +7,15 @@ import { Settings, setupDialog } from "./settings.js";
 import { LocalModel } from "./localmodel.js";
 import { setupLocalSettings } from "./localsettings.js";
 import { setupPrices } from "./prices.js";
+import { setupCatalog } from "./catalogview.js";
 
 /**
  * @param {object} page  {$ (an element by selector), toggle (the select), button (Settings), status,
  *   visit (start/visit.js), foreign () -> where the lesson's code came from (or null), everReady ()
  *   -> whether Python was ever ready, renew () -> whether saving started a new worker, changed () the
  *   model in use changed (the toggle, or Settings saved)}
- * @returns {{settings: Settings, mode: object, prices: () => object}}  mode: modes.js's
+ * @returns {{settings: Settings, mode: object, prices: () => object, catalog: object}}  mode: modes.js's;
+ *   catalog: catalogview.js's
  */
 export function setupModels({ $, toggle, button, status, visit, foreign, everReady, renew, changed }) {
   const settings = new Settings();
@@ -25,9 +27,17 @@ export function setupModels({ $, toggle, button, status, visit, foreign, everRea
       if (renew()) status.show("Settings saved: Python starts again with the new endpoint and key…", "loading");
     },
   });
-  const local = new LocalModel((state) => drawLocal(state), visit);
+  let catalog = null; // Settings' model catalog (set up just below)
+  const local = new LocalModel((state) => {
+    drawLocal(state);
+    if (catalog) catalog.refresh();
+  }, visit);
   const drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
-  const openDialog = () => dialog.open();
+  catalog = setupCatalog($("[data-role=local-model]"), local);
+  const openDialog = () => {
+    dialog.open();
+    catalog.show(); // the model catalog and the device check, fetched the first time
+  };
   const mode = modes({ toggle, settings, local, status, openDialog, isolated: () => visit.isolated, foreign });
   const prices = setupPrices($("[data-role=settings-dialog]"));
   toggle.addEventListener("change", () => {
@@ -36,5 +46,5 @@ export function setupModels({ $, toggle, button, status, visit, foreign, everRea
   });
   drawLocal(local);
   button.addEventListener("click", openDialog);
-  return { settings, mode, prices };
+  return { settings, mode, prices, catalog };
 }

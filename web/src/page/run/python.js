@@ -9,7 +9,7 @@ import { isolate } from "../start/isolation.js";
 
 /**
  * @param {object} page  {store, status, say (report.js), settings, register () (the service
- *   worker, chrome.js), listed () (the lessons, fetched once build.json came), swapped () (a new
+ *   worker, chrome.js), listed (build) (the lessons, fetched once build.json came), swapped () (a new
  *   worker replaced the one that kept the runs)}
  * @returns {Promise<{runner: Runner, notIsolated: string} | null>}  null: the build's names did not
  *   come, or the page reloads to isolate itself. `notIsolated`: why it is not, when it is not.
@@ -22,7 +22,7 @@ export async function startPython({ store, status, say, settings, register, list
   );
   if (!build) return null;
   warmCodeOnTakeOver(build); // before the service worker can take over (isolate below, or at ready)
-  listed();
+  listed(build);
   const isolation = await isolate(register, (text) => status.show(text, "loading", { stage: "isolating" }));
   if (isolation.reloading) return null; // a first visit on a host without COOP/COEP: Python starts after the reload
   const runner = new Runner(build, {
