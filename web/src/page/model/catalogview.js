@@ -9,7 +9,7 @@ import { DownloadError, download, forget, mb, spaceUsed, stored } from "./downlo
 import { hasWebGPU } from "./gpuadapter.js";
 
 /** Facts about this device for the check (catalog.js's deviceCheck). */
-async function deviceFacts() {
+async function deviceFacts(isolated) {
   let storageFree;
   try {
     const estimate = await navigator.storage.estimate();
@@ -23,7 +23,7 @@ async function deviceFacts() {
     storageFree,
     gpu: await hasWebGPU(),
     jspi: typeof WebAssembly.Suspending === "function",
-    threads: self.crossOriginIsolated && cores >= 2 ? Math.max(2, Math.min(8, Math.floor(cores / 2))) : 1,
+    threads: isolated && cores >= 2 ? Math.max(2, Math.min(8, Math.floor(cores / 2))) : 1,
   };
 }
 
@@ -36,7 +36,7 @@ const seconds = (s) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.max(1, M
  *   show: Settings opened (the catalog fetched and drawn, the device checked, the first time);
  *   refresh: redraw after the model in use changed
  */
-export function setupCatalog(root, local) {
+export function setupCatalog(root, local, visit) {
   const list = root.querySelector("[data-role=model-catalog]");
   const check = root.querySelector("[data-role=device-check]");
   const space = root.querySelector("[data-role=model-space]");
@@ -262,7 +262,7 @@ export function setupCatalog(root, local) {
       draw(entry, { state: kept.kept ? "kept" : kept.partial ? "partial" : "none", progress: kept.partial });
     }
     showSpace();
-    const verdict = deviceCheck(await deviceFacts(), catalog);
+    const verdict = deviceCheck(await deviceFacts(visit.isolated), catalog);
     check.textContent = verdict.sentence;
     check.dataset.tier = verdict.tier;
     for (const entry of entries.values()) {

@@ -33,7 +33,7 @@ export function setupModels({ $, toggle, button, status, visit, foreign, everRea
     if (catalog) catalog.refresh();
   }, visit);
   const drawLocal = setupLocalSettings($("[data-role=local-model]"), local);
-  catalog = setupCatalog($("[data-role=local-model]"), local);
+  catalog = setupCatalog($("[data-role=local-model]"), local, visit);
   const openDialog = () => {
     dialog.open();
     catalog.show(); // the model catalog and the device check, fetched the first time
