@@ -76,7 +76,13 @@ def local_runs(trace: str) -> list[dict]:
     (only those of calls the local model wrote) and its stop. A lesson also runs scripted demos;
     a local reply is told by its prompt figures (" · evaluated N of M prompt tokens")."""
     runs, run, local = [], None, False
+    previous = None
     for line in trace.splitlines():
+        # A lesson that prints its own trace shows each event twice with --trace: the same line,
+        # one after the other (two calls in one reply never give two identical lines in a row).
+        if line == previous:
+            continue
+        previous = line
         if re.match(r"\s*· run_start ", line):
             run, local = {"results": [], "stop": None, "local": False}, False
             runs.append(run)
