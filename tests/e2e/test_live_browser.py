@@ -5,7 +5,7 @@ where requests are synchronous XHRs from another origin. Already covered in test
     the lean adapter: a tool call, then the final answer   test_live_mode_runs_a_lesson_against_a_cross_origin_endpoint
     a CORS refusal (lean adapter, and Test connection)    test_a_cors_refusal_is_explained
     a refused key (401)                                   test_a_refused_key_is_explained
-    Stop of a request that never answers                  test_stop_ends_a_request_that_never_answers_within_2_s
+    Stop of a request that never answers                  test_stop_ends_a_request_that_never_answers
 Here: the openai SDK installed in the page from the site's own wheels (LLM_API=sdk, chosen in
 Settings) and run through our httpx2_jsfetch transport, a retried fault and a fault that is not
 retried, a CORS refusal seen by the SDK, and lesson 14's SDK part in live mode.

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from learner import open_lesson, run, set_code, start_run, status, wait_ready, wait_run_end
 
-PROBE = """import asyncio, sys, time
+PROBE = """import asyncio, sys
 from looplab.eventloop import Stuck, new_loop, run_sync
 import js
 
@@ -19,21 +19,24 @@ except RuntimeError as exc:
     probe.close()
     print("asyncio.run: fails:", exc)
 
+finished = []
+
 async def later(v, s):
     await asyncio.sleep(s)
+    finished.append(v)
     return v
 
 async def main():
-    started = time.perf_counter()
     got = await asyncio.gather(later("a", 0.2), later("b", 0.1), later("c", 0.15))
     try:
         await asyncio.wait_for(asyncio.sleep(30), 0.1)
     except TimeoutError:
         got.append("timed out")
-    return got, time.perf_counter() - started
+    return got
 
-got, seconds = run_sync(main())
-print("loop:", type(new_loop()).__name__, "| gather:", got, "| side by side:", seconds < 0.4)
+got = run_sync(main())
+# one after another, they would finish a, b, c; side by side, the shortest sleep ends first
+print("loop:", type(new_loop()).__name__, "| gather:", got, "| side by side:", finished == ["b", "c", "a"])
 
 async def awaits_the_browser():
     await js.Promise.new(lambda resolve, reject: js.setTimeout(resolve, 10))
@@ -75,18 +78,15 @@ def test_asyncio_in_the_worker_runs_on_run_syncs_own_loop(page, site_url):
     expect(output).to_contain_text("the WebLoop is back: WebLoop")
 
 
-def test_stop_ends_a_run_waiting_on_run_syncs_loop_within_2_s(page, site_url):
+def test_stop_ends_a_run_waiting_on_run_syncs_loop(page, site_url):
     open_lesson(page, site_url)
     set_code(page, HANG)
     start_run(page)
     expect(page.get_by_test_id("output")).to_contain_text("waiting side by side")
     page.wait_for_timeout(300)  # inside the TimerLoop's sleep now
-    stop_at = page.evaluate("() => performance.now()")
     page.get_by_test_id("stop").click()
     wait_run_end(page, timeout=10_000)
-    took = float(status(page)["runEnded"]) - stop_at
-    assert took < 2000, f"Stop took {took:.0f} ms"
-    assert status(page)["state"] == "stopped"
+    assert status(page)["state"] == "stopped" and status(page).get("restarts", "0") == "0", status(page)
     wait_ready(page)
     page.get_by_test_id("reset").click()
     assert all(ok for ok, _, _ in run(page))  # the next run works

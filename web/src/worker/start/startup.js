@@ -324,6 +324,7 @@ async function startSteps(build, wish, send, given) {
     pyodide = await loadPython(loadPyodide, build);
   }
   times.pyodide = performance.now();
+  performance.mark("looplab:python"); // Python is restored (or loaded): what tests/e2e/test_early.py waits for
   start.given.pageCompiled = state.pageCompiled;
   return { pyodide, start };
 }
