@@ -18,11 +18,12 @@
 #                    one, a smaller one) built and measured side by side
 #   bench-cases      bench/compare_cases.py: a differential check's cases, looplab's seeded generator
 #                    against hypothesis, in CPython and in the page (install, import, check)
+#   bench-stop       bench/stop.py: Stop -> the run's end, by what the run was doing, beside the 2 s promise
 #   bench-streaming  bench/streaming.py: a streamed reply's first characters on screen, from the
 #                    server's first byte (live, fake server) and the engine's first token (local)
 
 BENCHES := bench-loop bench-runtime bench-models bench-startup bench-sdk bench-real bench-coding bench-local-agent \
-	bench-flood bench-inspector bench-local bench-streaming bench-snapshot bench-record bench-cases
+	bench-flood bench-inspector bench-local bench-streaming bench-snapshot bench-record bench-cases bench-stop
 .PHONY: bench $(BENCHES)
 
 bench: $(BENCHES)
@@ -56,6 +57,9 @@ bench-local-agent: venv llama local-test-models
 
 bench-coding: venv llama
 	$(PY) bench/coding_benchmark.py
+
+bench-stop: venv e2e-site chromium
+	$(PY) bench/stop.py
 
 bench-flood: build chromium
 	$(PY) bench/flood.py
