@@ -149,9 +149,15 @@ def checks(tab: Tab) -> list[tuple[bool, str, str]]:
 
 
 def run(tab: Tab, timeout: float = RUN_MS) -> list[tuple[bool, str, str]]:
-    """Click Run, wait for the end, return the checklist."""
+    """Click Run, wait for the end, return the checklist. The run is this click's: its start stamp is
+    a new one (the last run's stamps stay until the page takes the click)."""
+    before = tab.js("() => document.querySelector('[data-testid=status]').dataset.runStarted ?? null")
     tab.click(tid("run"))
-    tab.wait("() => !!document.querySelector('[data-testid=status]').dataset.runStarted", what="the run to start")
+    tab.wait(
+        "(before) => { const at = document.querySelector('[data-testid=status]').dataset.runStarted; return !!at && at !== before; }",
+        before,
+        what="the run to start",
+    )
     wait_run_end(tab, timeout)
     return checks(tab)
 

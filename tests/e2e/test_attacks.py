@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
@@ -36,74 +35,19 @@ from attack import (
     OUTSIDE_PATHS,
     PREFIX,
     PY_HOOKS,
+    PY_TARGETS,
     SEEN,
     TIMER,
 )
 from browser import PlainServer, SiteServer
 from conftest import PLAIN, guard
 from fakeserver import chat_call, chat_text
+from leaks import KEY, OTHER_KEY, found, keyed_outside, lesson_calls_keyed
 from learner import FIXTURE, code_of, configure_live, open_lesson, run, set_code, set_mode, wait_ready
 from test_key import exercise_source, lesson_of, share_link
 
-KEY = "e2e-secret-key-4242"
-OTHER_KEY = "e2e-other-key-8686"
 FORMS = ["never-clicked", "clicked"]
 LESSON_02 = "02-tools"
-
-# Built-ins the keyed path uses whose methods Python can replace with a function of its own and the
-# lesson still runs live. The others Pyodide calls on its way into Python (Array.prototype.push and
-# reverse, Array.from, Object.keys, Object.prototype.toString, String.prototype.charCodeAt …):
-# replaced by Python they recurse before any Python runs, and the worker dies; and past about this
-# many hooks on the hot path (more of Array.prototype, Object's statics), a live call's stack runs
-# out and the worker dies too. So Python cannot hook those; test_javascript_hooks… hooks them all, in
-# JavaScript. (In this order: String's and Array's hooked first would meet the hooking of the rest.)
-PY_TARGETS = [
-    (
-        "js.Headers.prototype",
-        ["@@iterator", "append", "delete", "get", "getSetCookie", "has", "set", "forEach", "entries", "keys", "values"],
-    ),
-    ("js.Request.prototype", ["clone", "arrayBuffer", "text", "json"]),
-    ("js.URL.prototype", ["toString", "toJSON"]),
-    ("js.URL", ["canParse", "parse"]),
-    ("js.JSON", ["parse", "stringify"]),
-    ("js.TextEncoder.prototype", ["encode", "encodeInto"]),
-    ("js.Promise", ["all", "allSettled", "any", "race", "reject", "withResolvers"]),
-    ("js.Promise.prototype", ["catch", "finally"]),
-    ("js.Object.prototype", ["toLocaleString", "valueOf", "isPrototypeOf", "propertyIsEnumerable"]),
-    (
-        "js.Object.getPrototypeOf(js.Uint8Array.prototype)",
-        ["join", "indexOf", "includes", "fill", "reverse", "map", "filter", "toString", "at", "every", "some"],
-    ),
-    ("js.String", ["raw"]),
-    (
-        "js.String.prototype",
-        [
-            "indexOf",
-            "lastIndexOf",
-            "slice",
-            "substring",
-            "substr",
-            "toLowerCase",
-            "toUpperCase",
-            "startsWith",
-            "endsWith",
-            "includes",
-            "concat",
-            "split",
-            "trim",
-            "padStart",
-            "at",
-            "replaceAll",
-            "normalize",
-            "localeCompare",
-            "search",
-            "match",
-            "repeat",
-        ],
-    ),
-    ("js.Array.prototype", ["join", "map", "filter", "forEach", "indexOf", "includes"]),
-]
-
 
 # --- the site, with its server's log, and what the attacker may have left anywhere ----------------
 
@@ -125,34 +69,15 @@ def console(page):
     return lines
 
 
-def inside(path: str) -> bool:
-    """Whether a request path stays under /v1/ on a server that decodes and normalises paths."""
-    return path.startswith("/v1/") and not re.search(r"%2f|%5c|%2e|%25|;|/\.\.?(/|$)", path, re.I)
-
-
 def leaks(key: str, fake, site, page, console) -> list[str]:
-    """Where the key (or its reversal, or either percent-encoded) was found; [] when nowhere."""
-    forms = {key, key[::-1], quote(key, safe=""), quote(key[::-1], safe="")}
-    found = []
-
-    def scan(where: str, text: str) -> None:
-        for form in forms:
-            at = text.find(form)
-            if at >= 0:
-                found.append(f"{where}: …{text[max(0, at - 60) : at + 60]}…")
-
-    for r in list(fake.requests):
-        scan(f"{r.method} {r.path} (path)", r.path)
-        scan(f"{r.method} {r.path} (body)", r.text or "")
-        for name, value in r.headers.items():
-            if not (name == "authorization" and inside(r.path)):
-                scan(f"{r.method} {r.path} (header {name})", value)
-    scan("the site's log", site.log_text())
-    scan("the output", page.get_by_test_id("output").inner_text())
-    scan("the page", page.content())
-    for line in console:
-        scan("the console", line)
-    return found
+    """Where the key was found (leaks.py); [] when nowhere."""
+    places = {
+        "the site's log": site.log_text(),
+        "the output": page.get_by_test_id("output").inner_text(),
+        "the page": page.content(),
+        "the console": "\n".join(console),
+    }
+    return found(key, fake.requests, places)
 
 
 # --- what the learner does ------------------------------------------------------------------------
@@ -210,12 +135,9 @@ def own_live_run(page, fake, key: str = KEY) -> list[str]:
     script_lesson(fake)
     before = len(fake.posts("/v1/chat/completions"))
     results = run(page)
-    problems = []
+    problems = lesson_calls_keyed(fake.posts("/v1/chat/completions")[before:], key)
     if [ok for ok, _, _ in results] != [True, True]:
-        problems.append(f"the lesson's checks, live: {results}")
-    keys = [p.headers.get("authorization") for p in fake.posts("/v1/chat/completions")[before:]]
-    if keys != [f"Bearer {key}"] * 2:
-        problems.append(f"the endpoint's lesson calls carried {keys}")
+        problems.insert(0, f"the lesson's checks, live: {results}")
     return problems
 
 
@@ -343,11 +265,7 @@ def test_no_key_leaves_the_prefix_by_encoded_paths_or_redirects(page, site, site
     bring_back(page)
     problems = own_live_run(page, fake)
 
-    def outside():
-        keyed = [r.path for r in fake.requests if r.headers.get("authorization") == f"Bearer {KEY}"]
-        return [f"the key went outside the prefix: {path}" for path in keyed if not inside(path)]
-
-    assert verdict(page, fake, site, console, problems, then=outside) == []
+    assert verdict(page, fake, site, console, problems, then=lambda: keyed_outside(fake.requests)) == []
 
 
 # --- hooks on every built-in the keyed path uses ------------------------------------------------------
