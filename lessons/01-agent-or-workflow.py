@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: the one model call every agent is made of, and the question the course answers (who chooses the next step)
+# ---
+
 # %% [markdown]
 # # 1 · Agent or workflow?
 #

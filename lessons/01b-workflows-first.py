@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "01"
+#     adds: the five workflow shapes, and when a workflow beats an agent
+# ---
+
 # %% [markdown]
 # # 1b · Workflows first
 #

@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: the Toolbox, the tools every later agent calls, with errors the model can act on
+# ---
+
 # %% [markdown]
 # # 2 · Tools: a name, a description, a schema and a function
 #

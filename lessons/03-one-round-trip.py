@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: one tool call in two requests, with call ids and stable error codes, before any loop
+# ---
+
 # %% [markdown]
 # # 3 · One tool round trip
 #

@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: the loop at the heart of the agent and its four ways to end; lessons 16 and 16b run yours
+# ---
+
 # %% [markdown]
 # # 4 · The loop, and the four ways a run ends
 #

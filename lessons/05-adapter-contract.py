@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: one boundary that turns any provider's reply into the same shape, and a harness that checks it
+# ---
+
 # %% [markdown]
 # # 5 · The adapter contract: one shape at one boundary
 #

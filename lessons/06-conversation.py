@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "08"
+#     adds: the model forgets between calls, so a conversation's history is what makes a chat
+# ---
+
 # %% [markdown]
 # # 6 · Conversation: the model remembers nothing
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: counters and an event log that show what a run did, with secrets redacted
+# ---
+
 # %% [markdown]
 # # 7 · State and trace: counting, and a log that keeps no secrets
 #

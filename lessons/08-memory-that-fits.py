@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: the memory window that keeps a long run inside the context; lesson 16b puts yours in front of your loop
+# ---
+
 # %% [markdown]
 # # 8 · Memory that fits
 #

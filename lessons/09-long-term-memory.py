@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "08"
+#     adds: facts kept across conversations and found again by meaning
+# ---
+
 # %% [markdown]
 # # 9 · Long-term memory: facts that outlive the conversation
 #

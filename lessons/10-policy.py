@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: the policy gate, rules on what goes in and what comes out, and the approval a person gives
+# ---
+
 # %% [markdown]
 # # 10 · Policy: gates, and a person's yes
 #

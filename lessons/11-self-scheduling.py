@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: a task queue the agent adds to itself, with a cap
+# ---
+
 # %% [markdown]
 # # 11 · Self-scheduling: an agent that adds to its own to-do list
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "02"
+#     adds: tools described in the prompt for models without tool calls, tried on a tiny real model
+# ---
+
 # %% [markdown]
 # # 12 · JSON tool calls in the prompt
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: a short thought before each action, and what it costs
+# ---
+
 # %% [markdown]
 # # 13 · ReAct: a short reason before each action
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: the same loop against a real endpoint (raw HTTP, the openai SDK, the Responses API)
+# ---
+
 # %% [markdown]
 # # 14 · Real models: raw HTTP, the openai SDK, the Responses API
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "01"
+#     adds: a reply shown as it is written, tool calls assembled from their pieces
+# ---
+
 # %% [markdown]
 # # 14b · Streaming: the reply as it is written
 #

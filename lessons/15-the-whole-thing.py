@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "16"
+#     adds: the whole agent in one function of your own, with the gates and a task queue inside the loop
+# ---
+
 # %% [markdown]
 # # 15 · The whole thing
 #

@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: use it – your toolbox and your loop become the research helper and answer its eight requests
+# ---
+
 # %% [markdown]
 # # 16 · Project: the research helper, part 1
 #

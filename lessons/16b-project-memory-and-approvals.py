@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: use it – your memory in front of your loop, and which tools need a person, tool by tool
+# ---
+
 # %% [markdown]
 # # 16b · Project: the research helper, part 2
 #

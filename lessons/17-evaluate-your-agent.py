@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: evaluation – a task set, graders and pass^k say whether the agent works, not one lucky run
+# ---
+
 # %% [markdown]
 # # 17 · Evaluate your agent: trajectories, a success rate, and pytest in the page
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "10"
+#     adds: tool results as data, least privilege, and a red team of ten attacks
+# ---
+
 # %% [markdown]
 # # 18 · Prompt injection: when the data gives orders
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "01"
+#     adds: answers held to a JSON schema, checked and retried once
+# ---
+
 # %% [markdown]
 # # 19 · Structured outputs
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "08"
+#     adds: what a run costs, prompt caching, and a budget that stops it
+# ---
+
 # %% [markdown]
 # # 20 · Tokens, cost and budgets
 #

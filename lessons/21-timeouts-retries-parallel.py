@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: timeouts, retries only where a repeat is safe, and tool calls in parallel
+# ---
+
 # %% [markdown]
 # # 21 · Timeouts, retries and calls in parallel
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "08"
+#     adds: the model summarises old turns so a long run fits
+# ---
+
 # %% [markdown]
 # # 22 · Compaction
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "04"
+#     adds: an agent as a tool, hand-offs, and what several agents cost
+# ---
+
 # %% [markdown]
 # # 23 · Several agents
 #

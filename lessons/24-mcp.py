@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "02"
+#     adds: tools discovered from a server over JSON-RPC, and a poisoned server vetted
+# ---
+
 # %% [markdown]
 # # 24 · A standard tool connector (MCP)
 #

@@ -1,3 +1,9 @@
+# ---
+# jupyter:
+#   looplab:
+#     core: use it on code – a coding agent on your own toolbox finds and fixes a project's bugs
+# ---
+
 # %% [markdown]
 # # 25 · A coding agent: read, edit, test, until the tests pass
 #

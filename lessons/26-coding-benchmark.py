@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "25"
+#     adds: SWE-bench's grading on tiny tasks (fail-to-pass and pass-to-pass tests, pass@1 and pass^k)
+# ---
+
 # %% [markdown]
 # # 26 · Is it any good? A benchmark for your coding agent
 #

@@ -1,3 +1,10 @@
+# ---
+# jupyter:
+#   looplab:
+#     deepens: "16b"
+#     adds: MCP tools, safe retries, screened results and budgets, graded before and after
+# ---
+
 # %% [markdown]
 # # 27 · The research helper, ready for users
 #

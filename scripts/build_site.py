@@ -20,7 +20,9 @@ What lands in the output folder:
                                                      its dependencies read from the wheel's metadata
     lessons/index.json, lessons/NN-slug.{py,json}     each lesson as written (wrong answers left out)
                                                      and as parsed cells; the index gives each
-                                                     lesson its chapter (CHAPTERS)
+                                                     lesson its chapter (CHAPTERS), its place on
+                                                     the core path and its time estimate, and the
+                                                     core path's and the course's totals
     py/snapshot-<hash>.bin.gz                        a memory snapshot of Python with looplab and every
                                                      lesson's imports imported (scripts/snapshot.py)
     models.json                                      the local models' catalog (web/models.md)
@@ -91,7 +93,7 @@ TARGET = {
 sys.path.insert(0, str(ROOT / "py"))
 import looplab
 import wrong
-from looplab._course import course, lessonfile
+from looplab._course import corepath, course, estimate, lessonfile
 from looplab._course import lesson as lesson_format  # the page shows cells exactly as CPython parses them
 
 
@@ -350,13 +352,17 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
     """Each lesson as written (.py) and as parsed cells (.json), plus an index."""
     dest = out / "lessons"
     dest.mkdir()
-    index = []
+    index, places = [], {}
     for folder in folders:
         for path in course.lesson_files(folder):
             text = wrong.without_wrong(path.read_text(encoding="utf-8"))  # wrong answers are the tests'
             cells = lesson_format.parse(text)
             slug = path.stem
             (dest / path.name).write_text(text, encoding="utf-8")
+            try:
+                place = places[course.lesson_id(path)] = corepath.place_of(text)
+            except ValueError as exc:
+                raise SystemExit(f"{path.name}: {exc}") from None
             parsed = {
                 "slug": slug,
                 "file": path.name,
@@ -375,9 +381,15 @@ def copy_lessons(out: Path, folders: list[Path]) -> list[dict]:
                     "exercises": sum(c.role == "exercise" for c in cells),
                     "checks": len(lesson_format.check_names(cells)),
                     "hash": hashlib.sha256(text.encode()).hexdigest()[:16],
+                    "minutes": estimate.estimate(cells).minutes,  # by the estimate's rule (estimate.py)
+                    "path": place.as_json() if place else None,  # core or a deepening (corepath.py)
                 }
             )
-    index_file = {"format": course.LESSON_FORMAT, "lessons": index}  # the page refuses another format
+    index_file = {
+        "format": course.LESSON_FORMAT,  # the page refuses another format
+        "estimate": {"rule": estimate.RULE, **corepath.totals(places)},
+        "lessons": index,
+    }
     (dest / "index.json").write_text(json.dumps(index_file, indent=1, ensure_ascii=False) + "\n")
     return index
 

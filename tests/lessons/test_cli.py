@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from looplab._course.course import lesson_files
+from looplab._course import corepath
+from looplab._course.estimate import RULE, say
 from looplab._course.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,11 +27,26 @@ def looplab(*args, cwd=ROOT, **env):
 def test_list_names_every_lesson_with_its_title():
     done = looplab("list")
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()  # the listing alone; the folder in use is said on stderr
+    lines, totals = done.stdout.split("\n\n")  # the listing alone; the folder in use is said on stderr
+    lines = lines.splitlines()
     assert done.stderr == f"lessons: {ROOT / 'lessons'} (lessons/ in the current folder)\n"
     assert len(lines) == len(lesson_files(ROOT / "lessons")) >= 16
     assert lines[0].startswith("01-agent-or-workflow.py") and "Agent or workflow?" in lines[0]
     assert "(2 exercises)" in lines[0]
+
+
+def test_list_marks_the_core_path_and_says_each_lessons_time_and_the_totals():
+    listing, totals = looplab("list").stdout.split("\n\n")
+    found = corepath.places(ROOT / "lessons")
+    rows = dict(zip(found, listing.splitlines()))
+    core, every = corepath.totals(found)["core"], corepath.totals(found)["course"]
+    assert "core ★" in rows["04"] and f" {say(found['04'].minutes)}  " in rows["04"]
+    assert "deepens 04" in rows["03"] and rows["03"].endswith(f"· adds {found['03'].adds}")
+    assert sum("core ★" in row for row in rows.values()) == sum(p.core for p in found.values())
+    assert totals.splitlines() == [
+        f"★ core path: {sum(p.core for p in found.values())} lessons, about {say(core)}; every lesson: about {say(every)}",
+        f"estimate: {RULE}",
+    ]
 
 
 def test_a_notebook_goes_to_stdout_alone_and_what_the_command_says_to_stderr(tmp_path):

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from .. import __version__, trace
 from ..modelmode import model_mode
-from . import course, lessonfile, lessonfolder, notebook, record, serve, talk
+from . import corepath, course, estimate, lessonfile, lessonfolder, notebook, record, serve, talk
 from . import lesson as lessons
 from .checks import MARKS
 
@@ -69,17 +69,32 @@ def find_lesson(name: str) -> Path | None:
 
 
 def list_lessons() -> int:
-    """Print each lesson with its title and exercise count; 2 when there are none."""
+    """Print each lesson, one a line: its file, its place (core, or the core lesson it deepens), its
+    time estimate, title and exercise count, and for a deepening what it adds; then the core path's
+    and the course's totals and the estimate's rule. 2 when there are no lessons."""
     folder = lessons_dir()
     files = course.lesson_files(folder) if folder else []
     if not files:
         print(f"no lessons found in {folder or 'any folder'}", file=sys.stderr)
         return 2
+    places = {}
     for path in files:
-        cells = lessons.parse(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        cells = lessons.parse(text)
+        place = places[course.lesson_id(path)] = corepath.place_of(text)
         exercises = sum(c.role == "exercise" for c in cells)
         note = f"  ({exercises} exercise{'s' if exercises != 1 else ''})" if exercises else ""
-        print(f"{path.name:<34} {lessonfile.title(cells, path.stem)}{note}")
+        where = "" if not place else "core ★" if place.core else f"deepens {place.deepens}"
+        adds = f" · adds {place.adds}" if place and not place.core else ""
+        minutes = estimate.say(estimate.estimate(cells).minutes)
+        print(f"{path.name:<34} {where:<11} {minutes:>10}  {lessonfile.title(cells, path.stem)}{note}{adds}")
+    total = corepath.totals(places)
+    if total["core_lessons"]:
+        print(
+            f"\n★ core path: {total['core_lessons']} lessons, about {estimate.say(total['core'])}; "
+            f"every lesson: about {estimate.say(total['course'])}"
+        )
+        print(f"estimate: {estimate.RULE}")
     return 0
 
 

@@ -158,6 +158,45 @@ def parse_header(rest: str) -> tuple[str, list[str]]:
     return kind, tags
 
 
+FRONT_LINE = re.compile(r"^#(?P<indent> *)(?P<key>[a-z_]+):(?: (?P<value>.*))?$")
+
+
+def front_matter(text: str) -> dict[str, str]:
+    """The lesson's own metadata: the `looplab:` block of its jupytext header, as {key: text}.
+
+        # ---
+        # jupyter:
+        #   looplab:
+        #     core: why this lesson is on the core path
+        # ---
+
+    Jupytext reads the header as YAML and keeps `jupyter:` as the notebook's metadata, so the block
+    stays out of the notebook's cells. This reads only that shape: `key: value` lines two levels in, a
+    value plain or in double quotes; {} when the file has no header. Raises ValueError naming the line
+    for any other line inside that block, or when the header never closes.
+    """
+    body = text.splitlines()
+    if not body or body[0].strip() != "# ---":
+        return {}
+    out: dict[str, str] = {}
+    section = []  # the keys that hold the line: ["jupyter", "looplab"] inside the block
+    for number, line in enumerate(body[1:], start=2):
+        if line.strip() == "# ---":
+            return out
+        match = FRONT_LINE.match(line.rstrip())
+        depth = (len(match["indent"]) - 1) // 2 if match else None
+        if match and depth < 2 and match["value"] is None:
+            section = section[:depth] + [match["key"]]
+        elif match and depth == 2 and section == ["jupyter", "looplab"] and match["value"]:
+            value = match["value"].strip()
+            out[match["key"]] = json.loads(value) if value.startswith('"') else value
+        elif section[:2] == ["jupyter", "looplab"] and (not match or depth >= 2):
+            raise ValueError(f"line {number}: the header's looplab block holds `key: value` lines only: {line!r}")
+        elif match and depth < 2:
+            section = section[:depth]
+    raise ValueError("the header that opens with `# ---` has no closing `# ---`")
+
+
 def parse(text: str) -> list[Cell]:
     """Split a lesson's text into cells (a jupytext `# ---` header block is skipped)."""
     cells: list[Cell] = []

@@ -69,7 +69,8 @@ async function main() {
     renew: () => Boolean(python.runner && python.runner.renew()),
     changed: () => chat.modelChanged(), // its header names the model in use
   });
-  const renderList = () => renderLessonList(list, store.state.lessons, store.state.lesson && store.state.lesson.slug);
+  const renderList = () =>
+    renderLessonList(list, store.state.lessons, store.state.lesson && store.state.lesson.slug, store.state.estimate);
   const say = reports({ status, output, checks, renderList, mode: mode.name, modeNote: mode.note });
   const inspector = new Inspector($("[data-role=inspector]"), {
     fork: (request) => store.dispatch({ type: "fork", request })[0],
@@ -79,7 +80,13 @@ async function main() {
     lesson: () => (store.state.lesson ? store.state.lesson.slug : null),
     model: () => (settings.live ? settings.values.model : ""),
   });
-  const other = setupProofPages({ $, byTest, lessons: () => store.state.lessons, secret: () => settings.apiKey });
+  const other = setupProofPages({
+    $,
+    byTest,
+    lessons: () => store.state.lessons,
+    estimate: () => store.state.estimate,
+    secret: () => settings.apiKey,
+  });
   const hooks = { toast: (...a) => status.toast(...a), openRun: (...a) => inspector.load(...a), other };
   const address = new Address(store, hooks); // the lesson in the address, or a proof page (#map …)
   const run = () => (address.readFirst(), store.dispatch({ type: "run" }));

@@ -41,7 +41,7 @@ export class Address {
   list(failed) {
     return fetchJSON("lessons/index.json")
       .then((index) => {
-        this.store.dispatch({ type: "listed", lessons: readIndex(index) });
+        this.store.dispatch({ type: "listed", lessons: readIndex(index), estimate: index.estimate || null });
         return this.route();
       })
       .catch((error) => failed(`The lessons could not be loaded (${error.message}).`));

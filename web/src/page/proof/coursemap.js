@@ -1,8 +1,11 @@
 // The course map (#map): the chapters, each lesson's state (data-testid "lesson-state", data-state
 // new|started|done|changed), the parts the learner builds and where each is used again, what to do
-// next, and "Export a record" of the course or a chapter. Printable (site.css's print rules).
+// next, and "Export a record" of the course or a chapter. Printable (site.css's print rules). Each
+// lesson says its place (★ core, or the core lesson it deepens and what it adds) and its estimate; the
+// summary gives the core path's total and the estimate's rule (index.json's, lesson/corepath.js).
 
 import { el } from "../ui/dom.js";
+import { CORE_MARK, pathSummary, placeOf, sayMinutes } from "../lesson/corepath.js";
 import { PARTS, chapters, lessonState, nextLesson } from "./progress.js";
 
 const SAYS = { new: "not started", started: "started", done: "all ✓", changed: "✓ once, edited since" };
@@ -18,11 +21,11 @@ export const PROVES =
 
 /**
  * Draw the map into `root`.
- * @param {object} parts  {lessons (index.json's), stateOf(slug), progress, usedIn: a Promise of {lesson number:
+ * @param {object} parts  {lessons and estimate (index.json's), stateOf(slug), progress, usedIn: a Promise of {lesson number:
  *                        [numbers]} (the parts' list is drawn again when it comes; nothing else is),
  *                        exportRecord({name, scope}) (a Promise)}
  */
-export function renderMap(root, { lessons, stateOf, progress, usedIn, exportRecord }) {
+export function renderMap(root, { lessons, estimate, stateOf, progress, usedIn, exportRecord }) {
   const done = lessons.filter((m) => stateOf(m.slug) === "done").length;
   const exercises = exercisesDone(lessons, stateOf);
   const next = nextLesson(lessons, stateOf);
@@ -34,14 +37,28 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
       const record = progress[meta.slug];
       const checks = record ? `${record.checks} of ${record.total} checks ✓` : `${meta.checks} checks`;
       const own = meta.exercises ? ` · ${exercisesDone([meta], stateOf).text}` : "";
+      const place = placeOf(meta);
+      const time = meta.minutes ? ` · about ${sayMinutes(meta.minutes)}` : "";
       return el(
         "li",
-        { "data-testid": "lesson-state", "data-slug": meta.slug, "data-state": state },
+        {
+          "data-testid": "lesson-state",
+          "data-slug": meta.slug,
+          "data-state": state,
+          "data-path": place ? (place.core ? "core" : "deepening") : "",
+        },
         el("span", { class: "map-mark", "aria-hidden": "true" }, MARKS[state]),
         " ",
         el("a", { href: `#/${meta.slug}` }, `${meta.number} · ${meta.title}`),
         " ",
-        el("span", { class: "muted" }, `— ${SAYS[state]}${own} · ${checks}`),
+        place && place.core
+          ? el("span", { class: "map-core" }, el("span", { "aria-hidden": "true" }, `${CORE_MARK} `), "core")
+          : "",
+        place && !place.core ? el("span", { class: "map-deepens" }, place.label) : "",
+        " ",
+        el("span", { class: "muted" }, `— ${SAYS[state]}${own} · ${checks}${time}`),
+        place && place.core && place.why ? el("span", { class: "map-why" }, place.why) : "",
+        place && place.adds ? el("span", { class: "map-adds" }, `adds ${place.adds}`) : "",
       );
     });
     return el(
@@ -114,6 +131,15 @@ export function renderMap(root, { lessons, stateOf, progress, usedIn, exportReco
           )
         : "Every lesson is done.",
     ),
+    pathSummary(estimate)
+      ? el(
+          "p",
+          { class: "map-path", "data-role": "map-path" },
+          el("span", { "aria-hidden": "true" }, `${CORE_MARK} `),
+          `${pathSummary(estimate)}. The other lessons are optional: each deepens a core lesson. `,
+          el("span", { class: "muted" }, `How the time is estimated: ${estimate.rule}.`),
+        )
+      : "",
     ...groups,
     el(
       "section",

@@ -20,10 +20,10 @@ export function viewOf(hash) {
 
 /**
  * @param {HTMLElement} root  the proof section
- * @param {object} parts  {lessons() (index.json's), build() -> Promise of build.json, fetchLesson(meta),
+ * @param {object} parts  {lessons() and estimate() (index.json's), build() -> Promise of build.json, fetchLesson(meta),
  *                        fetchText(meta) (the lesson's file), download(name, text), site (the looplab version)}
  */
-export function setupProof(root, { lessons, build, fetchLesson, fetchText, download, site }) {
+export function setupProof(root, { lessons, estimate, build, fetchLesson, fetchText, download, site }) {
   let title = document.title; // the lesson's, put back when the lessons come back
   const replay = async (record, verdict) =>
     replayRecord(record, { build: await build(), lessons: lessons(), fetchText, fetchLesson, verdict });
@@ -44,6 +44,7 @@ export function setupProof(root, { lessons, build, fetchLesson, fetchText, downl
     const progress = loadProgress();
     renderMap(partOf("map"), {
       lessons: lessons(),
+      estimate: estimate(),
       stateOf: statesFrom(progress, codeKey),
       progress,
       usedIn: usedAgain(),

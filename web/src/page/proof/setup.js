@@ -9,13 +9,14 @@ import { startEarly } from "../start/early.js";
 
 /**
  * @param {object} page  {$ (an element by selector), byTest (by data-testid), lessons () (index.json's),
- *   secret () (the API key: never in a download)}
+ *   estimate () (index.json's), secret () (the API key: never in a download)}
  * @returns {(hash: string) => Promise | null}  the proof view the address names, shown (a Promise), or
  *   null when it names a lesson (the proof pages hidden)
  */
-export function setupProofPages({ $, byTest, lessons, secret }) {
+export function setupProofPages({ $, byTest, lessons, estimate, secret }) {
   const proof = setupProof($("[data-role=proof]"), {
     lessons,
+    estimate,
     build: () => startEarly().build, // the page's one build.json (start/early.js fetched it once)
     fetchLesson,
     fetchText: fetchLessonText,

@@ -16,6 +16,8 @@
  *   (a chat turn, the Chat tab's message to the lesson's agent, is a run too: one at a time, Stop ends it)
  * @typedef {object} State
  * @property {Meta[]} lessons     lessons/index.json
+ * @property {object | null} estimate  lessons/index.json's `estimate`: the rule and the core path's and
+ *                                the course's minutes (looplab/_course/estimate.py, corepath.py)
  * @property {number} showing     the latest open: its lesson is on screen, or on its way
  * @property {number} shown       the open whose lesson is on screen (0: none yet)
  * @property {Meta | null} lesson the lesson on screen
@@ -31,6 +33,7 @@
 export function initial() {
   return {
     lessons: [],
+    estimate: null,
     showing: 0,
     shown: 0,
     lesson: null,
@@ -98,8 +101,9 @@ const ENDED = { run: "ended", fork: "forked", chat: "chatted" }; // the effect a
 
 const EVENTS = {
   /** lessons/index.json arrived. */
-  listed(state, { lessons }) {
+  listed(state, { lessons, estimate = null }) {
     state.lessons = lessons;
+    state.estimate = estimate;
     return state;
   },
 
