@@ -34,7 +34,9 @@ def test_the_list_and_the_map_show_the_core_path_its_total_and_what_each_deepeni
     core = [m for m in course if m["path"]["core"]]
     estimate = index["estimate"]
     assert len(core) == estimate["core_lessons"] and sum(m["minutes"] for m in core) == estimate["core"] <= 12 * 60
-    total = f"Core path: {len(core)} lessons, about {say(estimate['core'])} · every lesson: about {say(estimate['course'])}"
+    total = (
+        f"Core path: {len(core)} lessons, about {say(estimate['core'])} · every lesson: about {say(estimate['course'])}"
+    )
 
     page.goto(site_url)
     listing = page.get_by_test_id("lesson-list")
