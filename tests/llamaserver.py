@@ -2,7 +2,8 @@
 
 scripts/llama.py builds the server and extracts the model (`make llama`); this module starts
 and stops it, and can put a recording proxy in front of it that keeps, for every reply, the
-tokens the server says it wrote (`usage.completion_tokens`) and whether the limit cut it.
+tokens the server says it wrote (`usage.completion_tokens`), whether the limit cut it, the tools
+the request offered and the message the model wrote (bench/local_agent.py counts its calls).
 
     with LlamaServer(key="sk-...") as server:      # free port, --jinja, waits for /health
         server.url                                 # http://127.0.0.1:<port>/v1
@@ -159,7 +160,8 @@ def assembled(path: str, data: bytes) -> dict | None:
 
 
 class Recorder:
-    """A pass-through proxy in front of a server that records each reply's tokens and finish reason."""
+    """A pass-through proxy in front of a server that records each reply's tokens and finish reason,
+    what its request offered (`tools`, `response_format`) and the message the model wrote."""
 
     def __init__(self, server: LlamaServer):
         self.target = f"http://127.0.0.1:{server.port}"
@@ -205,7 +207,7 @@ class Recorder:
                         status, data, kind = reply.status, reply.read(), reply.headers.get("Content-Type", "")
                 except urllib.error.HTTPError as error:
                     status, data, kind = error.code, error.read(), error.headers.get("Content-Type", "")
-                recorder.note(self.path, status, data)
+                recorder.note(self.path, status, data, body)
                 self.send_response(status)
                 self.send_header("Content-Type", kind or "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -214,9 +216,16 @@ class Recorder:
 
         return Handler
 
-    def note(self, path: str, status: int, data: bytes) -> None:
+    def note(self, path: str, status: int, data: bytes, body: bytes | None = None) -> None:
         if status != 200 or not path.rstrip("/").endswith(("/chat/completions", "/responses")):
             return
+        try:
+            request = json.loads(body or b"{}")
+        except ValueError:
+            request = {}
+        offered = {
+            key: request[key] for key in ("tools", "response_format") if isinstance(request, dict) and key in request
+        }
         try:
             reply, streamed = json.loads(data), False
         except ValueError:  # a streamed reply: its events, assembled by looplab's own readers
@@ -241,6 +250,8 @@ class Recorder:
                     "streamed": streamed,
                     # the server's own time writing the reply (not streamed replies only)
                     "generate_ms": (reply.get("timings") or {}).get("predicted_ms"),
+                    "offered": offered,  # the request's tools and response_format, as sent
+                    "message": {"content": message.get("content"), "tool_calls": message.get("tool_calls") or []},
                 }
             )
 
