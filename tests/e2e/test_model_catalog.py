@@ -33,7 +33,8 @@ LOAD_MS = 300_000
 RUN_MS = 1_200_000  # two constrained replies of the 135M model; the machine may be very busy
 
 
-def entry(model_id: str, name: str, file: str, sha256: str, size: int, host: ModelHost) -> dict:
+def entry(model_id: str, name: str, file: str, sha256: str, size: int, base: str) -> dict:
+    """A catalog entry for the test model (or a file posing as one) whose host is at `base`."""
     return {
         "id": model_id,
         "name": name,
@@ -42,9 +43,9 @@ def entry(model_id: str, name: str, file: str, sha256: str, size: int, host: Mod
         "file": file,
         "size": size,
         "sha256": sha256,
-        "url": f"{host.url}files/{file}",
+        "url": f"{base}files/{file}",
         "licence": "Apache-2.0",
-        "licenceUrl": f"{host.url}licence",
+        "licenceUrl": f"{base}licence",
         "memory": 300_000_000,
         "tier": "small",
         "goodAt": "the test model",
@@ -59,9 +60,9 @@ def host():
     with ModelHost({"smol.gguf": MODEL, "wrong.gguf": MODEL}, rate=25e6) as server:
         server.catalog(
             [
-                entry("smol", "SmolLM2 test", "smol.gguf", SHA256, size, server),
-                entry("wrong", "Wrong hash", "wrong.gguf", hashlib.sha256(b"not it").hexdigest(), size, server),
-                entry("gone", "Gone", "gone.gguf", SHA256, size, server),
+                entry("smol", "SmolLM2 test", "smol.gguf", SHA256, size, server.url),
+                entry("wrong", "Wrong hash", "wrong.gguf", hashlib.sha256(b"not it").hexdigest(), size, server.url),
+                entry("gone", "Gone", "gone.gguf", SHA256, size, server.url),
             ],
             default="smol",
         )
