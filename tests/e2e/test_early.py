@@ -75,7 +75,10 @@ def test_on_a_first_visit_the_page_s_first_script_starts_the_worker_at_first_pai
     open_lesson(page, site_url, LESSON)
     times = page.evaluate(TIMES)
     assert times["prestart"] is not None and times["paint"] is not None, times
-    assert times["paint"] <= times["prestart"] < times["early"], times  # the prose first, then before boot.js's pool
+    # the prose first, or the second prestart.js waits at most for a paint to be reported (a busy
+    # machine's first paint came later than that); then before boot.js's pool
+    assert times["paint"] <= times["prestart"] or times["prestart"] >= 1000, times
+    assert times["prestart"] < times["early"], times
     assert "prestarted" in times["given"], times  # what it began served the start
     assert len(asked) == 1 and "connect=" in asked[0], asked  # the pool took it: the default endpoint's origin
     assert run(page), "the run showed no checks"
