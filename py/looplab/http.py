@@ -31,7 +31,8 @@ STOPPED = "stopped"  # what the page's waits answer when Stop was pressed (web/s
 
 
 class NetworkError(Exception):
-    """A request that got no complete HTTP answer; `kind` is timeout, refused, dns, dropped, blocked or other."""
+    """A request that got no complete HTTP answer; `kind` is timeout, refused, dns, dropped, blocked,
+    withheld (the page did not send it with the key, and `detail` says why) or other."""
 
     def __init__(self, kind: str, url: str, detail: str = ""):
         super().__init__(f"{kind}: {url}" + (f" ({detail})" if detail else ""))
@@ -159,6 +160,14 @@ def network_errors(url: str, timeout: float, during: str = "no answer within"):
 REFUSALS = {
     "redirected": "the endpoint answered with a redirect, and a request with your key never follows one",
     "fetch only": "a request with your key goes by fetch here, which this call cannot wait for",
+    "cannot wait": (
+        "a request with your key is made by the page while Python waits, and here Python cannot wait for the page"
+        " (the page is not cross-origin isolated, or this browser gives it no SharedArrayBuffer). Live mode works"
+        " in Chromium and Firefox 153+ on any host, and in Safari and older Firefox on a cross-origin isolated"
+        " page: `make serve`, or a static host once its page has reloaded itself"
+    ),
+    "unanswered": "the page made the request with your key but could not hand Python its answer (over 750 KB?)",
+    "refused": "the page refused to make this request with your key (only a live run's requests to your endpoint get it)",
 }
 
 # Headers a browser sets itself; setting them from script only logs a warning, so skip them.
@@ -175,8 +184,10 @@ def _xhr(method, url, data, headers, timeout):
     error = getattr(reply, "error", None)
     if error == "timeout":
         raise NetworkError("timeout", url, f"no answer within {timeout:g} s")
+    if error in REFUSALS:  # the page kept the key back: saying why, not retried
+        raise NetworkError("withheld", url, REFUSALS[error])
     if error:
-        raise NetworkError("blocked", url, REFUSALS.get(error, "the request failed with no HTTP status"))
+        raise NetworkError("blocked", url, "the request failed with no HTTP status")
     text = reply.body.to_bytes().decode("utf-8", errors="replace")
     return int(reply.status), _parse_headers(str(reply.headers or "")), text
 

@@ -349,9 +349,11 @@ def test_a_plain_static_host_isolates_the_page_after_one_reload(tab, site_dir):
 
 
 @pytest.mark.engines("webkit")
-def test_without_shared_memory_the_page_says_why_and_stop_restarts_python(engine, site_url):
+def test_without_shared_memory_the_page_says_why_and_stop_restarts_python(engine, site_url, fake):
     """WebKitGTK as it ships (GNOME Web): the page is cross-origin isolated, but gets no
-    SharedArrayBuffer. Python cannot wait for the page, so Stop ends it and starts another."""
+    SharedArrayBuffer. Python cannot wait for the page, so Stop ends it and starts another; and a
+    request with the key, which the page makes while Python waits (no JSPI here), is refused
+    with the reason, never sent by a synchronous XHR that would follow a redirect with the key."""
     tab = engine.tab(shared_memory=False)
     try:
         open_lesson(tab, site_url)
@@ -371,6 +373,14 @@ def test_without_shared_memory_the_page_says_why_and_stop_restarts_python(engine
         wait_ready(tab)
         tab.click(tid("reset"))
         assert ran_ok(run(tab))
+
+        go_live(tab, site_url, fake, key=KEY)
+        fake.script(chat_call("add", {"a": 2, "b": 3}), chat_text(ANSWER))
+        results = run(tab)
+        said = output(tab) + " ".join(message for _, _, message in results)
+        assert not ran_ok(results) and "Python cannot wait for the page" in said, said[-1500:]
+        assert "no request to" in said and "with your key" in said, said[-1500:]
+        assert fake.requests == []  # nothing went out: not with the key, not without it
         assert tab.outside == []
     finally:
         tab.close()

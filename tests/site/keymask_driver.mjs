@@ -1,5 +1,5 @@
-// web/src/worker/keymask.js with bytes as JSON arrays of numbers, for tests/site/test_keymask.py.
-import { bytesOf, maskBytes, maskText, pieceMasker } from "../../web/src/worker/keymask.js";
+// web/src/shared/keymask.js with bytes as JSON arrays of numbers, for tests/site/test_keymask.py.
+import { bytesOf, maskBytes, maskText, pieceMasker } from "../../web/src/shared/keymask.js";
 
 /** Each piece of a body as the masker hands it on, then what it held back (the last item). */
 export function pieces(chunks, key, mask) {

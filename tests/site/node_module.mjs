@@ -1,6 +1,6 @@
 // Serves one of the page's ES modules to tests/site over stdin/stdout, one JSON request a line:
 // {"call": NAME, "args": [...]} calls an exported function, {"get": NAME} reads an export; each
-// answer is one JSON line {"value": ...} or {"error": "..."}. The module is the file the site
+// answer (a Promise awaited) is one JSON line {"value": ...} or {"error": "..."}. The module is the file the site
 // bundles, run as it is (it must not need a DOM).
 //
 //   node tests/site/node_module.mjs web/src/shared/redact.js
@@ -15,7 +15,7 @@ for await (const line of lines) {
   let answer;
   try {
     const request = JSON.parse(line);
-    const value = "call" in request ? module[request.call](...request.args) : module[request.get];
+    const value = "call" in request ? await module[request.call](...request.args) : module[request.get];
     answer = { value: value instanceof RegExp ? { source: value.source, flags: value.flags } : value };
   } catch (error) {
     answer = { error: String(error && error.message ? error.message : error) };

@@ -1,4 +1,4 @@
-"""The key written out of what Python reads (web/src/worker/keymask.js, run in Node.js): every
+"""The key written out of what Python reads (web/src/shared/keymask.js, run in Node.js): every
 answer's headers and body, and a body read piece by piece with the key split between pieces."""
 
 from __future__ import annotations

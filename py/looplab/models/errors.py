@@ -118,6 +118,8 @@ def for_network(
         text = f"the connection to {base_url} closed before the reply was complete{tried} — try again in a moment"
     elif kind == "blocked":
         text = f"could not reach {base_url} from this page{tried}: {CORS_HELP}"
+    elif kind == "withheld":
+        text = f"no request to {base_url} with your key: {detail}"
     else:
         text = f"could not reach {base_url}{tried}: {detail or kind}"
     return ModelError(

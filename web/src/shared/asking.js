@@ -51,3 +51,18 @@ export function waitForAnswer(buffer, interrupted) {
   // TextDecoder refuses views of shared memory: copy the bytes out first.
   return new TextDecoder().decode(new Uint8Array(buffer, 8, length).slice());
 }
+
+/** Base64 of `bytes`: bytes (a request's body, an answer's) go through the answer buffer's JSON as text. */
+export function base64Of(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** The bytes of base64 `text`. */
+export function bytesOfBase64(text) {
+  const raw = atob(text);
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}

@@ -140,11 +140,14 @@ export const toWorker = {
  *   arrives (a live stream's text delta, looplab/models/stream.py `listen`), for the screen only: the
  *   trace still gets one model_reply per call. The local model's tokens do not come this way (its
  *   engine runs in the page), yet runner.js gives them to the same listeners.
- * @typedef {{type: "ask", id: number, kind: "approval" | "model", request: object, blocking: boolean}} Ask
+ * @typedef {{type: "ask", id: number, kind: "approval" | "model" | "stdin" | "fetch", request: object, blocking: boolean}} Ask
  *   Python asks the page and (when `blocking`) waits: "approval" {tool, arguments} -> {approved,
  *   reason}; "model" (looplab/models/local.py) {op: "describe"} -> {model, native_tools, ...} or
  *   {op: "chat", messages, tools?, response_format?, max_tokens} -> {message, finish_reason,
- *   timings} or {error}. Not blocking: the page is not isolated, Python went on without an answer.
+ *   timings} or {error}; "fetch" (transport.js, a keyed synchronous request where Python cannot
+ *   wait for a fetch) {method, url, headers, body | body64, timeoutMs} -> {status, headers, body64}
+ *   or {error} (page/run/keyedfetch.js: the run in progress only, live, keyed, in the key's scope).
+ *   Not blocking: the page is not isolated, Python went on without an answer.
  * @typedef {{name: string, ok: boolean, status: string, message: string}} Check
  * @typedef {{answer: any, steps: number, stopped: string, tool_calls: number, detail?: string, run: number,
  *   first_difference: number | null, fork_of: {run: number, step: number}}} ForkOutcome  a fork's run:

@@ -15,8 +15,9 @@
 
 import { keyedURL, parseEndpoint } from "../shared/keyscope.js";
 import { REDACTED } from "../shared/redact.js";
-import { bytesOf, maskBytes, maskText, pieceMasker } from "./keymask.js";
+import { bytesOf, maskBytes, maskText, pieceMasker } from "../shared/keymask.js";
 import { STOPPED } from "../shared/stop.js";
+import { base64Of, bytesOfBase64 } from "../shared/asking.js";
 
 const { apply } = Reflect;
 const { parse } = JSON;
@@ -34,7 +35,6 @@ const SET_TIMEOUT = setter("timeout");
 const SET_TYPE = setter("responseType");
 const STATUS = reader(XHR, "status");
 const RESPONSE = reader(XHR, "response");
-const RESPONSE_URL = reader(XHR, "responseURL");
 const fetchOnce = fetch.bind(self);
 const { entries: HEADERS_ENTRIES } = Headers.prototype;
 const NEXT_ENTRY = Object.getPrototypeOf(new Headers().entries()).next;
@@ -49,7 +49,7 @@ const Signal = AbortSignal;
 const TIMEOUT = AbortSignal.timeout;
 const GET_READER = ReadableStream.prototype.getReader;
 const { read: READ, cancel: CANCEL } = ReadableStreamDefaultReader.prototype;
-const { indexOf, slice, toLowerCase } = String.prototype;
+const { toLowerCase } = String.prototype;
 const Bytes = Uint8Array;
 const KIND = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 const Waiting = Promise;
@@ -69,6 +69,7 @@ const MASK = bytesOf(REDACTED);
 let held = false;
 let live = false; // a live run is in progress: only then may a request carry the key
 let stopped = () => false; // whether Stop was pressed (and takes it): set by the worker
+let askPage; // setPageAsk's: a keyed request asked of the page, while Python waits
 let hush = () => {}; // Pyodide's own look at Stop off, while Python waits on a stream's Promise
 let hear = () => {}; // and on again
 const streams = { __proto__: null }; // open_stream's bodies being read: handle -> {reader, controller}
@@ -93,6 +94,13 @@ export function holdKey(baseUrl, apiKey) {
   endpoint = parseEndpoint(typeof baseUrl === "string" ? baseUrl : "");
   key = typeof apiKey === "string" && endpoint ? apiKey : "";
   keyBytes = bytesOf(key);
+}
+
+/** How a keyed synchronous request reaches the page (worker.js, before Python runs): `ask(request)`
+ * posts it and waits for the page's answer (an object), or returns null when it cannot wait. */
+export function setPageAsk(ask) {
+  if (askPage !== undefined) throw new Error("the page's way is set already");
+  askPage = typeof ask === "function" ? ask : null;
 }
 
 /** Whether a key is held (Python then sees KEY_PLACEHOLDER in LLM_API_KEY). */
@@ -169,12 +177,6 @@ function bodyOf(body) {
 
 const verbOf = (verb) => (typeof verb === "string" ? verb : "GET");
 
-/** `href` as the response's URL gives it back (no fragment): a keyed XHR answered from elsewhere was redirected. */
-function withoutFragment(href) {
-  const at = apply(indexOf, href, ["#"]);
-  return at < 0 ? href : apply(slice, href, [0, at]);
-}
-
 /** What Python gets of an answer: its header text and its body, the key masked out of both. */
 function answer(status, headerText, bytes) {
   return {
@@ -184,24 +186,45 @@ function answer(status, headerText, bytes) {
   };
 }
 
+/** A keyed request the page makes while Python waits (page/run/keyedfetch.js): {status, headers,
+ * body} with the key masked out (by the page, and again here), or {error}. The question holds no
+ * key; the page adds it. No way to wait for the page (not cross-origin isolated, or no
+ * SharedArrayBuffer): "cannot wait". */
+function sendByPage(verb, href, headersJson, body, timeoutMs) {
+  const request = {
+    method: verbOf(verb),
+    url: href,
+    headers: typeof headersJson === "string" ? headersJson : "{}",
+    timeoutMs: typeof timeoutMs === "number" ? timeoutMs : 0,
+  };
+  if (typeof body === "string") request.body = body;
+  else if (body !== null) request.body64 = base64Of(body);
+  const got = askPage ? askPage(request) : null;
+  if (!got) return { error: "cannot wait" };
+  if (typeof got.unavailable === "string") return { error: "unanswered" }; // (an answer over the buffer's size)
+  if (typeof got.status !== "number") return { error: typeof got.error === "string" ? got.error : "blocked" };
+  return answer(got.status, typeof got.headers === "string" ? got.headers : "", bytesOfBase64(got.body64 || ""));
+}
+
 /**
- * One synchronous request (XMLHttpRequest, allowed in a worker): {status, headers (the raw
- * header text), body (Uint8Array)}, or {error: "timeout" | "blocked" | "redirected" | "fetch only"}
- * when no HTTP answer came. A request with the key never follows a redirect: where Python can wait
- * for a fetch (JSPI) it goes by fetch only ("fetch only" here: looplab/http.py and httpx2_jsfetch
- * wait for one); elsewhere a synchronous XHR follows redirects by itself, and its answer is
- * refused when it came from another address ("redirected").
+ * One synchronous request: {status, headers (the raw header text), body (Uint8Array)}, or {error:
+ * "timeout" | "blocked" | "redirected" | "fetch only" | "cannot wait" | "refused"} when no HTTP
+ * answer came. A request with the key never follows a redirect, and a synchronous XHR follows one
+ * before anything can refuse it, so a keyed request never goes by XHR: where Python can wait for a
+ * fetch (JSPI) it goes by fetch only ("fetch only" here: looplab/http.py and httpx2_jsfetch wait
+ * for one); elsewhere the page makes it with fetch while Python waits (`sendByPage`).
  */
 export function send(verb, url, headersJson, body, timeoutMs) {
   const { href, keyed } = target(url);
   if (keyed && JSPI) return { error: "fetch only" };
   const given = bodyOf(body);
+  if (keyed) return sendByPage(verb, href, headersJson, given, timeoutMs);
   const xhr = new XHR();
   apply(SET_TYPE, xhr, ["arraybuffer"]);
   if (typeof timeoutMs === "number" && timeoutMs > 0) apply(SET_TIMEOUT, xhr, [timeoutMs]);
   try {
     apply(OPEN, xhr, [verbOf(verb), href, false]);
-    const headers = headerRecord(headersJson, keyed);
+    const headers = headerRecord(headersJson, false);
     const names = keys(headers);
     for (let i = 0; i < names.length; i++) apply(SET_HEADER, xhr, [names[i], headers[names[i]]]);
     apply(SEND, xhr, [given]);
@@ -210,7 +233,6 @@ export function send(verb, url, headersJson, body, timeoutMs) {
   }
   const status = apply(STATUS, xhr, []);
   if (status === 0) return { error: "blocked" };
-  if (keyed && apply(RESPONSE_URL, xhr, []) !== withoutFragment(href)) return { error: "redirected" };
   return answer(status, apply(ALL_HEADERS, xhr, []) || "", new Bytes(apply(RESPONSE, xhr, []) || new ArrayBuffer(0)));
 }
 

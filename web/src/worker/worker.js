@@ -32,6 +32,7 @@ import {
   send,
   send_async,
   setLive,
+  setPageAsk,
   setStopCheck,
   waited,
 } from "./transport.js";
@@ -86,6 +87,7 @@ async function init(message) {
   const { interrupt, answers, build, snapshot: wish, kept, keep, spare } = message;
   py.stop = new Stop(interrupt);
   py.answers = answers || null;
+  setPageAsk(py.answers ? askPageToFetch : null); // a keyed synchronous request, made by the page (transport.js)
   let pyodide, start, mendTrampoline;
   try {
     // (a worker the page's first script started is restoring Python already: startup.js prefetch)
@@ -319,6 +321,16 @@ function askPage(kind, requestJson) {
   clearAnswer(py.answers);
   post(toPage.ask(py.runId, kind, request, true));
   return waitForAnswer(py.answers, () => py.stop.raiseIfPressed());
+}
+
+// A request with the key that Python makes synchronously where it cannot wait for a fetch (no
+// JSPI): the page makes it (page/run/keyedfetch.js) while Python waits on the answer buffer, Stop
+// raising KeyboardInterrupt meanwhile. The question holds no key; the answer has it masked out.
+function askPageToFetch(request) {
+  output.flush();
+  clearAnswer(py.answers);
+  post(toPage.ask(py.runId, "fetch", request, true));
+  return JSON.parse(waitForAnswer(py.answers, () => py.stop.raiseIfPressed()));
 }
 
 // Between runs: the lesson's project read from Python's file system, or laid out again

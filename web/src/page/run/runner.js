@@ -12,6 +12,7 @@
 import { ENV_KEYS, reader, toWorker } from "../../shared/protocol.js";
 import { STOP_GRACE_MS, STOP_HEARD_MS, forget, press, pressed } from "../../shared/stop.js";
 import { writeAnswer } from "../../shared/asking.js";
+import { keyedFetch, refusal } from "./keyedfetch.js";
 import { WorkerPool } from "../start/workerpool.js";
 import { thisVisit } from "../start/visit.js";
 
@@ -171,9 +172,11 @@ export class Runner {
     const handler = run && run.on.ask;
     Promise.resolve()
       .then(() =>
-        handler
-          ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) })
-          : { unavailable: `the page cannot answer a "${kind}" question` },
+        kind === "fetch"
+          ? this.keyedFetch(run, request, blocking, controller.signal)
+          : handler
+            ? handler(kind, request, { blocking, signal: controller.signal, delta: (text) => this.delta(run, text) })
+            : { unavailable: `the page cannot answer a "${kind}" question` },
       )
       .catch((error) => ({
         unavailable: `the page could not answer: ${error && error.message ? error.message : error}`,
@@ -183,6 +186,18 @@ export class Runner {
         if (blocking && !controller.signal.aborted && (!run || this.current === run))
           writeAnswer(this.answers, answer || {});
       });
+  }
+
+  /** A request with the key that Python in a live run makes synchronously where it cannot wait for a
+   * fetch (keyedfetch.js): made here, following no redirect, for the run in progress only. */
+  keyedFetch(run, request, blocking, signal) {
+    const why = refusal(request, {
+      run,
+      blocking,
+      keyed: Boolean(this.hand && this.hand.keyed),
+      endpoint: this.endpoint,
+    });
+    return why ? { error: "refused", why } : keyedFetch(request, { endpoint: this.endpoint, signal });
   }
 
   finish(result) {
@@ -270,7 +285,16 @@ export class Runner {
     const id = this.nextId++;
     const known = Object.fromEntries(ENV_KEYS.filter((key) => key in env).map((key) => [key, env[key]]));
     return new Promise((resolve) => {
-      const run = { id, resolve, timer: null, heard: false, sent: false, on, waiting: null };
+      const run = {
+        id,
+        resolve,
+        timer: null,
+        heard: false,
+        sent: false,
+        on,
+        waiting: null,
+        live: known.LOOPLAB_MODEL === "live",
+      };
       this.current = run;
       if (!this.fits(realm)) this.swap(realm);
       Promise.resolve(given).then(
