@@ -104,15 +104,23 @@ def test_the_site_zip_holds_the_built_site_in_one_folder_with_relative_addresses
     assert [item["file"] for item in index["lessons"]] == [p.name for p in LESSONS]
 
 
+def lesson_rows(listing: str) -> tuple[list[str], list[str]]:
+    """`looplab list`'s output: a row a lesson, then after a blank line the totals and the estimate's rule."""
+    rows, _, totals = listing.partition("\n\n")
+    return rows.splitlines(), totals.splitlines()
+
+
 def test_a_fresh_venv_lists_runs_and_copies_out_the_course(installed):
     version = installed.looplab("--version")
     assert version.returncode == 0 and version.stdout.strip() == f"looplab {__version__}"
 
     listed = installed.looplab("list")
     assert listed.returncode == 0, listed.stderr
-    rows, first = listed.stdout.splitlines(), listed.stderr.strip()  # the folder in use: on stderr
+    rows, totals = lesson_rows(listed.stdout)
+    first = listed.stderr.strip()  # the folder in use: on stderr
     assert first.startswith(f"lessons: {installed.venv}") and "came with looplab" in first
     assert [row.split()[0] for row in rows] == [p.name for p in LESSONS]
+    assert totals[0].startswith("★ core path: ") and totals[1].startswith("estimate: "), totals
 
     solved = installed.looplab("run", "4", "--solution")
     assert solved.returncode == 0, solved.stdout + solved.stderr
@@ -317,6 +325,6 @@ def test_an_editable_install_runs_the_checkouts_code_and_lessons(tmp_path):
         text=True,
         timeout=120,
     )
-    rows, first = listed.stdout.splitlines(), listed.stderr.strip()
+    (rows, _), first = lesson_rows(listed.stdout), listed.stderr.strip()
     assert first.startswith(f"lessons: {ROOT / 'lessons'} (this source checkout's lessons/;")
     assert len(rows) == len(LESSONS)
