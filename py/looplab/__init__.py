@@ -45,7 +45,7 @@ from ._course.testcells import run_here
 from ._course import scenarios
 from ._course.cases import Case, generate
 from ._course.compare import Said, compare
-from ._course.reference import reference
+from ._course.reference import notebook_lesson, reference
 
 __version__ = "0.1.0"
 
@@ -91,5 +91,6 @@ __all__ = [
     "compare",
     "generate",
     "reference",
+    "notebook_lesson",
     "scenarios",
 ]

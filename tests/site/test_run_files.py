@@ -205,6 +205,7 @@ def test_the_page_and_looplab_notebook_give_the_same_cells(notebook_js, tmp_path
     by_id = {c["id"]: c for c in cli["cells"]}
     assert [c["id"] for c in cli["cells"]] == [
         "looplab-about",
+        "looplab-setup",
         "cell-1",
         "cell-2",
         "cell-3",

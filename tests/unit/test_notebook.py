@@ -74,6 +74,7 @@ def test_a_lesson_file_becomes_a_notebook_with_its_roles_as_tags(tmp_path):
     notebook = to_notebook(lesson)
     assert notebook["nbformat"] == 4 and notebook["nbformat_minor"] == 5
     assert [(c["cell_type"], c["metadata"].get("tags")) for c in notebook["cells"][1:]] == [
+        ("code", ["setup"]),  # notebook_lesson: the checks' reference() finds the lesson's solution
         ("markdown", None),
         ("code", ["exercise"]),
         ("markdown", ["hint"]),
@@ -81,3 +82,4 @@ def test_a_lesson_file_becomes_a_notebook_with_its_roles_as_tags(tmp_path):
         ("code", ["check"]),
     ]
     assert notebook["cells"][-1]["source"] == ["# a is one\n", "assert a == 1"]
+    assert 'notebook_lesson("04-x", globals())' in "".join(notebook["cells"][1]["source"])

@@ -35,6 +35,14 @@ def lines(text: str) -> list[str]:
     return [line for i, line in enumerate(out) if line != "" or i < len(out) - 1]
 
 
+def setup_source(slug: str) -> str:
+    """The notebook's first code cell: the checks that compare with the lesson's solution find it."""
+    return (
+        "from looplab import notebook_lesson\n\n"
+        f'notebook_lesson("{slug}", globals())  # the checks compare your code with this lesson\'s solution'
+    )
+
+
 def solution_markdown(source: str) -> str:
     """A solution shown, not run: its code in a fenced block."""
     return f"**Solution** (run it in place of your exercise cell to see the checks pass):\n\n```python\n{source}\n```"
@@ -64,7 +72,10 @@ def to_notebook(lesson: dict, solution: bool = False) -> dict:
                 j -= 1
             solved.add(j)
     about = ABOUT.format(slug=lesson["slug"], solved=", solved" if solution else "")
-    out = [{"cell_type": "markdown", "id": "looplab-about", "metadata": {}, "source": lines(about)}]
+    out = [
+        {"cell_type": "markdown", "id": "looplab-about", "metadata": {}, "source": lines(about)},
+        cell_json(-1, "code", setup_source(lesson["slug"]), ["setup"]) | {"id": "looplab-setup"},
+    ]
     for index, cell in enumerate(cells):
         role, tags = cell["role"], list(cell.get("tags") or [])
         if "wrong" in tags:

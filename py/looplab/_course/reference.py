@@ -13,7 +13,9 @@ on the lesson's objects such as `chat.remember(...)`) are left out, so reading t
 changes nothing the learner's code made.
 
 `lesson.run_cells` says which lesson is running (`entered`); a lesson run as a plain script (the
-solution last, so it won) reads its own file.
+solution last, so it won) reads its own file; a notebook (`looplab notebook N`, the page's
+download) names its lesson in its first code cell (`notebook_lesson`), read from the lessons that
+came with looplab.
 """
 
 import ast
@@ -23,6 +25,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .course import find_in, packaged_lessons
 from .lessonfile import Cell, parse
 
 _running: list[dict] = []  # the lessons being run, innermost last: {"cells", "namespace", "reference"}
@@ -30,7 +33,7 @@ _running: list[dict] = []  # the lessons being run, innermost last: {"cells", "n
 
 def entered(cells: list[Cell], namespace: dict) -> Callable[[], None]:
     """Say that these cells are running in `namespace`; returns the function that says they ended."""
-    entry = {"cells": cells, "namespace": namespace, "reference": None}
+    entry = {"cells": cells, "namespace": namespace, "reference": None, "names": set()}
     _running.append(entry)
 
     def leave() -> None:
@@ -38,6 +41,18 @@ def entered(cells: list[Cell], namespace: dict) -> Callable[[], None]:
             _running.remove(entry)
 
     return leave
+
+
+def notebook_lesson(slug: str, namespace: dict) -> None:
+    """A notebook's first code cell: the checks' reference() reads lesson `slug`'s solution from the
+    lessons that came with looplab, into this notebook's namespace (`globals()`). Once per kernel."""
+    folder = packaged_lessons()
+    path = find_in(folder, slug) if folder else None
+    if path is None or path.stem != slug:
+        raise LookupError(f"no lesson {slug!r} came with this looplab: `pip install -U looplab`, then run again")
+    _running[:] = [entry for entry in _running if entry.get("notebook") is not namespace]
+    entered(parse(path.read_text(encoding="utf-8")), namespace)
+    _running[-1]["notebook"] = namespace
 
 
 def as_script() -> dict | None:
@@ -52,7 +67,7 @@ def as_script() -> dict | None:
         return None
     if not any(cell.role == "solution" for cell in cells):
         return None
-    return {"cells": cells, "namespace": vars(main), "reference": None}
+    return {"cells": cells, "namespace": vars(main), "reference": None, "names": set()}
 
 
 def root_name(node: ast.AST) -> str | None:
@@ -99,7 +114,9 @@ def reference(name: str):
     entry = _running[-1] if _running else as_script()
     if entry is None:
         raise LookupError("reference() reads a lesson's solution: call it from a lesson's check")
-    if entry["reference"] is None:
+    if entry["reference"] is None or not entry["names"] >= entry["namespace"].keys():
+        # built once, and again when the lesson has defined more since (a notebook's later cells)
+        entry["names"] = set(entry["namespace"])
         entry["reference"] = build(entry["cells"], entry["namespace"])
     ours = entry["reference"]
     if name not in ours or not any(

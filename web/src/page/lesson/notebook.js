@@ -24,6 +24,12 @@ function lines(text) {
     .filter((line, i, all) => line !== "" || i < all.length - 1);
 }
 
+/** The notebook's first code cell: the checks that compare with the lesson's solution find it
+ * (looplab/_course/notebook.py setup_source, the same text). */
+function setupSource(slug) {
+  return `from looplab import notebook_lesson\n\nnotebook_lesson("${slug}", globals())  # the checks compare your code with this lesson's solution`;
+}
+
 /** A solution shown, not run: its code in a fenced block. */
 function solutionMarkdown(source) {
   return `**Solution** (run it in place of your exercise cell to see the checks pass):\n\n\`\`\`python\n${source}\n\`\`\``;
@@ -43,6 +49,14 @@ export function toNotebook(lesson, sources = []) {
       source: lines(
         `*From Loop Lab, lesson ${lesson.slug}, with your edits. It imports \`looplab\`: \`pip install looplab\` first. Here the model is the lesson's scripted one; approvals, \`input()\` and the local model need Loop Lab's page or a terminal. Hints and solutions are collapsed: click a cell's bar to open it.*`,
       ),
+    },
+    {
+      cell_type: "code",
+      id: "looplab-setup",
+      metadata: { tags: ["setup"] },
+      source: lines(setupSource(lesson.slug)),
+      execution_count: null,
+      outputs: [],
     },
   ];
   lesson.cells.forEach((cell, index) => {
