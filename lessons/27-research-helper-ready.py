@@ -894,8 +894,9 @@ def helping(helper_fn, script, writer, limit):
     options = {k: v for k, v in script.settings.items() if k != "max_steps"}
     if "max_steps" in script.settings:
         options["max_steps"] = script.settings["max_steps"]
+    # the bank's own stand-ins, whatever model the lesson runs on: yours and the lesson's see the same replies
     out = helper_fn("Answer from the notes.", script.model(), service.send, Spend(max_tokens=limit),
-                    pick_model(WRITERS[writer]), summariser=pick_model(figures_summary), **options)
+                    WRITERS[writer], summariser=figures_summary, **options)
     return {"the record": out.record, "how it ended": {k: out.result.get(k) for k in ("stopped", "steps", "answer")},
             "its detail": Said(repr(out.result.get("detail"))[:80], "detail" in out.result),
             "what the model was sent": scenarios.sent(script), "what reached the server": service.calls,
