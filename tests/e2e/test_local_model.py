@@ -83,6 +83,7 @@ def test_a_picked_model_runs_an_agent_whose_replies_are_calls_of_listed_tools(lo
     text = status_line.inner_text()
     assert "98.4 MB" in text and "tokens/s" in text and "loaded in" in text, text
     assert "Smollm2 135M" in text, text  # the name from the file's metadata
+    assert "not kept" not in text, text  # the copy for the next visit was written (the reload test needs it)
     close_settings(page)
 
     page.get_by_test_id("run").click()
