@@ -8,7 +8,8 @@
 // (`make test-pyodide` does both). Pyodide is given a lock file made from that group alone, with
 // .cache/wheels as both its package cache and its base URL, so a package can only come from those
 // files; fetch() is disabled for every http(s) URL as well, so nothing is fetched at test time.
-// The repo's pyproject.toml, py/ and tests/unit are copied into Pyodide's in-memory file system
+// The repo's pyproject.toml, py/, lessons/ (read by reference() and the course commands) and
+// tests/unit are copied into Pyodide's in-memory file system
 // (nothing written back to the repo), and pytest runs there with the options of pyproject.toml and
 // the hypothesis profile "pyodide" (tests/unit/conftest.py). Exit code: pytest's.
 // pytest-timeout is deliberately not in the group: it needs signal.setitimer or threads, and
@@ -24,7 +25,9 @@ const INDEX = join(ROOT, "node_modules/pyodide");
 const WHEELS = join(ROOT, ".cache/wheels");
 const GROUP = "test";
 // What pytest needs, relative to ROOT (tests/conftest.py only if it exists).
-const COPIED = ["pyproject.toml", "py", "tests/conftest.py", "tests/unit"].filter((p) => existsSync(join(ROOT, p)));
+const COPIED = ["pyproject.toml", "py", "lessons", "tests/conftest.py", "tests/unit"].filter((p) =>
+  existsSync(join(ROOT, p)),
+);
 const REPO = "/home/pyodide/looplab"; // the repo copy inside Pyodide
 
 function fail(message) {
