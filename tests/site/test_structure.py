@@ -91,6 +91,14 @@ def test_every_file_of_the_page_is_in_a_feature_folder():
     assert (SRC / "page" / "main.js").is_file() and (SRC / "worker" / "start").is_dir()
 
 
+def test_main_js_stays_wiring_of_at_most_150_lines():
+    """Issue 39: main.js finds the elements and wires the parts; a feature that grows there moves out."""
+    lines = (SRC / "page" / "main.js").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"page/main.js is {len(lines)} lines: move a part's setup into its folder"
+    functions = [line for line in lines if re.match(r"(async )?function ", line)]
+    assert functions == ["async function main() {"], "main.js defines no function of its own beside main()"
+
+
 def test_imports_run_one_way_down_the_folders():
     found = imports(SRC)
     assert "page/start/workerpool.js" in found["page/run/runner.js"], "the reader sees imports"

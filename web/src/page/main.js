@@ -37,12 +37,7 @@ async function main() {
   const [text, toggle, list] = [byTest("lesson-text"), byTest("model-toggle"), byTest("lesson-list")];
   const store = createStore();
   holdEditors(new Promise((resolve) => store.subscribe((state) => state.python !== "starting" && resolve()))); // Python first
-  const status = new StatusLine({
-    root: byTest("status"),
-    text: $("[data-role=status-text]"),
-    progress: $("[data-role=progress]"),
-    toast: $("[data-role=toast]"),
-  });
+  const status = StatusLine.find($);
   const python = { runner: null, notIsolated: "" }; // the Runner, once the page knows whether it is isolated
   // the Python the lesson on screen's code may run in (foreign.js realmOf); prepare starts it while one reads
   const realm = () => realmOf(store.state.lesson && codeOrigin(store.state.lesson.slug));
@@ -94,11 +89,7 @@ async function main() {
   const help = setupHelp($("[data-role=help]"), $("[data-role=help-dialog]"));
   const stoppable = () => !controls(store.state).stopDisabled;
   const keys = setupShortcuts({ run, stop, stoppable, go: (delta) => address.go(delta), help });
-  const setTab = setupTabs({
-    phoneButtons: document.querySelectorAll(".phone-tabs button"),
-    panelTabs: document.querySelectorAll(".panel-tabs [role=tab]"),
-    panelBodies: document.querySelectorAll("[data-panel-body]"),
-  });
+  const setTab = setupTabs(document);
   const clearPanels = () => [output, events, context, files, inspector].forEach((panel) => panel.clear());
   const screen = new LessonScreen(
     { text, title: $("[data-role=title]"), modified: $("[data-role=modified]"), checks, scroller: $("#lesson") },

@@ -6,6 +6,12 @@ import { saveTheme } from "./storage.js";
 
 /** The status line: one sentence and a state (CSS colours it; tests and benchmarks read it). */
 export class StatusLine {
+  /** The page's status line: its root is [data-testid=status], its parts are found by their roles. */
+  static find($) {
+    const [text, progress, toast] = ["status-text", "progress", "toast"].map((role) => $(`[data-role=${role}]`));
+    return new StatusLine({ root: $('[data-testid="status"]'), text, progress, toast });
+  }
+
   /** @param {object} ui  {root, text, progress (a <progress>), toast} */
   constructor({ root, text, progress, toast }) {
     this.root = root;
@@ -99,8 +105,11 @@ export function setupTheme(button) {
 
 // --- phone tabs and panel tabs -----------------------------------------------------------------
 
-/** The phone's Read/Code/Output buttons and the panels' Output/Trace/Context tabs; returns setTab. */
-export function setupTabs({ phoneButtons, panelTabs, panelBodies }) {
+/** The phone's Read/Code/Output buttons and the panels' Output/Trace/Context tabs of `root`; returns setTab. */
+export function setupTabs(root = document) {
+  const phoneButtons = root.querySelectorAll(".phone-tabs button");
+  const panelTabs = root.querySelectorAll(".panel-tabs [role=tab]");
+  const panelBodies = root.querySelectorAll("[data-panel-body]");
   const setTab = (tab) => {
     document.body.dataset.tab = tab;
     for (const button of phoneButtons) button.setAttribute("aria-pressed", String(button.dataset.tab === tab));
