@@ -76,3 +76,39 @@ def test_muted_hides_runs_from_listeners_and_restores_them():
     finally:
         stop()
     assert [e["task"] for e in heard] == ["loud"]
+
+
+LOGGED = (
+    "import pathlib\nfrom calc import double\n\ndef test_two():\n"
+    "    with open(pathlib.Path(__file__).parents[2] / 'runs.log', 'a') as log:\n        log.write('ran\\n')\n"
+    "    assert double(2) == 4\n"
+)
+
+
+def test_the_same_files_are_not_run_again_an_edit_or_fresh_is(tmp_path):
+    """A run is remembered by what the project's files hold (the coding lessons try one fix many
+    times); the test here leaves a line outside the project each time pytest really runs it."""
+    (tmp_path / "p").mkdir()
+    root = project(tmp_path / "p", "def double(x):\n    return x * 3\n", LOGGED)
+    log = tmp_path / "runs.log"
+    first, again = project_tests(root), project_tests(root)
+    assert first.failed and again.failed == first.failed and log.read_text() == "ran\n"
+    (root / "calc" / "__init__.py").write_text("def double(x):\n    return x * 2\n")
+    edited = project_tests(root)
+    assert edited.ok and log.read_text() == "ran\nran\n"
+    fresh = project_tests(root, fresh=True)
+    assert fresh.ok and log.read_text() == "ran\nran\nran\n"
+
+
+def test_a_remembered_run_names_the_folder_it_was_asked_for(tmp_path):
+    """Two copies of one project: the second run is remembered, and its message names its own folder."""
+    where = "import calc\n\ndef test_where():\n    assert calc.__file__ == ''\n"
+    runs = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        root = project(tmp_path / name, "def double(x):\n    return 2 * x\n", where)
+        runs.append((str(root.resolve()), project_tests(root)))
+    (one_root, one), (two_root, two) = runs
+    assert [i for i, _ in one.failed] == [i for i, _ in two.failed] == ["tests/test_calc.py::test_where"]
+    assert one_root + "/calc/__init__.py" in one.failed[0][1] and two_root + "/calc/__init__.py" in two.failed[0][1]
+    assert one_root not in repr(two) and two_root not in repr(one)

@@ -11,17 +11,28 @@ Before each run the project's modules are dropped from `sys.modules`, and no byt
 so an edit made a moment ago is what the tests import (a cached `.pyc` of the same size and second
 would otherwise hide it). A test file that does not even compile is a collection error: a
 sentence naming the file and the line, never an exception.
+
+A run is remembered by what decides it: the name and bytes of every file in the project, the path
+and the ids. The same files again give the same run without pytest starting again (the coding
+lessons' checks try one fix on many copies of a project; in lesson 26 two runs in three were
+repeats), with the folder it was asked for in its messages. `fresh=True` runs the tests anyway:
+for tests that read the clock, the network or files outside the project.
 """
 
 import functools
+import hashlib
 import importlib
 import re
 import os
 import sys
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 MESSAGE_CHARS = 300  # one failure's message, cut: the model reads every one of them
+REMEMBERED = 256  # runs kept by what the project's files hold, the oldest forgotten first
+LARGEST = 200  # files in a project whose runs are remembered: a larger one is read by pytest alone
+HERE = "\x00project\x00"  # stands for the project's folder in a remembered run
 
 
 @dataclass
@@ -106,11 +117,52 @@ def forget_modules_under(root: Path) -> None:
     importlib.invalidate_caches()
 
 
-def project_tests(root, path: str = ".", ids: list[str] | None = None) -> TestRun:
-    """Run the tests under `root / path` (or just `ids`, pytest node ids) with pytest, in-process."""
+_remembered: OrderedDict[str, TestRun] = OrderedDict()
+
+
+def files_key(root: Path, path: str, ids: list[str] | None) -> str | None:
+    """What decides a run of the tests under `root`: each file's name and bytes, the path and the
+    ids; None when the project has more than LARGEST files."""
+    digest = hashlib.sha256(repr((path, ids)).encode())
+    files = sorted(f for f in root.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    if len(files) > LARGEST:
+        return None
+    for file in files:
+        data = file.read_bytes()
+        digest.update(f"{file.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def moved(run: TestRun, old: str, new: str) -> TestRun:
+    """The same run with the folder `old` named `new` in its ids and messages."""
+    return TestRun(
+        passed=[i.replace(old, new) for i in run.passed],
+        failed=[(i.replace(old, new), m.replace(old, new)) for i, m in run.failed],
+        errors=[e.replace(old, new) for e in run.errors],
+    )
+
+
+def project_tests(root, path: str = ".", ids: list[str] | None = None, fresh: bool = False) -> TestRun:
+    """Run the tests under `root / path` (or just `ids`, pytest node ids) with pytest, in-process;
+    the same files as a run before give that run again, unless `fresh`."""
+    root = Path(root).resolve()
+    key = None if fresh else files_key(root, path, ids)
+    if key in _remembered:
+        _remembered.move_to_end(key)
+        return moved(_remembered[key], HERE, str(root))
+    run = pytest_run(root, path, ids)
+    if key is not None:
+        _remembered[key] = moved(run, str(root), HERE)
+        while len(_remembered) > REMEMBERED:
+            _remembered.popitem(last=False)
+    return run
+
+
+def pytest_run(root: Path, path: str, ids: list[str] | None) -> TestRun:
+    """One pytest session over the tests under `root / path` (or `ids`)."""
     import pytest  # loaded only when tests run: the page fetches it for lessons that import it
 
-    root = Path(root).resolve()
     run = TestRun()
     targets = [str(root / i) for i in ids] if ids else [str(root / path)]
     # --confcutdir: with `-c /dev/null` pytest would take /dev's parent as the limit and list every
