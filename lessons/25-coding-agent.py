@@ -59,7 +59,7 @@ from pathlib import Path
 from looplab.budget import read_usage
 from looplab import review_edits, expect, attempt, mine
 from looplab.models import call, final, model_mode, pick_model, scripted
-from looplab import show_project, project_tests
+from looplab import show_project, project_tests, your_project
 from looplab.tokens import message_tokens
 
 try:
@@ -984,6 +984,10 @@ assert nobody_run.get("stopped") == "needs_person" and "items[1:]" in (nobody_ro
 # are asked, with the diff of the change in front of you (Approve or Reject in the page, y or a
 # reason in the terminal). In the page, the **Files** panel shows the project after the run:
 # its files, and the diff of everything the agent changed; Reset project lays it out again.
+#
+# On your own code: `looplab run 25 --live --project DIR` hands the agent a copy of DIR instead of
+# the shop (`your_project()`). Your folder is never written; what the agent changed is saved as a
+# patch, for you to read and apply.
 
 # %% [markdown] tags=["predict"]
 # After the three fixes, the prepared model's next reply is an answer, with no `run_tests` in
@@ -1011,7 +1015,7 @@ FIX = [
     final("Fixed three bugs in inventory/stock.py: total_units skipped the first item, low_stock "
           "kept the items above the threshold, restock replaced the units instead of adding. All tests pass."),
 ]
-project = show_project(new_project())  # the page's Files panel shows this folder; Reset project lays it out again
+project = show_project(your_project() or new_project())  # the Files panel shows it; Reset lays it out again
 approve = yes if model_mode() == "scripted" else review_edits(project)  # a person sees each edit's diff
 result, messages = coding_agent("The tests of this project fail. Fix the code so that they pass.",
                                 pick_model(FIX), project, approve=approve)

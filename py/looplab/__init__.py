@@ -36,7 +36,7 @@ from ._course.editreview import review_edits
 from ._course.lesson import expect
 from ._course.loopattempt import attempt
 from ._course.mine import mine
-from ._course.project import show_project
+from ._course.project import show_project, your_project
 from ._course.projecttests import project_tests
 from ._course.testcells import run_here
 
@@ -86,6 +86,7 @@ __all__ = [
     "review_edits",
     "run_here",
     "show_project",
+    "your_project",
     "Case",
     "Said",
     "compare",

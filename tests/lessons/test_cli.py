@@ -13,14 +13,22 @@ from looplab._course.lesson import parse, solution_index, to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from fakeserver import FakeServer
+from fakeserver import FakeServer, chat_call, chat_text
+
+
+def clean_env(**env):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
+    return environment | {"PYTHONPATH": str(ROOT / "py"), "PYTHONIOENCODING": "utf-8", **env}
 
 
 def looplab(*args, cwd=ROOT, **env):
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
-    environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", **env)
     return subprocess.run(
-        [sys.executable, "-m", "looplab", *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "looplab", *args],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -278,3 +286,54 @@ def test_run_with_lessons_dir_makes_mine_read_that_folder(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the reference solution: MyToolbox" in done.stdout and "once it passes in lesson 02" in done.stdout
     assert "✗ the toolbox is mine" in done.stdout
+
+
+BUGGY = {
+    "calc/__init__.py": "def double(x):\n    return x + x + 1\n",
+    "tests/test_calc.py": "from calc import double\n\n\ndef test_two():\n    assert double(2) == 4\n",
+}
+
+
+def test_project_runs_lesson_25s_agent_on_a_copy_of_your_folder_and_writes_a_patch(tmp_path):
+    """`looplab run 25 --live --project DIR` against the fake server playing a model that fixes the
+    bug: DIR is never written, the tests pass in the copy, the change is a patch that git applies."""
+    mine = tmp_path / "mine"
+    for name, text in BUGGY.items():
+        (mine / name).parent.mkdir(parents=True, exist_ok=True)
+        (mine / name).write_text(text)
+    key = "sk-project-test-key-0123456789"
+    fix = {"path": "calc/__init__.py", "old": "return x + x + 1", "new": "return x + x"}
+    with FakeServer(key=key) as fake:
+        fake.script(
+            chat_call("run_tests", {}, id="call_1"),
+            chat_call("edit_file", fix, id="call_2"),
+            chat_call("run_tests", {}, id="call_3"),
+            chat_text("double added one too many; the tests pass."),
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "looplab", "run", "25", "--live", "--solution", "--project", str(mine)],
+            cwd=tmp_path,
+            env=clean_env(LLM_BASE_URL=fake.url, LLM_API_KEY=key, LLM_MODEL="fake-model"),
+            input="y\n",  # the edit's approval, asked on the terminal with its diff
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        asked = [m["content"] for m in fake.posts("/v1/chat/completions")[-1].body["messages"] if m["role"] == "tool"]
+    assert (mine / "calc/__init__.py").read_text() == BUGGY["calc/__init__.py"]  # your folder as it was
+    assert "the project's tests now: 1 passed, 0 failed" in done.stdout, done.stdout[-3000:] + done.stderr
+    assert asked[0].startswith("0 passed, 1 failed") and asked[-1].startswith("1 passed, 0 failed")
+    patch = tmp_path / "mine-25.patch"
+    assert f"in its copy of {mine}" in done.stderr and str(patch) in done.stderr
+    assert "-    return x + x + 1\n+    return x + x\n" in patch.read_text()
+    applied = subprocess.run(["git", "apply", str(patch)], cwd=mine, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert (mine / "calc/__init__.py").read_text() == "def double(x):\n    return x + x\n"
+    assert key not in done.stdout + done.stderr and key not in patch.read_text()
+
+
+def test_project_needs_a_folder_and_a_model_that_acts():
+    missing = looplab("run", "25", "--live", "--project", "/no/such/folder")
+    scripted_only = looplab("run", "25", "--project", str(ROOT / "lessons"))
+    assert missing.returncode == 2 and "--project /no/such/folder: no such folder" in missing.stderr
+    assert scripted_only.returncode == 2 and "add --live" in scripted_only.stderr

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from .. import __version__, trace
 from ..modelmode import model_mode
-from . import corepath, course, estimate, lessonfile, lessonfolder, notebook, record, serve, talk
+from . import corepath, course, estimate, lessonfile, lessonfolder, notebook, project, record, scratch, serve, talk
 from . import lesson as lessons
 from .checks import MARKS
 
@@ -136,21 +136,37 @@ def lesson_for(name: str, live: bool) -> Path | None:
     return path
 
 
-def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: int | None = 0) -> int:
+def run_lesson(
+    name: str, live: bool, solution: bool, show_trace: bool, hints: int | None = 0, folder: str | None = None
+) -> int:
     """Run one lesson, print its output and checklist; the exit code (0 passed, 1 failed, 2 not found).
 
-    `hints`: 0 prints none, None all, N the first N of each exercise.
+    `hints`: 0 prints none, None all, N the first N of each exercise. `folder` (--project DIR): the
+    lesson's agent works on a copy of DIR, and what it changed is written as a patch (project_patch).
     """
+    if folder is not None and not Path(folder).is_dir():
+        print(f"--project {folder}: no such folder", file=sys.stderr)
+        return 2
     path = lesson_for(name, live)
     if path is None:
         return 2
     mode = model_mode()
+    if folder is not None and mode == "scripted":
+        print("--project needs a model that acts on your code: add --live (or LOOPLAB_MODEL=local)", file=sys.stderr)
+        return 2
+    if folder is not None:
+        os.environ["LOOPLAB_PROJECT"] = str(Path(folder).resolve())
     print(f"── {path.name} · {mode} model · {'solution' if solution else 'starter'} code ──")
     stop = trace.listen(trace.printer(sys.stdout)) if show_trace else (lambda: None)
     try:
-        result = lessons.run_file(path, solution=solution, on_predict=print_prediction)
+        cells = lessons.parse(path.read_text(encoding="utf-8"))
+        kept = {"__name__": "__lesson__"} if folder else None  # the lesson's folder stays until the patch is written
+        result = lessons.run_cells(cells, solution, namespace=kept, on_predict=print_prediction)
+        if folder is not None:
+            project_patch(path, folder)
     finally:
         stop()
+        scratch.close_kept()
     print()
     if result.error:
         print("A cell raised an exception:\n" + result.error + "\n")
@@ -163,12 +179,31 @@ def run_lesson(name: str, live: bool, solution: bool, show_trace: bool, hints: i
             for line in check.message.splitlines():
                 print(f"      {line}")
     print("\n" + summary(result, mode) + ".")
-    cells = lessons.parse(path.read_text(encoding="utf-8"))
     if hints != 0:
         print_hints(cells, hints)
     if not result.ok and not solution and any(c.role == "exercise" for c in cells):
         print("This lesson has exercises: edit the starter code, --hints shows hints, --solution runs it solved.")
     return 0 if result.ok else 1
+
+
+def project_patch(lesson: Path, folder: str) -> None:
+    """After a run with --project DIR: what the agent changed in its copy of DIR, written as a patch
+    in the current folder and said on stderr; DIR itself is never written."""
+    made, now = project.copied(), project.state()
+    if not made or now is None or Path(now["root"]) != made["copy"]:
+        print(f"--project: lesson {lesson.stem} works on no project of yours; nothing was copied", file=sys.stderr)
+        return
+    if not now["diff"]:
+        print(f"--project: the agent changed nothing in its copy of {made['source']}", file=sys.stderr)
+        return
+    patch = Path.cwd() / f"{made['source'].name or 'project'}-{lesson.stem[:3].rstrip('-')}.patch"
+    patch.write_text(now["diff"], encoding="utf-8")
+    changed = len(re.findall(r"^\+\+\+ ", now["diff"], flags=re.M))
+    print(
+        f"--project: the agent changed {changed} file{'s' if changed != 1 else ''} in its copy of {made['source']} "
+        f"(your folder was not touched): {patch}\n  to apply it: cd {made['source']} && git apply {patch}",
+        file=sys.stderr,
+    )
 
 
 def chat_lesson(name: str, live: bool, solution: bool) -> int:
@@ -308,6 +343,11 @@ def command(argv: list[str] | None) -> int:
         metavar="N",
         help="print each exercise's hints after the checks (N: only the first N)",
     )
+    run.add_argument(
+        "--project",
+        metavar="DIR",
+        help="lesson 25's coding agent works on a copy of DIR, with --live; what it changed is written as a patch",
+    )
     talking = commands.add_parser("chat", help="talk to the agent a lesson offers")
     talking.add_argument("lesson", help="a lesson file, or its number (15) or part of its name")
     talking.add_argument("--live", action="store_true", help="use the live model, as for run")
@@ -345,4 +385,5 @@ def command(argv: list[str] | None) -> int:
             ],
             prog="looplab serve",
         )
-    return run_lesson(args.lesson, args.live, args.solution, args.trace, None if args.hints == -1 else args.hints)
+    hints = None if args.hints == -1 else args.hints
+    return run_lesson(args.lesson, args.live, args.solution, args.trace, hints, args.project)

@@ -14,14 +14,24 @@ CPython the calls only keep the record.
 
 The last `show_project` of a run wins. Only text files count: bytecode, pytest's cache and files
 that are not UTF-8 are left out, and so is anything past `MAX_BYTES` in all.
+
+Your own code instead of the lesson's project: `looplab run 25 --live --project DIR` names a folder
+(`LOOPLAB_PROJECT`), and `your_project()` gives a fresh copy of it, so the agent works on the copy
+and DIR is never written; the command line then writes what changed as a patch.
+
+    project = show_project(your_project() or new_project())
 """
 
 import difflib
+import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 SKIPPED = ("__pycache__", ".pytest_cache")  # folders of files Python or pytest write for themselves
+NOT_COPIED = (*SKIPPED, ".git", ".venv", "venv", "node_modules", ".mypy_cache", ".ruff_cache")
+MOST_FILES = 2000  # a folder with more files is not a project for this agent: say so, copy nothing
 MAX_BYTES = 400_000  # what the page is sent of a project, all files together
 
 
@@ -35,6 +45,7 @@ class Shown:
 
 
 _shown: Shown | None = None
+_copied: dict[str, Path] = {}  # the copy your_project() made in this run: {"source", "copy"}
 
 
 def project_files(root) -> dict[str, str]:
@@ -96,9 +107,10 @@ def shown() -> Shown | None:
 
 
 def forget() -> None:
-    """No project shown (a new run starts so)."""
+    """No project shown, and no copy of yours made (a new run starts so)."""
     global _shown
     _shown = None
+    _copied.clear()
 
 
 def state() -> dict | None:
@@ -127,3 +139,26 @@ def reset() -> dict | None:
         if folder.relative_to(base).as_posix() not in _shown.folders and not any(folder.iterdir()):
             folder.rmdir()
     return state()
+
+
+def your_project() -> Path | None:
+    """A fresh copy of the folder `looplab run ... --project DIR` named (LOOPLAB_PROJECT) for the
+    agent to work on, DIR itself never written; None when no folder was named."""
+    source = os.environ.get("LOOPLAB_PROJECT")
+    if not source:
+        return None
+    base = Path(source)
+    if not base.is_dir():
+        raise ValueError(f"--project names {source!r}, which is not a folder")
+    files = [p for p in base.rglob("*") if p.is_file() and not set(p.relative_to(base).parts) & set(NOT_COPIED)]
+    if len(files) > MOST_FILES:
+        raise ValueError(f"{source} holds {len(files)} files; the agent works on a project of at most {MOST_FILES}")
+    copy = Path(tempfile.mkdtemp(prefix="your-project-")) / (base.resolve().name or "project")
+    shutil.copytree(base, copy, ignore=shutil.ignore_patterns(*NOT_COPIED))
+    _copied.update(source=base.resolve(), copy=copy)
+    return copy
+
+
+def copied() -> dict[str, Path]:
+    """The copy your_project() made in this run ({"source", "copy"}), or {} when it made none."""
+    return dict(_copied)
