@@ -173,6 +173,20 @@ def test_after_a_reload_the_model_loads_from_the_browser_without_the_picker(loca
     expect(page.locator("dialog[open]")).to_have_count(1)
 
 
+def test_a_catalog_model_chosen_last_whose_files_are_gone_is_named_not_silently_missing(context, site_url):
+    """The model chosen last is remembered; when its files are no longer in this browser, the page
+    says which model and what to do, instead of "No local model yet"."""
+    page = context.new_page()
+    open_lesson(page, site_url, LOCAL)
+    entry = {"id": "gone", "name": "Gone 1M", "file": "gone.gguf", "size": 5_000_000, "sha256": "0" * 64}
+    page.evaluate("entry => localStorage.setItem('looplab:local-catalog-model', JSON.stringify(entry))", entry)
+    page.get_by_test_id("model-toggle").select_option("local")
+    expect(local_status(page)).to_have_attribute("data-state", "failed")
+    expect(local_status(page)).to_contain_text("Gone 1M, the model chosen last, is no longer whole in this browser")
+    assert "download it again in Settings" in local_status(page).inner_text()
+    assert "No local model yet" not in local_status(page).inner_text()
+
+
 def test_a_file_that_is_not_gguf_and_a_truncated_gguf_each_get_a_clear_message(context, site_url, tmp_path):
     page = context.new_page()
     open_lesson(page, site_url, LOCAL)

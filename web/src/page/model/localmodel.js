@@ -60,12 +60,18 @@ function choose(model) {
   }
 }
 
-/** The model kept in this browser: {name, file} or null — the catalog model chosen last, else a picked file. */
+/** The model kept in this browser: {name, file} or null — the catalog model chosen last, else a
+ * picked file; {missing: sentence} when the catalog model chosen last is no longer whole here. */
 export async function storedModel() {
   const model = chosen();
   if (model) {
-    const kept = await stored(model).catch(() => null);
-    if (kept && kept.kept) return { name: model.file, file: kept.kept };
+    const kept = await stored(model);
+    if (kept.kept) return { name: model.file, file: kept.kept };
+    return {
+      missing:
+        `${model.name || model.file}, the model chosen last, is no longer whole in this browser ` +
+        `(${mb(kept.partial)} of ${mb(model.size)} kept): download it again in Settings → Local model.`,
+    };
   }
   const dir = await folder();
   if (!dir) return null;
@@ -228,12 +234,18 @@ export class LocalModel {
       );
     if (!this.ensuring) {
       this.ensuring = storedModel()
-        .catch(() => null)
+        .catch((error) => ({
+          missing: `The model kept in this browser could not be read (${error.message || error}): reload the page, or pick it again in Settings → Local model.`,
+        }))
         .then((stored) => {
           this.ensuring = null;
           if (this.engine || this.loading) return this.ensure();
           if (!stored) {
             if (this.state !== "failed") this.status("none", "No local model yet: pick a .gguf file.");
+            return false;
+          }
+          if (stored.missing) {
+            this.status("failed", stored.missing);
             return false;
           }
           return this.replace(() => this.start(stored.file, stored.name)).then(
