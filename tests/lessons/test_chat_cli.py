@@ -15,8 +15,16 @@ from fakeserver import FakeServer, chat_text
 def chat(*args, **env) -> pexpect.spawn:
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "LOOPLAB_"))}
     environment.update(PYTHONPATH=str(ROOT / "py"), PYTHONIOENCODING="utf-8", **env)
+    # Ctrl+C as a terminal sends it: a suite started in the background (`make test &`) ignores SIGINT,
+    # and a child would inherit that and never hear the Ctrl+C the tests send
     return pexpect.spawn(
-        sys.executable, ["-m", "looplab", "chat", *args], cwd=str(ROOT), env=environment, encoding="utf-8", timeout=60
+        sys.executable,
+        ["-m", "looplab", "chat", *args],
+        cwd=str(ROOT),
+        env=environment,
+        encoding="utf-8",
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
